@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/basalt-lsf/basalt/internal/version"
+)
+
+func init() {
+	Register(
+		&Command{Name: "version", Summary: "print Basalt's version", Run: runVersion},
+		&Command{Name: "links", Summary: "create the LSF command links to this binary in a directory", Run: runLinks},
+	)
+}
+
+func runVersion(_ context.Context, env *Env, _ []string) int {
+	fmt.Fprintln(env.Stdout, version.Banner())
+	return 0
+}
+
+// runLinks creates DIR/<name> -> basalt symbolic links for every command.
+func runLinks(_ context.Context, env *Env, args []string) int {
+	if len(args) != 1 {
+		env.Errorf("usage: basalt links DIR")
+		return 2
+	}
+	dir := args[0]
+	self, err := os.Executable()
+	if err != nil {
+		env.Errorf("basalt links: %v", err)
+		return 1
+	}
+	target := self
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Dir(self) == abs {
+		target = filepath.Base(self) // relative link inside the binary's own directory
+	}
+	for _, name := range LinkNames() {
+		p := filepath.Join(dir, name)
+		if cur, err := os.Readlink(p); err == nil && cur == target {
+			continue
+		}
+		_ = os.Remove(p)
+		if err := os.Symlink(target, p); err != nil {
+			env.Errorf("basalt links: %v", err)
+			return 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update", false, "rewrite the golden sections of script tests with actual output")
+
+// TestMain makes the test binary behave as the basalt binary when invoked
+// under a command name, so script tests run the real commands as processes.
+func TestMain(m *testing.M) {
+	cmds := map[string]func(){}
+	run := func() { os.Exit(Main(context.Background(), os.Args, OSEnv)) }
+	cmds["basalt"] = run
+	for _, c := range Commands() {
+		cmds[c.Name] = run
+	}
+	testscript.Main(m, cmds)
+}
+
+// TestScripts runs testdata/script/*.txtar. Each script's commands are the
+// real Basalt commands; scripts that need daemons start a local cluster.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, "testdata/script"))
+}
+
+func scriptParams(t *testing.T, dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		UpdateScripts:       *updateScripts,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(e *testscript.Env) error {
+			// Scripts never see the developer's own LSF installation.
+			e.Setenv("LSF_ENVDIR", e.WorkDir+"/no-lsf-envdir")
+			return nil
+		},
+		Cmds: scriptCmds,
+	}
+}
+
+// scriptCmds are extra script commands (cluster control) shared by scripts.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
