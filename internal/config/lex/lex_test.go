@@ -57,7 +57,7 @@ func TestParse(t *testing.T) {
 	}{
 		{
 			name: "sections comments blanks",
-			src: "# header comment\n\nBegin Queue   # trailing\nQUEUE_NAME = normal # comment\n  PRIORITY=30\n\n#x\nEnd Queue\nbegin host\nHOST_NAME MXJ\nEND HOST\n",
+			src:  "# header comment\n\nBegin Queue   # trailing\nQUEUE_NAME = normal # comment\n  PRIORITY=30\n\n#x\nEnd Queue\nbegin host\nHOST_NAME MXJ\nEND HOST\n",
 			want: "[Queue@3]\n/f:4:1 \"QUEUE_NAME = normal\"\n/f:5:3 \"PRIORITY=30\"\n[host@9]\n/f:10:1 \"HOST_NAME MXJ\"\n",
 		},
 		{
