@@ -1,7 +1,7 @@
 # Basalt build. `make build` produces bin/basalt and a link per LSF command.
 GO      ?= go
 BIN     := bin
-.PHONY: build install demo test test-short fuzz proto vet clean
+.PHONY: build install demo test test-short fuzz vet clean
 
 build:
 	$(GO) build -o $(BIN)/basalt ./cmd/basalt
@@ -21,9 +21,6 @@ test:
 
 vet:
 	$(GO) vet ./...
-
-proto:
-	./scripts/genproto.sh
 
 clean:
 	rm -rf $(BIN)
