@@ -1,0 +1,15 @@
+// Package rpc is Basalt's transport: request/response and streaming calls
+// multiplexed over one TCP connection, carrying messages of package api.
+//
+// A connection starts with a hello frame (api.ConnHello) that the server
+// authenticates once, through an auth.Authenticator; every call on the
+// connection then runs as that identity. Calls are unary (Call), server
+// streaming (Stream: bjobs, bhist) or bidirectional (Bidi: the sbatchd
+// session). Deadlines travel with the request and cancellation with a cancel
+// frame, so a server handler's context ends when the client gives up.
+//
+// Frame layout (frame.go): a 4-byte big-endian length, a type byte, the
+// stream id as a varint, for requests the method name and deadline, then the
+// payload. The package uses only the standard library so that every command
+// of the multi-call binary starts quickly.
+package rpc

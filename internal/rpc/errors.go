@@ -1,0 +1,69 @@
+package rpc
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/basalt-lsf/basalt/api"
+)
+
+// Code classifies an RPC failure.
+type Code int32
+
+// Status codes carried in end frames.
+const (
+	OK               Code = 0
+	Canceled         Code = 1
+	Unknown          Code = 2
+	InvalidArgument  Code = 3
+	DeadlineExceeded Code = 4
+	NotFound         Code = 5
+	PermissionDenied Code = 7
+	Unimplemented    Code = 12
+	Internal         Code = 13
+	Unavailable      Code = 14
+	Unauthenticated  Code = 16
+)
+
+// Error is an RPC-level failure returned by a handler or seen by a client.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Errorf builds an *Error.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns err's code: OK for nil, Unknown for non-RPC errors.
+func CodeOf(err error) Code {
+	if err == nil {
+		return OK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Unknown
+}
+
+func statusOf(err error) *api.Status {
+	if err == nil {
+		return &api.Status{}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return &api.Status{Code: int32(e.Code), Message: e.Msg}
+	}
+	return &api.Status{Code: int32(Internal), Message: err.Error()}
+}
+
+func errorOf(s *api.Status) error {
+	if s == nil || s.Code == 0 {
+		return nil
+	}
+	return &Error{Code: Code(s.Code), Msg: s.Message}
+}

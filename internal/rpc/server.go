@@ -1,0 +1,412 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/auth"
+)
+
+// Handler serves one stream.
+type Handler func(ctx context.Context, st *ServerStream) error
+
+// msgPtr constrains a type parameter to a pointer to a wire message.
+type msgPtr[T any] interface {
+	*T
+	wire.Message
+}
+
+// Server dispatches calls to registered handlers.
+type Server struct {
+	// Auth authenticates each connection; required.
+	Auth auth.Authenticator
+	// Logf, when set, receives connection-level problems.
+	Logf func(format string, args ...any)
+	// MaxStreams bounds concurrent streams per connection (default 4096).
+	MaxStreams int
+
+	mu        sync.Mutex
+	handlers  map[string]Handler
+	listeners map[net.Listener]struct{}
+	conns     map[*serverConn]struct{}
+	shutdown  bool
+	base      context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // handlers and connection loops
+}
+
+// NewServer returns a server authenticating with a.
+func NewServer(a auth.Authenticator) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{Auth: a, handlers: map[string]Handler{}, listeners: map[net.Listener]struct{}{},
+		conns: map[*serverConn]struct{}{}, base: ctx, cancel: cancel}
+}
+
+// Handle registers a raw stream handler for method.
+func (s *Server) Handle(method string, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.handlers[method]; dup {
+		panic("rpc: duplicate handler for " + method)
+	}
+	s.handlers[method] = h
+}
+
+// HandleUnary registers a request/response method.
+func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, method string,
+	h func(ctx context.Context, id auth.Identity, req PReq) (PResp, error)) {
+	s.Handle(method, func(ctx context.Context, st *ServerStream) error {
+		req := PReq(new(Req))
+		if err := req.UnmarshalWire(st.request); err != nil {
+			return Errorf(InvalidArgument, "%s: %v", method, err)
+		}
+		resp, err := h(ctx, st.ident, req)
+		if err != nil {
+			return err
+		}
+		return st.Send(resp)
+	})
+}
+
+// HandleStream registers a server-streaming method: one request, any number
+// of replies.
+func HandleStream[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, method string,
+	h func(ctx context.Context, id auth.Identity, req PReq, send func(PResp) error) error) {
+	s.Handle(method, func(ctx context.Context, st *ServerStream) error {
+		req := PReq(new(Req))
+		if err := req.UnmarshalWire(st.request); err != nil {
+			return Errorf(InvalidArgument, "%s: %v", method, err)
+		}
+		return h(ctx, st.ident, req, func(m PResp) error { return st.Send(m) })
+	})
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+// Serve accepts connections on ln until Shutdown. It returns nil after
+// Shutdown, or the accept error.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			down := s.shutdown
+			delete(s.listeners, ln)
+			s.mu.Unlock()
+			if down {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetKeepAlivePeriod(15 * time.Second)
+			_ = tc.SetNoDelay(true)
+		}
+		sc := &serverConn{srv: s, conn: c, w: bufio.NewWriterSize(c, 32<<10), streams: map[uint64]*ServerStream{}}
+		s.mu.Lock()
+		if s.shutdown {
+			s.mu.Unlock()
+			c.Close()
+			return nil
+		}
+		s.conns[sc] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go sc.serve()
+	}
+}
+
+// Shutdown stops accepting connections, cancels every stream's context, and
+// waits for handlers to return or ctx to end, then closes all connections.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.shutdown = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	s.mu.Unlock()
+	s.cancel()
+	done := make(chan struct{})
+	go func() {
+		s.mu.Lock()
+		conns := make([]*serverConn, 0, len(s.conns))
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		s.mu.Unlock()
+		for _, c := range conns {
+			c.waitHandlers()
+			c.conn.Close()
+		}
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.conns {
+			c.conn.Close()
+		}
+		s.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+type serverConn struct {
+	srv   *Server
+	conn  net.Conn
+	ident auth.Identity
+
+	wmu sync.Mutex
+	w   *bufio.Writer
+	buf []byte
+
+	mu       sync.Mutex
+	streams  map[uint64]*ServerStream
+	handlers sync.WaitGroup
+}
+
+func (c *serverConn) waitHandlers() { c.handlers.Wait() }
+
+func (c *serverConn) write(f *frame) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.buf = appendFrame(c.buf[:0], f)
+	if _, err := c.w.Write(c.buf); err != nil {
+		return err
+	}
+	return c.w.Flush()
+}
+
+func (c *serverConn) serve() {
+	defer c.srv.wg.Done()
+	defer func() {
+		c.conn.Close()
+		c.mu.Lock()
+		for _, st := range c.streams {
+			st.cancel()
+			st.closeIn()
+		}
+		c.mu.Unlock()
+		c.handlers.Wait()
+		c.srv.mu.Lock()
+		delete(c.srv.conns, c)
+		c.srv.mu.Unlock()
+	}()
+	r := bufio.NewReaderSize(c.conn, 32<<10)
+	f, err := readFrame(r)
+	if err != nil {
+		if err != io.EOF {
+			c.srv.logf("rpc: %s: reading hello: %v", c.conn.RemoteAddr(), err)
+		}
+		return
+	}
+	if f.typ != frameHello {
+		c.srv.logf("rpc: %s: first frame is not a hello", c.conn.RemoteAddr())
+		return
+	}
+	var hello api.ConnHello
+	if err := hello.UnmarshalWire(f.payload); err != nil {
+		c.srv.logf("rpc: %s: %v", c.conn.RemoteAddr(), err)
+		return
+	}
+	ident, authErr := c.srv.Auth.Authenticate(c.srv.base, c.conn, &hello)
+	c.ident = ident
+	for {
+		f, err := readFrame(r)
+		if err != nil {
+			var fe *FrameError
+			if errors.As(err, &fe) || errors.Is(err, errFrameTooLarge) {
+				c.srv.logf("rpc: %s: %v", c.conn.RemoteAddr(), err)
+			}
+			return
+		}
+		switch f.typ {
+		case frameRequest:
+			if authErr != nil {
+				_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(Errorf(Unauthenticated, "%v", authErr)))})
+				continue
+			}
+			c.startStream(f)
+		case frameData:
+			c.mu.Lock()
+			st := c.streams[f.stream]
+			c.mu.Unlock()
+			if st != nil {
+				st.deliver(f.payload)
+			}
+		case frameEnd:
+			c.mu.Lock()
+			st := c.streams[f.stream]
+			c.mu.Unlock()
+			if st != nil {
+				st.closeIn()
+			}
+		case frameCancel:
+			c.mu.Lock()
+			st := c.streams[f.stream]
+			c.mu.Unlock()
+			if st != nil {
+				st.cancel()
+			}
+		default:
+			c.srv.logf("rpc: %s: unexpected frame type %d", c.conn.RemoteAddr(), f.typ)
+			return
+		}
+	}
+}
+
+func (c *serverConn) startStream(f *frame) {
+	c.srv.mu.Lock()
+	h := c.srv.handlers[f.method]
+	c.srv.mu.Unlock()
+	if h == nil {
+		_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(Errorf(Unimplemented, "rpc: unknown method %q", f.method)))})
+		return
+	}
+	max := c.srv.MaxStreams
+	if max == 0 {
+		max = 4096
+	}
+	c.mu.Lock()
+	if _, dup := c.streams[f.stream]; dup || len(c.streams) >= max {
+		c.mu.Unlock()
+		_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(Errorf(Unavailable, "rpc: too many streams or duplicate stream id")))})
+		return
+	}
+	ctx, cancel := context.WithCancel(c.srv.base)
+	if f.deadline != 0 {
+		var dcancel context.CancelFunc
+		ctx, dcancel = context.WithDeadline(ctx, time.Unix(0, f.deadline))
+		prev := cancel
+		cancel = func() { dcancel(); prev() }
+	}
+	st := &ServerStream{conn: c, id: f.stream, method: f.method, ident: c.ident, request: f.payload,
+		ctx: ctx, cancel: cancel, in: make(chan []byte, 8), inDone: make(chan struct{})}
+	c.streams[f.stream] = st
+	c.handlers.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.handlers.Done()
+		err := safeCall(h, ctx, st)
+		if err == nil && ctx.Err() == context.DeadlineExceeded {
+			err = Errorf(DeadlineExceeded, "rpc: %s: deadline exceeded", f.method)
+		}
+		c.mu.Lock()
+		delete(c.streams, f.stream)
+		c.mu.Unlock()
+		cancel()
+		_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(err))})
+	}()
+}
+
+// safeCall runs a handler, turning a panic into an Internal error: a daemon
+// never dies of a bad request.
+func safeCall(h Handler, ctx context.Context, st *ServerStream) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(Internal, "rpc: %s: internal error: %v", st.method, r)
+			st.conn.srv.logf("rpc: panic in %s: %v", st.method, r)
+		}
+	}()
+	return h(ctx, st)
+}
+
+// ServerStream is the server side of one call.
+type ServerStream struct {
+	conn    *serverConn
+	id      uint64
+	method  string
+	ident   auth.Identity
+	request []byte
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	inMu     sync.Mutex
+	in       chan []byte
+	inClosed bool
+	inDone   chan struct{}
+}
+
+// Identity is the authenticated identity of the caller.
+func (st *ServerStream) Identity() auth.Identity { return st.ident }
+
+// Context is the stream's context: canceled when the client cancels, the
+// deadline passes or the server shuts down.
+func (st *ServerStream) Context() context.Context { return st.ctx }
+
+// Request decodes the message that opened the stream into m.
+func (st *ServerStream) Request(m wire.Message) error { return m.UnmarshalWire(st.request) }
+
+// Send sends one message to the client.
+func (st *ServerStream) Send(m wire.Message) error {
+	if err := st.ctx.Err(); err != nil {
+		return err
+	}
+	return st.conn.write(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)})
+}
+
+// Recv receives the client's next message into m (bidirectional calls). It
+// returns io.EOF once the client has finished sending.
+func (st *ServerStream) Recv(m wire.Message) error {
+	select {
+	case b, ok := <-st.in:
+		if !ok {
+			return io.EOF
+		}
+		return m.UnmarshalWire(b)
+	case <-st.ctx.Done():
+		return st.ctx.Err()
+	}
+}
+
+func (st *ServerStream) deliver(b []byte) {
+	st.inMu.Lock()
+	closed := st.inClosed
+	st.inMu.Unlock()
+	if closed {
+		return
+	}
+	select {
+	case st.in <- b:
+	case <-st.ctx.Done():
+	}
+}
+
+func (st *ServerStream) closeIn() {
+	st.inMu.Lock()
+	defer st.inMu.Unlock()
+	if !st.inClosed {
+		st.inClosed = true
+		close(st.in)
+	}
+}
+
+var _ = fmt.Sprintf
