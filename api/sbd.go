@@ -17,6 +17,15 @@ type MbdMessage struct {
 	Signal  *JobSignal  `wire:"3"`
 	Ack     *Ack        `wire:"4"`
 	Control *SbdControl `wire:"5"`
+	Welcome *SbdWelcome `wire:"6"`
+}
+
+// SbdWelcome answers an SbdHello: the jobs mbatchd believes run on the host
+// that the hello did not report. sbatchd re-adopts each one it finds alive
+// (its cgroup or processes still exist) and reports the others as lost; it
+// never starts them again.
+type SbdWelcome struct {
+	Jobs []*JobLaunch `wire:"1"`
 }
 
 // SbdHello opens a session and lists every job the host holds.

@@ -134,6 +134,9 @@ func (m *MbdMessage) SizeWire() int {
 	if m.Control != nil {
 		n += 1 + wire.SizeBytes(m.Control.SizeWire())
 	}
+	if m.Welcome != nil {
+		n += 1 + wire.SizeBytes(m.Welcome.SizeWire())
+	}
 	return n
 }
 
@@ -165,6 +168,11 @@ func (m *MbdMessage) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 5, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Control.SizeWire()))
 		b = m.Control.AppendWire(b)
+	}
+	if m.Welcome != nil {
+		b = wire.AppendTag(b, 6, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.Welcome.SizeWire()))
+		b = m.Welcome.AppendWire(b)
 	}
 	return b
 }
@@ -248,10 +256,87 @@ func (m *MbdMessage) UnmarshalWire(b []byte) error {
 			}
 			m.Control = x
 			off += n
+		case 6:
+			if typ != wire.BytesType {
+				return wire.TypeError("MbdMessage", 6, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("MbdMessage", 6, off, n)
+			}
+			x := new(SbdWelcome)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("MbdMessage", 6, off, err)
+			}
+			m.Welcome = x
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("MbdMessage", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SbdWelcome) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Jobs {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SbdWelcome) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Jobs {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SbdWelcome) UnmarshalWire(b []byte) error {
+	*m = SbdWelcome{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SbdWelcome", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SbdWelcome", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdWelcome", 1, off, n)
+			}
+			x := new(JobLaunch)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SbdWelcome", 1, off, err)
+			}
+			m.Jobs = append(m.Jobs, x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdWelcome", num, off, n)
 			}
 			off += n
 		}

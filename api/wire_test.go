@@ -23,7 +23,7 @@ func allMessages() []wire.Message {
 		&ParamsRequest{}, &ParamsReply{}, &HistoryEvent{}, &JobHistory{}, &HistoryReply{}, &AdminRequest{},
 		&AdminResult{}, &AdminReply{}, &InfoRequest{}, &InfoReply{},
 		&SbdMessage{}, &MbdMessage{}, &SbdHello{}, &JobStatusReport{}, &Ack{}, &QueueExec{}, &JobLaunch{},
-		&JobSignal{}, &SbdControl{}, &PeekRequest{}, &PeekChunk{},
+		&JobSignal{}, &SbdControl{}, &SbdWelcome{}, &PeekRequest{}, &PeekChunk{},
 	}
 }
 
