@@ -1,0 +1,192 @@
+package api
+
+// LogEntry is one entry of mbatchd's replicated log: a batch of events,
+// applied atomically and in order. mbatchd's state is the fold of all
+// entries; lsb.events and lsb.acct are rendered from them.
+type LogEntry struct {
+	Events []*Event `wire:"1"`
+}
+
+// Event is one mutation of mbatchd's state. Exactly one of the Ev fields is
+// set. Time is when the master created the event (Unix nanoseconds); User and
+// UID are who asked for it (empty for the system's own decisions).
+type Event struct {
+	Time int64  `wire:"1"`
+	User string `wire:"2"`
+	UID  int32  `wire:"3"`
+
+	JobNew     *EvJobNew     `wire:"10"`
+	JobStart   *EvJobStart   `wire:"11"`
+	JobExecute *EvJobExecute `wire:"12"`
+	JobStatus  *EvJobStatus  `wire:"13"`
+	JobSignal  *EvJobSignal  `wire:"14"`
+	JobSwitch  *EvJobSwitch  `wire:"15"`
+	JobMove    *EvJobMove    `wire:"16"`
+	JobModify  *EvJobModify  `wire:"17"`
+	JobClean   *EvJobClean   `wire:"18"`
+	JobRequeue *EvJobRequeue `wire:"19"`
+	JobForce   *EvJobForce   `wire:"20"`
+	QueueCtrl  *EvQueueCtrl  `wire:"21"`
+	HostCtrl   *EvHostCtrl   `wire:"22"`
+	MbdStart   *EvMbdStart   `wire:"23"`
+	Reconfig   *EvReconfig   `wire:"24"`
+}
+
+// EvJobNew is a submission (LSF JOB_NEW).
+type EvJobNew struct {
+	JobID        int64    `wire:"1"`
+	Spec         *JobSpec `wire:"2"`
+	Queue        string   `wire:"3"` // the queue it was accepted into
+	DefaultQueue bool     `wire:"4"`
+	JobName      string   `wire:"5"` // without the array spec
+	ArrayIndices []int32  `wire:"6"` // elements of an array job, in order
+	ArraySpec    string   `wire:"7"` // "1-1000:2" as given
+	ArrayLimit   int32    `wire:"8"` // %limit
+	Project      string   `wire:"9"` // resolved (DEFAULT_PROJECT when not given)
+	NumProcs     int32    `wire:"10"`
+	MaxProcs     int32    `wire:"11"`
+	Hold         bool     `wire:"12"` // -H: starts in PSUSP
+	UserPriority int32    `wire:"13"`
+	Order        int64    `wire:"14"` // position key within the queue (FCFS order)
+}
+
+// EvJobStart is a dispatch decision (LSF JOB_START): the job, or one array
+// element, goes to hosts.
+type EvJobStart struct {
+	JobID      int64       `wire:"1"`
+	Index      int32       `wire:"2"`
+	ExecHosts  []*ExecHost `wire:"3"`
+	Forced     bool        `wire:"4"` // brun
+	NoSuspend  bool        `wire:"5"` // brun -f: exempt from load suspension
+	ExecRusage string      `wire:"6"` // the rusage alternative reserved
+	RunCount   int32       `wire:"7"`
+}
+
+// EvJobExecute records that the job's processes started (LSF JOB_EXECUTE).
+type EvJobExecute struct {
+	JobID    int64  `wire:"1"`
+	Index    int32  `wire:"2"`
+	PID      int32  `wire:"3"`
+	PGID     int32  `wire:"4"`
+	ExecCwd  string `wire:"5"`
+	ExecHome string `wire:"6"`
+	ExecUser string `wire:"7"`
+}
+
+// EvJobStatus is a state change reported by sbatchd or decided by mbatchd
+// (LSF JOB_STATUS): suspension, resumption, completion, return to pending.
+type EvJobStatus struct {
+	JobID         int64    `wire:"1"`
+	Index         int32    `wire:"2"`
+	State         JobState `wire:"3"`
+	PendReason    int32    `wire:"4"` // when back to PEND
+	SuspReasons   int32    `wire:"5"`
+	SuspSubreason int32    `wire:"6"`
+	ExitStatus    int32    `wire:"7"` // wait(2) status
+	TermReason    string   `wire:"8"`
+	Usage         *Usage   `wire:"9"` // final usage for DONE/EXIT
+	ExcludeHost   string   `wire:"10"` // EXCLUDE(): never redispatch here
+	PostDone      bool     `wire:"11"`
+	PostFailed    bool     `wire:"12"`
+	RunCount      int32    `wire:"13"` // the run this status belongs to
+}
+
+// EvJobSignal records a signal request (LSF JOB_SIGNAL): bkill, bstop,
+// bresume, preemption.
+type EvJobSignal struct {
+	JobID      int64  `wire:"1"`
+	Index      int32  `wire:"2"`
+	Signal     string `wire:"3"` // LSF symbol: KILL, STOP, CONT, or a signal name
+	Action     int32  `wire:"4"` // SignalAction
+	TermReason string `wire:"5"` // TERM_OWNER, TERM_ADMIN, TERM_PREEMPT...
+	Preempt    bool   `wire:"6"` // suspension by preemption
+	RunCount   int32  `wire:"7"`
+}
+
+// EvJobSwitch moves a job to another queue (bswitch).
+type EvJobSwitch struct {
+	JobID int64  `wire:"1"`
+	Index int32  `wire:"2"`
+	Queue string `wire:"3"`
+	Order int64  `wire:"4"`
+}
+
+// EvJobMove reorders a pending job within its queue (btop, bbot).
+type EvJobMove struct {
+	JobID    int64 `wire:"1"`
+	Index    int32 `wire:"2"`
+	Position int32 `wire:"3"`
+	Bottom   bool  `wire:"4"`
+	Order    int64 `wire:"5"` // resulting position key
+}
+
+// EvJobModify replaces a job's submission parameters (bmod).
+type EvJobModify struct {
+	JobID   int64    `wire:"1"`
+	Index   int32    `wire:"2"`
+	Spec    *JobSpec `wire:"3"` // the complete new specification
+	Queue   string   `wire:"4"`
+	JobName string   `wire:"5"`
+	Project string   `wire:"6"`
+}
+
+// EvJobClean removes a finished job from mbatchd's memory (CLEAN_PERIOD).
+type EvJobClean struct {
+	JobID int64 `wire:"1"`
+	Index int32 `wire:"2"`
+}
+
+// EvJobRequeue returns a job to pending (brequeue, rerunnable jobs after a
+// host failure).
+type EvJobRequeue struct {
+	JobID int64 `wire:"1"`
+	Index int32 `wire:"2"`
+	Hold  bool  `wire:"3"` // to PSUSP (brequeue -H)
+	Order int64 `wire:"4"`
+}
+
+// EvJobForce records brun.
+type EvJobForce struct {
+	JobID int64    `wire:"1"`
+	Index int32    `wire:"2"`
+	Hosts []string `wire:"3"`
+	Force bool     `wire:"4"` // -f
+}
+
+// Queue and host control operations, numbered as LSF's QUEUE_CTRL and
+// HOST_CTRL opCodes.
+const (
+	QueueOpen       = 1
+	QueueClose      = 2
+	QueueActivate   = 3
+	QueueInactivate = 4
+	HostOpen        = 1
+	HostClose       = 2
+)
+
+// EvQueueCtrl is badmin qopen/qclose/qact/qinact.
+type EvQueueCtrl struct {
+	Queue   string `wire:"1"`
+	Op      int32  `wire:"2"`
+	Message string `wire:"3"`
+}
+
+// EvHostCtrl is badmin hopen/hclose.
+type EvHostCtrl struct {
+	Host    string `wire:"1"`
+	Op      int32  `wire:"2"`
+	Message string `wire:"3"`
+}
+
+// EvMbdStart records a master start (LSF MBD_START).
+type EvMbdStart struct {
+	Master    string `wire:"1"`
+	Cluster   string `wire:"2"`
+	NumHosts  int32  `wire:"3"`
+	NumQueues int32  `wire:"4"`
+}
+
+// EvReconfig records that a new configuration took effect.
+type EvReconfig struct {
+	Digest string `wire:"1"` // hash of the configuration files
+}
