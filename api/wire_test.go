@@ -23,7 +23,7 @@ func allMessages() []wire.Message {
 		&ParamsRequest{}, &ParamsReply{}, &HistoryEvent{}, &JobHistory{}, &HistoryReply{}, &AdminRequest{},
 		&AdminResult{}, &AdminReply{}, &InfoRequest{}, &InfoReply{},
 		&SbdMessage{}, &MbdMessage{}, &SbdHello{}, &JobStatusReport{}, &Ack{}, &QueueExec{}, &JobLaunch{},
-		&JobSignal{}, &SbdControl{}, &LogEntry{}, &Event{}, &EvJobNew{}, &EvJobStart{}, &EvJobExecute{}, &EvJobStatus{}, &EvJobSignal{}, &EvJobSwitch{}, &EvJobMove{}, &EvJobModify{}, &EvJobClean{}, &EvJobRequeue{}, &EvJobForce{}, &EvQueueCtrl{}, &EvHostCtrl{}, &EvMbdStart{}, &EvReconfig{}, &SbdWelcome{}, &PeekRequest{}, &PeekChunk{},
+		&JobSignal{}, &SbdControl{}, &LogEntry{}, &Event{}, &EvJobNew{}, &EvJobStart{}, &EvJobExecute{}, &EvJobStatus{}, &EvJobSignal{}, &EvJobSwitch{}, &EvJobMove{}, &EvJobModify{}, &EvJobClean{}, &EvJobRequeue{}, &EvJobForce{}, &EvQueueCtrl{}, &EvHostCtrl{}, &EvMbdStart{}, &EvReconfig{}, &SnapRecord{}, &SnapMeta{}, &SnapPreemptCt{}, &SnapQueue{}, &SnapHost{}, &SnapEnv{}, &SnapSpec{}, &SnapArray{}, &SnapJob{}, &SbdWelcome{}, &PeekRequest{}, &PeekChunk{},
 	}
 }
 

@@ -1,0 +1,113 @@
+package api
+
+// A raft snapshot of mbatchd's state is a sequence of length-delimited
+// SnapRecords: one SnapMeta first, then the shared environments and specs,
+// then the arrays and jobs that refer to them.
+type SnapRecord struct {
+	Meta  *SnapMeta  `wire:"1"`
+	Env   *SnapEnv   `wire:"2"`
+	Spec  *SnapSpec  `wire:"3"`
+	Array *SnapArray `wire:"4"`
+	Job   *SnapJob   `wire:"5"`
+}
+
+// SnapMeta holds the state's scalars and the administrative states of queues
+// and hosts.
+type SnapMeta struct {
+	Version     int32            `wire:"1"`
+	NextJobID   int64            `wire:"2"`
+	LastOrder   int64            `wire:"3"`
+	Queues      []*SnapQueue     `wire:"4"`
+	Hosts       []*SnapHost      `wire:"5"`
+	Finished    int64            `wire:"6"` // finished jobs since the log switch
+	MasterStart int64            `wire:"7"`
+	Jobs        int64            `wire:"8"` // records that follow, for progress and checks
+	Preempt     []*SnapPreemptCt `wire:"9"`
+}
+
+// SnapPreemptCt is reserved for preemption counters kept outside jobs.
+type SnapPreemptCt struct {
+	Key   string `wire:"1"`
+	Count int32  `wire:"2"`
+}
+
+// SnapQueue is a queue's administrative state.
+type SnapQueue struct {
+	Name     string `wire:"1"`
+	Closed   bool   `wire:"2"`
+	Inactive bool   `wire:"3"`
+}
+
+// SnapHost is a host's administrative state.
+type SnapHost struct {
+	Name    string `wire:"1"`
+	Closed  bool   `wire:"2"`
+	Comment string `wire:"3"`
+	Time    int64  `wire:"4"`
+}
+
+// SnapEnv is an interned job environment.
+type SnapEnv struct {
+	Ref int64    `wire:"1"`
+	Env []string `wire:"2"`
+}
+
+// SnapSpec is a submission spec shared by a job or an array's elements; its
+// Env is empty and EnvRef names the interned environment.
+type SnapSpec struct {
+	Ref    int64    `wire:"1"`
+	Spec   *JobSpec `wire:"2"`
+	EnvRef int64    `wire:"3"`
+}
+
+// SnapArray is a job array's shared data.
+type SnapArray struct {
+	JobID   int64   `wire:"1"`
+	Spec    string  `wire:"2"`
+	Limit   int32   `wire:"3"`
+	Indices []int32 `wire:"4"`
+}
+
+// SnapJob is one job or array element.
+type SnapJob struct {
+	JobID         int64       `wire:"1"`
+	Index         int32       `wire:"2"`
+	SpecRef       int64       `wire:"3"`
+	User          string      `wire:"4"`
+	UID           int32       `wire:"5"`
+	Queue         string      `wire:"6"`
+	Name          string      `wire:"7"`
+	Project       string      `wire:"8"`
+	State         JobState    `wire:"9"`
+	PrevState     JobState    `wire:"10"`
+	SubmitTime    int64       `wire:"11"`
+	StartTime     int64       `wire:"12"`
+	EndTime       int64       `wire:"13"`
+	Order         int64       `wire:"14"`
+	NumProcs      int32       `wire:"15"`
+	MaxProcs      int32       `wire:"16"`
+	ExecHosts     []*ExecHost `wire:"17"`
+	PID           int32       `wire:"18"`
+	PGID          int32       `wire:"19"`
+	ExecCwd       string      `wire:"20"`
+	ExecHome      string      `wire:"21"`
+	ExecUser      string      `wire:"22"`
+	ExitStatus    int32       `wire:"23"`
+	TermReason    string      `wire:"24"`
+	SuspReasons   int32       `wire:"25"`
+	SuspSubreason int32       `wire:"26"`
+	PendReason    int32       `wire:"27"`
+	RunCount      int32       `wire:"28"`
+	Usage         *Usage      `wire:"29"`
+	Forced        bool        `wire:"30"`
+	NoSuspend     bool        `wire:"31"`
+	ExcludedHosts []string    `wire:"32"`
+	PreemptCount  int32       `wire:"33"`
+	UserPriority  int32       `wire:"34"`
+	PostDone      bool        `wire:"35"`
+	PostFailed    bool        `wire:"36"`
+	ExecRusage    string      `wire:"37"`
+	StateTime     int64       `wire:"38"`
+	DefaultQueue  bool        `wire:"39"`
+	PendSince     int64       `wire:"40"`
+}

@@ -1,0 +1,591 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/job"
+)
+
+// Errors Apply reports for events that no longer fit the state (a race
+// between the leader's validation and the log order). They change nothing.
+var (
+	ErrNoSuchJob = errors.New("no such job")
+	ErrJobExists = errors.New("job ID already in use")
+	ErrStale     = errors.New("report for an earlier run of the job")
+	ErrNoEvent   = errors.New("event has no payload")
+)
+
+// Apply applies a log entry at log index idx. It returns one error per event
+// (nil where the event applied); an event that does not fit the state is
+// skipped and the rest still apply, identically on every replica.
+func (s *State) Apply(idx uint64, e *api.LogEntry) []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	errs := make([]error, len(e.Events))
+	for i, ev := range e.Events {
+		errs[i] = s.apply(ev)
+	}
+	if idx > s.applied {
+		s.applied = idx
+	}
+	return errs
+}
+
+func (s *State) apply(ev *api.Event) error {
+	t := ev.Time / 1e9
+	switch {
+	case ev.JobNew != nil:
+		return s.jobNew(t, ev, ev.JobNew)
+	case ev.JobStart != nil:
+		return s.jobStart(t, ev.JobStart)
+	case ev.JobExecute != nil:
+		return s.jobExecute(ev.JobExecute)
+	case ev.JobStatus != nil:
+		return s.jobStatus(t, ev.JobStatus)
+	case ev.JobSignal != nil:
+		return s.jobSignal(t, ev.JobSignal)
+	case ev.JobSwitch != nil:
+		return s.jobSwitch(ev.JobSwitch)
+	case ev.JobMove != nil:
+		return s.jobMove(ev.JobMove)
+	case ev.JobModify != nil:
+		return s.jobModify(ev.JobModify)
+	case ev.JobClean != nil:
+		return s.jobClean(ev.JobClean)
+	case ev.JobRequeue != nil:
+		return s.jobRequeue(t, ev.JobRequeue)
+	case ev.JobForce != nil:
+		_, err := s.get(ev.JobForce.JobID, ev.JobForce.Index)
+		return err
+	case ev.QueueCtrl != nil:
+		q := s.queues[ev.QueueCtrl.Queue]
+		if q == nil {
+			q = &QueueState{}
+			s.queues[s.strs.get(ev.QueueCtrl.Queue)] = q
+		}
+		switch ev.QueueCtrl.Op {
+		case api.QueueOpen:
+			q.Closed = false
+		case api.QueueClose:
+			q.Closed = true
+		case api.QueueActivate:
+			q.Inactive = false
+		case api.QueueInactivate:
+			q.Inactive = true
+		default:
+			return fmt.Errorf("queue control: unknown operation %d", ev.QueueCtrl.Op)
+		}
+		return nil
+	case ev.HostCtrl != nil:
+		h := s.hosts[ev.HostCtrl.Host]
+		if h == nil {
+			h = &HostState{}
+			s.hosts[s.strs.get(ev.HostCtrl.Host)] = h
+		}
+		switch ev.HostCtrl.Op {
+		case api.HostOpen:
+			h.Closed, h.Comment = false, ""
+		case api.HostClose:
+			h.Closed, h.Comment = true, ev.HostCtrl.Message
+		default:
+			return fmt.Errorf("host control: unknown operation %d", ev.HostCtrl.Op)
+		}
+		h.Time = t
+		return nil
+	case ev.MbdStart != nil:
+		s.masterStart = t
+		return nil
+	case ev.Reconfig != nil:
+		return nil
+	}
+	return ErrNoEvent
+}
+
+func (s *State) get(id int64, idx int32) (*Job, error) {
+	j := s.jobs[Key{id, idx}]
+	if j == nil {
+		return nil, fmt.Errorf("job %s: %w", Key{id, idx}, ErrNoSuchJob)
+	}
+	return j, nil
+}
+
+func (s *State) setState(j *Job, st api.JobState, t int64) {
+	if j.State == st {
+		return
+	}
+	s.counts[j.State]--
+	if s.counts[j.State] <= 0 {
+		delete(s.counts, j.State)
+	}
+	s.counts[st]++
+	j.State = st
+	j.StateTime = t
+}
+
+// transition moves j by input, keeping the pending lists, host index and
+// counters consistent.
+func (s *State) transition(j *Job, in job.Input, t int64) error {
+	next, err := job.Next(j.State, in, j.PrevState)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.Key, err)
+	}
+	wasPending, wasStarted := job.Pending(j.State), job.Started(j.State)
+	if next == api.StateUnkwn {
+		j.PrevState = j.State
+	}
+	s.setState(j, next, t)
+	nowPending, nowStarted := job.Pending(next), job.Started(next)
+	if wasPending && !nowPending {
+		s.pendingList(j.Queue).remove(j)
+	}
+	if !wasPending && nowPending {
+		j.PendSince = t
+		s.pendingList(j.Queue).insert(j)
+	}
+	if wasStarted && !nowStarted {
+		s.leaveHosts(j)
+	}
+	if job.Finished(next) {
+		j.EndTime = t
+		s.finished++
+	}
+	return nil
+}
+
+func (s *State) pendingList(queue string) *pendingList {
+	p := s.pending[queue]
+	if p == nil {
+		p = &pendingList{queue: queue}
+		s.pending[s.strs.get(queue)] = p
+	}
+	return p
+}
+
+func (s *State) enterHosts(j *Job) {
+	for _, h := range j.ExecHosts {
+		m := s.onHost[h.Host]
+		if m == nil {
+			m = map[Key]*Job{}
+			s.onHost[s.strs.get(h.Host)] = m
+		}
+		m[j.Key] = j
+	}
+}
+
+func (s *State) leaveHosts(j *Job) {
+	for _, h := range j.ExecHosts {
+		if m := s.onHost[h.Host]; m != nil {
+			delete(m, j.Key)
+			if len(m) == 0 {
+				delete(s.onHost, h.Host)
+			}
+		}
+	}
+}
+
+func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
+	if n.JobID <= 0 || n.Spec == nil {
+		return fmt.Errorf("job new: bad job ID %d or missing spec", n.JobID)
+	}
+	if _, ok := s.jobs[Key{n.JobID, 0}]; ok {
+		return fmt.Errorf("job %d: %w", n.JobID, ErrJobExists)
+	}
+	if _, ok := s.arrays[n.JobID]; ok {
+		return fmt.Errorf("job %d: %w", n.JobID, ErrJobExists)
+	}
+	spec := s.internSpec(n.Spec)
+	base := Job{
+		Spec: spec, User: s.strs.get(ev.User), UID: ev.UID, Queue: s.strs.get(n.Queue), DefaultQueue: n.DefaultQueue,
+		Name: n.JobName, Project: s.strs.get(n.Project), SubmitTime: t, PendSince: t, StateTime: t,
+		Order: n.Order, NumProcs: n.NumProcs, MaxProcs: n.MaxProcs, UserPriority: n.UserPriority,
+	}
+	if n.Order > s.lastOrder {
+		s.lastOrder = n.Order
+	}
+	st := api.StatePend
+	if n.Hold {
+		st = api.StatePSusp
+	}
+	var arr *Array
+	keys := []Key{{n.JobID, 0}}
+	if len(n.ArrayIndices) > 0 {
+		arr = &Array{ID: n.JobID, Spec: n.ArraySpec, Limit: n.ArrayLimit, Indices: n.ArrayIndices}
+		s.arrays[n.JobID] = arr
+		keys = keys[:0]
+		for _, i := range n.ArrayIndices {
+			keys = append(keys, Key{n.JobID, i})
+		}
+	}
+	p := s.pendingList(base.Queue)
+	nk := nameKey{base.User, base.Name}
+	for _, k := range keys {
+		j := new(Job)
+		*j = base
+		j.Key = k
+		j.Array = arr
+		j.State = st
+		s.counts[st]++
+		s.jobs[k] = j
+		s.specs[spec]++
+		p.insert(j)
+		if base.Name != "" {
+			s.byName[nk] = append(s.byName[nk], j)
+		}
+	}
+	s.specs[spec]-- // internSpec counted the first use
+	if n.JobID >= s.nextJobID {
+		s.nextJobID = n.JobID + 1
+	}
+	return nil
+}
+
+// internSpec makes the shared Spec for a submission, interning its env.
+func (s *State) internSpec(in *api.JobSpec) *Spec {
+	sp := *in
+	var ref int64
+	sp.Env, ref = s.envs.intern(in.Env)
+	spec := &Spec{JobSpec: &sp, ref: ref}
+	s.specs[spec] = 1
+	return spec
+}
+
+func (s *State) releaseSpec(sp *Spec) {
+	s.specs[sp]--
+	if s.specs[sp] <= 0 {
+		delete(s.specs, sp)
+		s.envs.release(sp.ref)
+	}
+}
+
+func (s *State) jobStart(t int64, e *api.EvJobStart) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if j.State != api.StatePend && !(e.Forced && j.State == api.StatePSusp) {
+		return fmt.Errorf("job %s: dispatch of a %s job: %w", j.Key, job.Name(j.State), job.ErrIllegalTransition)
+	}
+	if j.State == api.StatePSusp {
+		s.setState(j, api.StatePend, t)
+	}
+	if len(e.ExecHosts) == 0 {
+		return fmt.Errorf("job %s: dispatch without hosts", j.Key)
+	}
+	if err := s.transition(j, job.Dispatch, t); err != nil {
+		return err
+	}
+	j.ExecHosts = make([]*api.ExecHost, len(e.ExecHosts))
+	for i, h := range e.ExecHosts {
+		j.ExecHosts[i] = &api.ExecHost{Host: s.strs.get(h.Host), Slots: h.Slots}
+	}
+	j.StartTime = t
+	j.EndTime = 0
+	j.RunCount++
+	j.Forced = e.Forced
+	j.NoSuspend = e.NoSuspend
+	j.ExecRusage = e.ExecRusage
+	j.PID, j.PGID = 0, 0
+	j.ExitStatus, j.TermReason = 0, ""
+	j.SuspReasons, j.SuspSubreason, j.PendReason = 0, 0, 0
+	j.Usage = nil
+	s.enterHosts(j)
+	return nil
+}
+
+func (s *State) jobExecute(e *api.EvJobExecute) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if !job.Started(j.State) {
+		return fmt.Errorf("job %s: execute report for a %s job: %w", j.Key, job.Name(j.State), ErrStale)
+	}
+	j.PID, j.PGID = e.PID, e.PGID
+	j.ExecCwd, j.ExecHome, j.ExecUser = e.ExecCwd, e.ExecHome, s.strs.get(e.ExecUser)
+	return nil
+}
+
+func (s *State) jobStatus(t int64, e *api.EvJobStatus) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if e.RunCount != 0 && e.RunCount != j.RunCount {
+		return fmt.Errorf("job %s: run %d, now %d: %w", j.Key, e.RunCount, j.RunCount, ErrStale)
+	}
+	var in job.Input
+	switch e.State {
+	case api.StateDone:
+		in = job.Finish
+	case api.StateExit:
+		in = job.Fail
+		if job.Pending(j.State) {
+			in = job.KillPending
+		}
+	case api.StateSSusp:
+		in = job.SystemSuspend
+		if j.State == api.StateUSusp {
+			in = job.UserResume // bresume: USUSP -> SSUSP
+		}
+	case api.StateUSusp:
+		in = job.UserStop
+	case api.StateRun:
+		in = job.SystemResume
+		if j.State == api.StateUnkwn {
+			in = job.HostBack
+		}
+	case api.StatePend:
+		in = job.Requeue
+	case api.StatePSusp:
+		in = job.RequeueHold
+	case api.StateUnkwn:
+		in = job.HostLost
+	case api.StateZombi:
+		in = job.Zombie
+	default:
+		return fmt.Errorf("job %s: status %s not understood", j.Key, job.Name(e.State))
+	}
+	if in == job.UserStop && job.Pending(j.State) {
+		// bstop of a pending job reported back: PSUSP.
+		in = job.UserStop
+	}
+	if in == job.SystemResume && j.State == api.StatePSusp {
+		in = job.UserResume
+	}
+	if j.State == e.State && !job.Pending(e.State) {
+		// A repeated report (e.g. after an sbatchd reconnect): keep reasons fresh.
+		j.SuspReasons, j.SuspSubreason = e.SuspReasons, e.SuspSubreason
+		return nil
+	}
+	if err := s.transition(j, in, t); err != nil {
+		return err
+	}
+	j.SuspReasons, j.SuspSubreason = e.SuspReasons, e.SuspSubreason
+	switch {
+	case job.Finished(e.State):
+		j.ExitStatus, j.TermReason = e.ExitStatus, e.TermReason
+		j.Usage = e.Usage
+		j.PostDone, j.PostFailed = e.PostDone, e.PostFailed
+	case job.Pending(e.State):
+		j.PendReason = e.PendReason
+		if e.ExcludeHost != "" {
+			j.ExcludedHosts = append(j.ExcludedHosts, s.strs.get(e.ExcludeHost))
+		}
+		j.ExecHosts = nil
+		j.PID, j.PGID = 0, 0
+	}
+	return nil
+}
+
+func (s *State) jobSignal(t int64, e *api.EvJobSignal) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if e.Preempt && job.Started(j.State) {
+		j.PreemptCount++
+	}
+	if !job.Pending(j.State) {
+		return nil // sbatchd acts and reports the resulting state
+	}
+	switch api.SignalAction(e.Action) {
+	case api.ActSuspend:
+		return s.transition(j, job.UserStop, t)
+	case api.ActResume:
+		if j.State == api.StatePSusp {
+			return s.transition(j, job.UserResume, t)
+		}
+	case api.ActTerminate, api.ActSignal:
+		if e.Signal == "KILL" || api.SignalAction(e.Action) == api.ActTerminate {
+			if err := s.transition(j, job.KillPending, t); err != nil {
+				return err
+			}
+			j.TermReason = e.TermReason
+			j.ExitStatus = 0
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *State) jobSwitch(e *api.EvJobSwitch) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if job.Finished(j.State) {
+		return fmt.Errorf("job %s: switch of a finished job: %w", j.Key, job.ErrIllegalTransition)
+	}
+	pending := job.Pending(j.State)
+	if pending {
+		s.pendingList(j.Queue).remove(j)
+	}
+	j.Queue = s.strs.get(e.Queue)
+	if e.Order != 0 {
+		j.Order = e.Order
+		if e.Order > s.lastOrder {
+			s.lastOrder = e.Order
+		}
+	}
+	if pending {
+		s.pendingList(j.Queue).insert(j)
+	}
+	return nil
+}
+
+func (s *State) jobMove(e *api.EvJobMove) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if !job.Pending(j.State) {
+		return fmt.Errorf("job %s: only pending jobs can be moved: %w", j.Key, job.ErrIllegalTransition)
+	}
+	s.pendingList(j.Queue).moveTo(j, int(e.Position), e.Bottom)
+	return nil
+}
+
+func (s *State) jobModify(e *api.EvJobModify) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if job.Finished(j.State) {
+		return fmt.Errorf("job %s: modify of a finished job: %w", j.Key, job.ErrIllegalTransition)
+	}
+	targets := []*Job{j}
+	if j.Array != nil && e.Index == 0 {
+		targets = nil
+		for _, i := range j.Array.Indices {
+			if x := s.jobs[Key{j.ID, i}]; x != nil && !job.Finished(x.State) {
+				targets = append(targets, x)
+			}
+		}
+	}
+	spec := s.internSpec(e.Spec)
+	s.specs[spec]--
+	for _, x := range targets {
+		s.releaseSpec(x.Spec)
+		x.Spec = spec
+		s.specs[spec]++
+		if e.JobName != "" && e.JobName != x.Name {
+			s.unindexName(x)
+			x.Name = e.JobName
+			nk := nameKey{x.User, x.Name}
+			s.byName[nk] = append(s.byName[nk], x)
+		}
+		if e.Project != "" {
+			x.Project = s.strs.get(e.Project)
+		}
+		if e.Queue != "" && e.Queue != x.Queue {
+			pending := job.Pending(x.State)
+			if pending {
+				s.pendingList(x.Queue).remove(x)
+			}
+			x.Queue = s.strs.get(e.Queue)
+			if pending {
+				s.pendingList(x.Queue).insert(x)
+			}
+		}
+		if job.Pending(x.State) {
+			if e.Spec.MinProcs > 0 {
+				x.NumProcs, x.MaxProcs = e.Spec.MinProcs, e.Spec.MaxProcs
+			}
+			if e.Spec.UserPriority != x.UserPriority {
+				s.pendingList(x.Queue).remove(x)
+				x.UserPriority = e.Spec.UserPriority
+				s.pendingList(x.Queue).insert(x)
+			}
+		}
+	}
+	if s.specs[spec] <= 0 {
+		s.releaseSpec(spec)
+	}
+	return nil
+}
+
+func (s *State) unindexName(j *Job) {
+	nk := nameKey{j.User, j.Name}
+	list := s.byName[nk]
+	for i, x := range list {
+		if x == j {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(s.byName, nk)
+	} else {
+		s.byName[nk] = list
+	}
+}
+
+func (s *State) jobClean(e *api.EvJobClean) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	if !job.Finished(j.State) {
+		return fmt.Errorf("job %s: clean of an unfinished job: %w", j.Key, job.ErrIllegalTransition)
+	}
+	s.remove(j)
+	if j.Array != nil {
+		left := false
+		for _, i := range j.Array.Indices {
+			if _, ok := s.jobs[Key{j.ID, i}]; ok {
+				left = true
+				break
+			}
+		}
+		if !left {
+			delete(s.arrays, j.ID)
+		}
+	}
+	return nil
+}
+
+func (s *State) remove(j *Job) {
+	if j.inPending != nil {
+		j.inPending.remove(j)
+	}
+	s.leaveHosts(j)
+	s.unindexName(j)
+	s.counts[j.State]--
+	if s.counts[j.State] <= 0 {
+		delete(s.counts, j.State)
+	}
+	delete(s.jobs, j.Key)
+	s.releaseSpec(j.Spec)
+}
+
+func (s *State) jobRequeue(t int64, e *api.EvJobRequeue) error {
+	j, err := s.get(e.JobID, e.Index)
+	if err != nil {
+		return err
+	}
+	in := job.Requeue
+	if e.Hold {
+		in = job.RequeueHold
+	}
+	if job.Finished(j.State) {
+		// brequeue of a DONE/EXIT job: back to the queue as a new run.
+		s.counts[j.State]--
+		if s.counts[j.State] <= 0 {
+			delete(s.counts, j.State)
+		}
+		j.State = api.StateRun // a finished job behaves as if it just stopped running
+		s.counts[j.State]++
+	}
+	if e.Order != 0 {
+		j.Order = e.Order
+	}
+	if err := s.transition(j, in, t); err != nil {
+		return err
+	}
+	j.ExecHosts = nil
+	j.PID, j.PGID = 0, 0
+	j.PendReason = 23 // PEND_JOB_REQUEUED
+	return nil
+}

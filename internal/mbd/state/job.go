@@ -1,0 +1,106 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/basalt-lsf/basalt/api"
+)
+
+// Key identifies a job or an array element (Index 0: a non-array job).
+type Key struct {
+	ID    int64
+	Index int32
+}
+
+func (k Key) String() string {
+	if k.Index == 0 {
+		return fmt.Sprint(k.ID)
+	}
+	return fmt.Sprintf("%d[%d]", k.ID, k.Index)
+}
+
+// Spec is a submission shared by a job or all elements of an array. Env is
+// interned.
+type Spec struct {
+	*api.JobSpec
+	ref int64 // snapshot reference
+}
+
+// Array is the shared part of a job array.
+type Array struct {
+	ID      int64
+	Spec    string // "1-1000:2" as given
+	Limit   int32  // %limit, 0 = none
+	Indices []int32
+}
+
+// Job is one job or array element.
+type Job struct {
+	Key
+	Spec         *Spec
+	Array        *Array // nil for non-array jobs
+	User         string
+	UID          int32
+	Queue        string
+	DefaultQueue bool
+	Name         string // job name (without [index])
+	Project      string
+	State        api.JobState
+	PrevState    api.JobState // state before UNKWN
+	StateTime    int64        // Unix seconds of the last state change
+	SubmitTime   int64
+	StartTime    int64 // dispatch time of the current run
+	EndTime      int64
+	PendSince    int64 // when the job last became pending
+	Order        int64 // FCFS key within the queue
+	NumProcs     int32
+	MaxProcs     int32
+	UserPriority int32
+
+	ExecHosts  []*api.ExecHost
+	PID, PGID  int32
+	ExecCwd    string
+	ExecHome   string
+	ExecUser   string
+	ExecRusage string
+
+	ExitStatus    int32
+	TermReason    string
+	SuspReasons   int32
+	SuspSubreason int32
+	PendReason    int32 // explicit reason set by an event (requeued, pre-exec failed)
+	RunCount      int32
+	Usage         *api.Usage // final usage of a finished job
+	Forced        bool
+	NoSuspend     bool
+	ExcludedHosts []string
+	PreemptCount  int32
+	PostDone      bool
+	PostFailed    bool
+
+	inPending *pendingList // the pending list holding the job, if any
+	pendGen   uint32       // generation of its entry in that list
+}
+
+// Slots is the number of slots the job holds (or will hold).
+func (j *Job) Slots() int32 {
+	if len(j.ExecHosts) > 0 {
+		var n int32
+		for _, h := range j.ExecHosts {
+			n += h.Slots
+		}
+		return n
+	}
+	if j.NumProcs > 0 {
+		return j.NumProcs
+	}
+	return 1
+}
+
+// DisplayName is the job name as LSF shows it: name[index] for elements.
+func (j *Job) DisplayName() string {
+	if j.Array != nil {
+		return fmt.Sprintf("%s[%d]", j.Name, j.Index)
+	}
+	return j.Name
+}

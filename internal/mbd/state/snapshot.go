@@ -1,0 +1,254 @@
+package state
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
+)
+
+const snapVersion = 1
+
+// Snapshot encodes the whole state. It holds the read lock while encoding,
+// so the result is consistent with one log index (returned).
+func (s *State) Snapshot() ([]byte, uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var b []byte
+	put := func(r *api.SnapRecord) {
+		b = wire.AppendVarint(b, uint64(r.SizeWire()))
+		b = r.AppendWire(b)
+	}
+	meta := &api.SnapMeta{Version: snapVersion, NextJobID: s.nextJobID, LastOrder: s.lastOrder,
+		Finished: s.finished, MasterStart: s.masterStart, Jobs: int64(len(s.jobs))}
+	for _, name := range sortedKeys(s.queues) {
+		q := s.queues[name]
+		meta.Queues = append(meta.Queues, &api.SnapQueue{Name: name, Closed: q.Closed, Inactive: q.Inactive})
+	}
+	for _, name := range sortedKeys(s.hosts) {
+		h := s.hosts[name]
+		meta.Hosts = append(meta.Hosts, &api.SnapHost{Name: name, Closed: h.Closed, Comment: h.Comment, Time: h.Time})
+	}
+	put(&api.SnapRecord{Meta: meta})
+	// Environments and specs in a stable order (by reference).
+	refs := make([]int64, 0, len(s.envs.byRef))
+	for ref := range s.envs.byRef {
+		refs = append(refs, ref)
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i] < refs[j] })
+	for _, ref := range refs {
+		put(&api.SnapRecord{Env: &api.SnapEnv{Ref: ref, Env: s.envs.byRef[ref].env}})
+	}
+	specRef := map[*Spec]int64{}
+	var next int64
+	keys := make([]Key, 0, len(s.jobs))
+	for k := range s.jobs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].ID != keys[j].ID {
+			return keys[i].ID < keys[j].ID
+		}
+		return keys[i].Index < keys[j].Index
+	})
+	arraysDone := map[int64]bool{}
+	for _, k := range keys {
+		j := s.jobs[k]
+		ref, ok := specRef[j.Spec]
+		if !ok {
+			next++
+			ref = next
+			specRef[j.Spec] = ref
+			sp := *j.Spec.JobSpec
+			sp.Env = nil
+			put(&api.SnapRecord{Spec: &api.SnapSpec{Ref: ref, Spec: &sp, EnvRef: j.Spec.ref}})
+		}
+		if j.Array != nil && !arraysDone[j.ID] {
+			arraysDone[j.ID] = true
+			a := j.Array
+			put(&api.SnapRecord{Array: &api.SnapArray{JobID: a.ID, Spec: a.Spec, Limit: a.Limit, Indices: a.Indices}})
+		}
+		put(&api.SnapRecord{Job: snapJob(j, ref)})
+	}
+	return b, s.applied
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func snapJob(j *Job, specRef int64) *api.SnapJob {
+	return &api.SnapJob{
+		JobID: j.ID, Index: j.Index, SpecRef: specRef, User: j.User, UID: j.UID, Queue: j.Queue, Name: j.Name,
+		Project: j.Project, State: j.State, PrevState: j.PrevState, SubmitTime: j.SubmitTime, StartTime: j.StartTime,
+		EndTime: j.EndTime, Order: j.Order, NumProcs: j.NumProcs, MaxProcs: j.MaxProcs, ExecHosts: j.ExecHosts,
+		PID: j.PID, PGID: j.PGID, ExecCwd: j.ExecCwd, ExecHome: j.ExecHome, ExecUser: j.ExecUser,
+		ExitStatus: j.ExitStatus, TermReason: j.TermReason, SuspReasons: j.SuspReasons, SuspSubreason: j.SuspSubreason,
+		PendReason: j.PendReason, RunCount: j.RunCount, Usage: j.Usage, Forced: j.Forced, NoSuspend: j.NoSuspend,
+		ExcludedHosts: j.ExcludedHosts, PreemptCount: j.PreemptCount, UserPriority: j.UserPriority,
+		PostDone: j.PostDone, PostFailed: j.PostFailed, ExecRusage: j.ExecRusage, StateTime: j.StateTime,
+		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince,
+	}
+}
+
+// Restore replaces the state with a snapshot's contents.
+func (s *State) Restore(r io.Reader, applied uint64) error {
+	ns := New()
+	br := bufio.NewReaderSize(r, 1<<20)
+	envs := map[int64][]string{}
+	specs := map[int64]*Spec{}
+	var rec api.SnapRecord
+	var buf []byte
+	n := 0
+	gotMeta := false
+	for {
+		l, err := readUvarint(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("snapshot record %d: %w", n, err)
+		}
+		if l > 256<<20 {
+			return fmt.Errorf("snapshot record %d: length %d too large", n, l)
+		}
+		if uint64(cap(buf)) < l {
+			buf = make([]byte, l)
+		}
+		buf = buf[:l]
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return fmt.Errorf("snapshot record %d: %w", n, err)
+		}
+		if err := rec.UnmarshalWire(buf); err != nil {
+			return fmt.Errorf("snapshot record %d: %w", n, err)
+		}
+		n++
+		switch {
+		case rec.Meta != nil:
+			m := rec.Meta
+			if m.Version != snapVersion {
+				return fmt.Errorf("snapshot version %d not supported", m.Version)
+			}
+			gotMeta = true
+			ns.nextJobID, ns.lastOrder, ns.finished, ns.masterStart = m.NextJobID, m.LastOrder, m.Finished, m.MasterStart
+			for _, q := range m.Queues {
+				ns.queues[q.Name] = &QueueState{Closed: q.Closed, Inactive: q.Inactive}
+			}
+			for _, h := range m.Hosts {
+				ns.hosts[h.Name] = &HostState{Closed: h.Closed, Comment: h.Comment, Time: h.Time}
+			}
+		case rec.Env != nil:
+			envs[rec.Env.Ref] = rec.Env.Env
+		case rec.Spec != nil:
+			sp := rec.Spec.Spec
+			if sp == nil {
+				sp = &api.JobSpec{}
+			}
+			sp.Env = envs[rec.Spec.EnvRef]
+			spec := ns.internSpec(sp)
+			ns.specs[spec]--
+			specs[rec.Spec.Ref] = spec
+		case rec.Array != nil:
+			a := rec.Array
+			ns.arrays[a.JobID] = &Array{ID: a.JobID, Spec: a.Spec, Limit: a.Limit, Indices: a.Indices}
+		case rec.Job != nil:
+			sj := rec.Job
+			spec := specs[sj.SpecRef]
+			if spec == nil {
+				return fmt.Errorf("snapshot record %d: job %d[%d] refers to missing spec %d", n, sj.JobID, sj.Index, sj.SpecRef)
+			}
+			j := restoreJob(ns, sj, spec)
+			ns.specs[spec]++
+			ns.jobs[j.Key] = j
+			ns.counts[j.State]++
+			if j.Name != "" {
+				nk := nameKey{j.User, j.Name}
+				ns.byName[nk] = append(ns.byName[nk], j)
+			}
+			if job := j; job.State == api.StatePend || job.State == api.StatePSusp {
+				ns.pendingList(j.Queue).insert(j)
+			}
+			if len(j.ExecHosts) > 0 && started(j.State) {
+				ns.enterHosts(j)
+			}
+		}
+	}
+	if !gotMeta {
+		return fmt.Errorf("snapshot has no metadata record")
+	}
+	for spec, c := range ns.specs {
+		if c <= 0 {
+			ns.releaseSpec(spec)
+		}
+	}
+	// Name lists are kept in submission order.
+	for _, js := range ns.byName {
+		sort.Slice(js, func(a, b int) bool {
+			if js[a].ID != js[b].ID {
+				return js[a].ID < js[b].ID
+			}
+			return js[a].Index < js[b].Index
+		})
+	}
+	ns.applied = applied
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.jobs, s.arrays, s.pending, s.onHost, s.byName = ns.jobs, ns.arrays, ns.pending, ns.onHost, ns.byName
+	s.queues, s.hosts, s.envs, s.strs, s.specs = ns.queues, ns.hosts, ns.envs, ns.strs, ns.specs
+	s.nextJobID, s.lastOrder, s.finished, s.masterStart, s.applied, s.counts = ns.nextJobID, ns.lastOrder, ns.finished, ns.masterStart, ns.applied, ns.counts
+	return nil
+}
+
+func started(st api.JobState) bool {
+	return st == api.StateRun || st == api.StateSSusp || st == api.StateUSusp || st == api.StateUnkwn || st == api.StateZombi
+}
+
+func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
+	j := &Job{
+		Key: Key{sj.JobID, sj.Index}, Spec: spec, Array: ns.arrays[sj.JobID], User: ns.strs.get(sj.User), UID: sj.UID,
+		Queue: ns.strs.get(sj.Queue), DefaultQueue: sj.DefaultQueue, Name: sj.Name, Project: ns.strs.get(sj.Project),
+		State: sj.State, PrevState: sj.PrevState, StateTime: sj.StateTime, SubmitTime: sj.SubmitTime,
+		StartTime: sj.StartTime, EndTime: sj.EndTime, PendSince: sj.PendSince, Order: sj.Order,
+		NumProcs: sj.NumProcs, MaxProcs: sj.MaxProcs, UserPriority: sj.UserPriority, ExecHosts: sj.ExecHosts,
+		PID: sj.PID, PGID: sj.PGID, ExecCwd: sj.ExecCwd, ExecHome: sj.ExecHome, ExecUser: sj.ExecUser,
+		ExecRusage: sj.ExecRusage, ExitStatus: sj.ExitStatus, TermReason: sj.TermReason, SuspReasons: sj.SuspReasons,
+		SuspSubreason: sj.SuspSubreason, PendReason: sj.PendReason, RunCount: sj.RunCount, Usage: sj.Usage,
+		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
+		PostDone: sj.PostDone, PostFailed: sj.PostFailed,
+	}
+	for _, h := range j.ExecHosts {
+		h.Host = ns.strs.get(h.Host)
+	}
+	return j
+}
+
+func readUvarint(r *bufio.Reader) (uint64, error) {
+	var x uint64
+	var s uint
+	for i := 0; i < 10; i++ {
+		c, err := r.ReadByte()
+		if err != nil {
+			if i > 0 && err == io.EOF {
+				return 0, io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		if c < 0x80 {
+			if i == 9 && c > 1 {
+				return 0, fmt.Errorf("varint overflows")
+			}
+			return x | uint64(c)<<s, nil
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
+	}
+	return 0, fmt.Errorf("varint overflows")
+}

@@ -1,0 +1,416 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/job"
+)
+
+const sec = int64(1e9)
+
+type logger struct {
+	t   testing.TB
+	s   *State
+	idx uint64
+	now int64
+}
+
+func newLogger(t testing.TB) *logger { return &logger{t: t, s: New(), now: 1_800_000_000 * sec} }
+
+// apply applies events in one entry and returns their errors.
+func (l *logger) apply(evs ...*api.Event) []error {
+	l.idx++
+	for _, e := range evs {
+		l.now += sec
+		if e.Time == 0 {
+			e.Time = l.now
+		}
+	}
+	return l.s.Apply(l.idx, &api.LogEntry{Events: evs})
+}
+
+func (l *logger) must(evs ...*api.Event) {
+	l.t.Helper()
+	for i, err := range l.apply(evs...) {
+		if err != nil {
+			l.t.Fatalf("event %d: %v", i, err)
+		}
+	}
+}
+
+func submit(id int64, queue, user string, opts ...func(*api.EvJobNew)) *api.Event {
+	n := &api.EvJobNew{JobID: id, Queue: queue, JobName: fmt.Sprintf("job%d", id), Order: id << 20,
+		Spec: &api.JobSpec{Command: "sleep 1", Env: []string{"PATH=/bin", "HOME=/home/" + user}}}
+	for _, o := range opts {
+		o(n)
+	}
+	return &api.Event{User: user, UID: 1000, JobNew: n}
+}
+
+func start(id int64, idx int32, hosts ...string) *api.Event {
+	e := &api.EvJobStart{JobID: id, Index: idx}
+	for _, h := range hosts {
+		e.ExecHosts = append(e.ExecHosts, &api.ExecHost{Host: h, Slots: 1})
+	}
+	return &api.Event{JobStart: e}
+}
+
+func status(id int64, idx int32, st api.JobState) *api.Event {
+	return &api.Event{JobStatus: &api.EvJobStatus{JobID: id, Index: idx, State: st}}
+}
+
+func (l *logger) job(id int64, idx int32) *Job {
+	var j *Job
+	l.s.View(func(v *View) { j = v.Job(Key{id, idx}) })
+	return j
+}
+
+func (l *logger) pendingOrder(queue string) []string {
+	var out []string
+	l.s.View(func(v *View) {
+		v.Pending(queue, func(j *Job) bool { out = append(out, j.Key.String()); return true })
+	})
+	return out
+}
+
+func TestLifecycle(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"))
+	j := l.job(1, 0)
+	if j.State != api.StatePend || j.User != "alice" || j.Queue != "normal" || j.SubmitTime == 0 {
+		t.Fatalf("after submit: %+v", j)
+	}
+	l.must(start(1, 0, "host1"))
+	if j.State != api.StateRun || j.RunCount != 1 || len(l.pendingOrder("normal")) != 0 {
+		t.Fatalf("after start: state %s run %d pending %v", job.Name(j.State), j.RunCount, l.pendingOrder("normal"))
+	}
+	l.must(&api.Event{JobExecute: &api.EvJobExecute{JobID: 1, PID: 4242, PGID: 4242, ExecCwd: "/tmp", ExecUser: "alice"}})
+	l.must(status(1, 0, api.StateUSusp))
+	l.must(status(1, 0, api.StateSSusp)) // bresume: USUSP -> SSUSP
+	l.must(status(1, 0, api.StateRun))
+	var onHost []Key
+	l.s.View(func(v *View) { v.OnHost("host1", func(j *Job) bool { onHost = append(onHost, j.Key); return true }) })
+	if len(onHost) != 1 || j.PID != 4242 {
+		t.Fatalf("host index %v pid %d", onHost, j.PID)
+	}
+	l.must(&api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StateDone, RunCount: 1, Usage: &api.Usage{CPUTime: 1.5}}})
+	if j.State != api.StateDone || j.EndTime == 0 || j.Usage.CPUTime != 1.5 {
+		t.Fatalf("after done: %+v", j)
+	}
+	l.s.View(func(v *View) {
+		if len(v.StartedHosts()) != 0 || v.Count(api.StateDone) != 1 || v.Finished() != 1 {
+			t.Fatalf("hosts %v done %d finished %d", v.StartedHosts(), v.Count(api.StateDone), v.Finished())
+		}
+	})
+	l.must(&api.Event{JobClean: &api.EvJobClean{JobID: 1}})
+	if l.job(1, 0) != nil {
+		t.Fatal("job still present after clean")
+	}
+}
+
+func TestIllegalAndStaleEvents(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"))
+	errs := l.apply(
+		status(1, 0, api.StateSSusp), // a pending job cannot be system-suspended
+		submit(1, "normal", "bob"),   // duplicate ID
+		start(2, 0, "host1"),         // unknown job
+		&api.Event{JobClean: &api.EvJobClean{JobID: 1}}, // unfinished
+		&api.Event{},
+	)
+	want := []error{job.ErrIllegalTransition, ErrJobExists, ErrNoSuchJob, job.ErrIllegalTransition, ErrNoEvent}
+	for i, w := range want {
+		if !errors.Is(errs[i], w) {
+			t.Errorf("event %d: err = %v, want %v", i, errs[i], w)
+		}
+	}
+	// A report about an earlier run is ignored.
+	l.must(start(1, 0, "host1"))
+	l.must(&api.Event{JobRequeue: &api.EvJobRequeue{JobID: 1}})
+	l.must(start(1, 0, "host2"))
+	errs = l.apply(&api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StateDone, RunCount: 1}})
+	if !errors.Is(errs[0], ErrStale) || l.job(1, 0).State != api.StateRun {
+		t.Fatalf("stale report: %v, state %s", errs[0], job.Name(l.job(1, 0).State))
+	}
+}
+
+func TestArrays(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(5, "normal", "alice", func(n *api.EvJobNew) {
+		n.ArrayIndices = []int32{1, 3, 5}
+		n.ArraySpec = "1-5:2"
+		n.ArrayLimit = 2
+	}))
+	if got := l.pendingOrder("normal"); fmt.Sprint(got) != "[5[1] 5[3] 5[5]]" {
+		t.Fatalf("pending = %v", got)
+	}
+	e := l.job(5, 3)
+	if e.Array == nil || e.Array.Limit != 2 || e.DisplayName() != "job5[3]" || e.Spec != l.job(5, 1).Spec {
+		t.Fatalf("element: %+v", e)
+	}
+	l.must(start(5, 1, "host1"), start(5, 3, "host2"))
+	l.must(status(5, 1, api.StateDone), status(5, 3, api.StateExit))
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 5, Index: 5, Action: int32(api.ActTerminate), TermReason: "TERM_OWNER"}})
+	if st := l.job(5, 5).State; st != api.StateExit {
+		t.Fatalf("killed pending element: %s", job.Name(st))
+	}
+	for _, i := range []int32{1, 3, 5} {
+		l.must(&api.Event{JobClean: &api.EvJobClean{JobID: 5, Index: i}})
+	}
+	l.s.View(func(v *View) {
+		if v.Array(5) != nil || v.NumJobs() != 0 || len(l.s.specs) != 0 || len(l.s.envs.byRef) != 0 {
+			t.Fatalf("array not fully cleaned: %d jobs, %d specs, %d envs", v.NumJobs(), len(l.s.specs), len(l.s.envs.byRef))
+		}
+	})
+}
+
+func TestQueueOrderTopBottomSwitch(t *testing.T) {
+	l := newLogger(t)
+	for id := int64(1); id <= 5; id++ {
+		l.must(submit(id, "normal", "alice"))
+	}
+	move := func(id int64, pos int32, bottom bool) {
+		l.must(&api.Event{JobMove: &api.EvJobMove{JobID: id, Position: pos, Bottom: bottom}})
+	}
+	move(4, 1, false)
+	move(1, 1, true)
+	move(5, 2, false)
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[4 5 2 3 1]" {
+		t.Fatalf("order = %s", got)
+	}
+	// Many moves into the same gap force a renumbering; order stays exact.
+	for i := 0; i < 40; i++ {
+		move(3, 2, false)
+		move(2, 2, false)
+	}
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[4 2 3 5 1]" {
+		t.Fatalf("after repeated moves = %s", got)
+	}
+	l.must(&api.Event{JobSwitch: &api.EvJobSwitch{JobID: 2, Queue: "short", Order: 99 << 20}})
+	if got := fmt.Sprint(l.pendingOrder("normal"), l.pendingOrder("short")); got != "[4 3 5 1] [2]" {
+		t.Fatalf("after switch = %s", got)
+	}
+	// Higher user priority (-sp) goes first.
+	l.must(submit(6, "normal", "bob", func(n *api.EvJobNew) { n.UserPriority = 10 }))
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[6 4 3 5 1]" {
+		t.Fatalf("with -sp = %s", got)
+	}
+	var pos int
+	l.s.View(func(v *View) { pos = v.Position(l.job(5, 0)) })
+	if pos != 4 {
+		t.Fatalf("position of 5 = %d", pos)
+	}
+}
+
+func TestHoldStopResumeKillPending(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice", func(n *api.EvJobNew) { n.Hold = true }))
+	if l.job(1, 0).State != api.StatePSusp {
+		t.Fatal("-H job not PSUSP")
+	}
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActResume)}})
+	if l.job(1, 0).State != api.StatePend {
+		t.Fatal("bresume of PSUSP did not make it PEND")
+	}
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActSuspend)}})
+	if l.job(1, 0).State != api.StatePSusp || len(l.pendingOrder("normal")) != 1 {
+		t.Fatal("bstop of PEND did not make it PSUSP (still listed as pending)")
+	}
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActTerminate), TermReason: "TERM_OWNER"}})
+	j := l.job(1, 0)
+	if j.State != api.StateExit || j.TermReason != "TERM_OWNER" || len(l.pendingOrder("normal")) != 0 {
+		t.Fatalf("bkill of pending: %s %s", job.Name(j.State), j.TermReason)
+	}
+}
+
+func TestRequeueWithExclusion(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"), start(1, 0, "host1"))
+	l.must(&api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StatePend, PendReason: 6, ExcludeHost: "host1", RunCount: 1}})
+	j := l.job(1, 0)
+	if j.State != api.StatePend || j.PendReason != 6 || fmt.Sprint(j.ExcludedHosts) != "[host1]" || len(j.ExecHosts) != 0 {
+		t.Fatalf("requeued: %+v", j)
+	}
+	l.s.View(func(v *View) {
+		if len(v.StartedHosts()) != 0 {
+			t.Fatal("requeued job still on its host")
+		}
+	})
+}
+
+func TestEnvInterning(t *testing.T) {
+	l := newLogger(t)
+	for id := int64(1); id <= 100; id++ {
+		l.must(submit(id, "normal", "alice"))
+	}
+	if n := len(l.s.envs.byRef); n != 1 {
+		t.Fatalf("%d environments stored for 100 identical ones", n)
+	}
+	a, b := l.job(1, 0).Spec.Env, l.job(100, 0).Spec.Env
+	if &a[0] != &b[0] {
+		t.Fatal("environments not shared")
+	}
+}
+
+// randomEvents applies a random but plausible event stream and checks the
+// state's indexes against a recount after each entry.
+func TestRandomStreamInvariants(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	l := newLogger(t)
+	hosts := []string{"host1", "host2", "host3"}
+	queues := []string{"normal", "short"}
+	var next int64 = 1
+	for step := 0; step < 3000; step++ {
+		var ev *api.Event
+		var id int64
+		if next > 1 {
+			id = 1 + r.Int63n(next-1)
+		}
+		switch k := r.Intn(12); {
+		case k < 3 || next == 1:
+			ev = submit(next, queues[r.Intn(2)], []string{"alice", "bob"}[r.Intn(2)], func(n *api.EvJobNew) {
+				if r.Intn(5) == 0 {
+					n.ArrayIndices = []int32{1, 2, 3}
+				}
+				n.Hold = r.Intn(10) == 0
+			})
+			next++
+		case k < 5:
+			ev = start(id, 0, hosts[r.Intn(3)])
+		case k < 7:
+			ev = status(id, 0, []api.JobState{api.StateDone, api.StateExit, api.StateSSusp, api.StateUSusp, api.StateRun, api.StatePend}[r.Intn(6)])
+		case k < 8:
+			ev = &api.Event{JobRequeue: &api.EvJobRequeue{JobID: id, Hold: r.Intn(2) == 0}}
+		case k < 9:
+			ev = &api.Event{JobClean: &api.EvJobClean{JobID: id}}
+		case k < 10:
+			ev = &api.Event{JobMove: &api.EvJobMove{JobID: id, Position: int32(1 + r.Intn(4)), Bottom: r.Intn(2) == 0}}
+		case k < 11:
+			ev = &api.Event{JobSwitch: &api.EvJobSwitch{JobID: id, Queue: queues[r.Intn(2)]}}
+		default:
+			ev = &api.Event{JobSignal: &api.EvJobSignal{JobID: id, Action: int32(1 + r.Intn(3))}}
+		}
+		l.apply(ev)
+		checkInvariants(t, l.s)
+	}
+	// And the final state survives a snapshot round trip exactly.
+	snap, idx := l.s.Snapshot()
+	s2 := New()
+	if err := s2.Restore(bytes.NewReader(snap), idx); err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, s2)
+	snap2, _ := s2.Snapshot()
+	if !bytes.Equal(snap, snap2) {
+		t.Fatal("snapshot of the restored state differs")
+	}
+	for _, q := range queues {
+		a := (&logger{s: l.s}).pendingOrder(q)
+		b := (&logger{s: s2}).pendingOrder(q)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("queue %s order differs after restore:\n%v\n%v", q, a, b)
+		}
+	}
+}
+
+func checkInvariants(t *testing.T, s *State) {
+	t.Helper()
+	counts := map[api.JobState]int{}
+	onHost := map[string]int{}
+	pendingInQueue := map[string]int{}
+	for k, j := range s.jobs {
+		if j.Key != k {
+			t.Fatalf("job %v stored under %v", j.Key, k)
+		}
+		counts[j.State]++
+		if job.Started(j.State) {
+			for _, h := range j.ExecHosts {
+				onHost[h.Host]++
+				if s.onHost[h.Host][k] != j {
+					t.Fatalf("started job %v missing from host %s index", k, h.Host)
+				}
+			}
+		}
+		if job.Pending(j.State) {
+			pendingInQueue[j.Queue]++
+			if j.inPending == nil || j.inPending.queue != j.Queue {
+				t.Fatalf("pending job %v not in its queue's list", k)
+			}
+		} else if j.inPending != nil {
+			t.Fatalf("%s job %v still in a pending list", job.Name(j.State), k)
+		}
+	}
+	for st, n := range counts {
+		if s.counts[st] != n {
+			t.Fatalf("count[%s] = %d, recount %d", job.Name(st), s.counts[st], n)
+		}
+	}
+	for h, m := range s.onHost {
+		if len(m) != onHost[h] {
+			t.Fatalf("host %s index has %d jobs, recount %d", h, len(m), onHost[h])
+		}
+	}
+	for q, p := range s.pending {
+		n := 0
+		p.each(func(*Job) bool { n++; return true })
+		if n != pendingInQueue[q] {
+			t.Fatalf("queue %s lists %d pending, recount %d", q, n, pendingInQueue[q])
+		}
+		var prev *Job
+		p.each(func(j *Job) bool {
+			if prev != nil && less(j, prev) {
+				t.Fatalf("queue %s out of order: %v before %v", q, prev.Key, j.Key)
+			}
+			prev = j
+			return true
+		})
+	}
+}
+
+func TestRestoreRejectsCorruptSnapshots(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"))
+	snap, idx := l.s.Snapshot()
+	for cut := 1; cut < len(snap); cut += 7 {
+		if err := New().Restore(bytes.NewReader(snap[:cut]), idx); err == nil {
+			t.Fatalf("truncated snapshot (%d of %d bytes) restored", cut, len(snap))
+		}
+	}
+	if err := New().Restore(bytes.NewReader(nil), 0); err == nil {
+		t.Fatal("empty snapshot restored")
+	}
+}
+
+// BenchmarkMemoryPerPendingJob reports heap bytes per pending job for
+// submissions that share an environment, as a workflow's jobs do.
+func BenchmarkMemoryPerPendingJob(b *testing.B) {
+	const n = 100_000
+	env := make([]string, 0, 40)
+	for i := 0; i < 40; i++ {
+		env = append(env, fmt.Sprintf("VAR%d=/some/typical/value/%d", i, i))
+	}
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s := New()
+		for id := int64(1); id <= n; id++ {
+			e := &api.Event{Time: id * sec, User: "alice", UID: 1000, JobNew: &api.EvJobNew{JobID: id, Queue: "normal",
+				JobName: "align_sample", Order: id << 20, Project: "default",
+				Spec: &api.JobSpec{Command: fmt.Sprintf("bwa mem ref.fa sample_%d.fq > out_%d.sam", id, id),
+					Queues: []string{"normal"}, ResReq: []string{"rusage[mem=4000]"}, SubCwd: "/home/alice/project",
+					OutFile: "logs/%J.out", Env: append([]string(nil), env...)}}}
+			s.Apply(uint64(id), &api.LogEntry{Events: []*api.Event{e}})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/job")
+		runtime.KeepAlive(s)
+	}
+}
