@@ -41,7 +41,9 @@ type FrameError struct {
 	Msg    string
 }
 
-func (e *FrameError) Error() string { return fmt.Sprintf("rpc: bad frame at byte %d: %s", e.Offset, e.Msg) }
+func (e *FrameError) Error() string {
+	return fmt.Sprintf("rpc: bad frame at byte %d: %s", e.Offset, e.Msg)
+}
 
 func appendFrame(b []byte, f *frame) []byte {
 	start := len(b)

@@ -118,9 +118,9 @@ func TestIllegalAndStaleEvents(t *testing.T) {
 	l := newLogger(t)
 	l.must(submit(1, "normal", "alice"))
 	errs := l.apply(
-		status(1, 0, api.StateSSusp), // a pending job cannot be system-suspended
-		submit(1, "normal", "bob"),   // duplicate ID
-		start(2, 0, "host1"),         // unknown job
+		status(1, 0, api.StateSSusp),                    // a pending job cannot be system-suspended
+		submit(1, "normal", "bob"),                      // duplicate ID
+		start(2, 0, "host1"),                            // unknown job
 		&api.Event{JobClean: &api.EvJobClean{JobID: 1}}, // unfinished
 		&api.Event{},
 	)

@@ -117,7 +117,9 @@ func run(dir string) error {
 	for _, fname := range files {
 		msgs := byFile[fname]
 		// Keep declaration order within the file.
-		sort.SliceStable(msgs, func(i, j int) bool { return declPos(fset, structs[msgs[i].name]) < declPos(fset, structs[msgs[j].name]) })
+		sort.SliceStable(msgs, func(i, j int) bool {
+			return declPos(fset, structs[msgs[i].name]) < declPos(fset, structs[msgs[j].name])
+		})
 		src, err := generate(pkg.Name, msgs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", fname, err)
