@@ -178,7 +178,7 @@ func (r *resolver) hostGroups() {
 			if exclude {
 				target = m[1:]
 			}
-			if g2 := hs.Group(target); g2 != nil && !resolved[target] {
+			if _, isHost := r.host(target); !isHost && hs.Group(target) != nil && !resolved[target] {
 				if target == g.Name {
 					r.d.Warnf(g.Pos, "%s: a group cannot be its own member; ignored", where)
 				} else {
@@ -241,7 +241,7 @@ func (r *resolver) batchHosts() {
 			bh.Row = row.Name
 			bh.MXJ, bh.MXJCPUs, bh.JLU = row.MXJ, row.MXJCPUs, row.JLU
 			bh.DispatchWindow, bh.Mig = row.DispatchWindow, row.Mig
-			bh.Thresholds = r.checkThresholds(row.Thresholds, "Host <"+row.Name+">", row.Pos)
+			bh.Thresholds = r.checkThresholds(row.Thresholds, "Host <"+row.Name+">")
 		}
 		c.BatchHosts = append(c.BatchHosts, bh)
 	}
@@ -273,9 +273,10 @@ func contains(list []string, s string) bool {
 
 // checkThresholds keeps the thresholds on built-in indices and on
 // host-based (non-shared) numeric dynamic resources.
-func (r *resolver) checkThresholds(in []LoadThreshold, where string, pos Pos) []LoadThreshold {
+func (r *resolver) checkThresholds(in []LoadThreshold, where string) []LoadThreshold {
 	var out []LoadThreshold
 	for _, t := range in {
+		pos := t.Pos
 		if isBuiltinIndex(t.Index) {
 			out = append(out, t)
 			continue
@@ -433,33 +434,38 @@ func (r *resolver) queues() {
 	for _, q := range c.Queues {
 		where := "Queue <" + q.Name + ">"
 		q.Hosts = r.queueHosts(q, where)
-		q.Thresholds = r.checkThresholds(q.Thresholds, where, q.Pos)
+		q.Thresholds = r.checkThresholds(q.Thresholds, where)
 		c.checkResReq(&q.ResReq, "RES_REQ", where, resreq.CtxQueue, r.d)
 		c.checkResReq(&q.StopCond, "STOP_COND", where, resreq.CtxCond, r.d)
 		c.checkResReq(&q.ResumeCond, "RESUME_COND", where, resreq.CtxCond, r.d)
-		for _, spec := range []*string{&q.DefaultHostSpec, &q.Limits.CPU.DefaultSpec, &q.Limits.CPU.MaxSpec, &q.Limits.Run.DefaultSpec, &q.Limits.Run.MaxSpec} {
-			if *spec != "" && !r.isHostSpec(*spec) {
-				r.d.Warnf(q.Pos, "%s: host specification <%s> is not a host or host model; ignored", where, *spec)
-				*spec = ""
+		specs := []struct {
+			key  string
+			spec *string
+		}{{"DEFAULT_HOST_SPEC", &q.DefaultHostSpec}, {"CPULIMIT", &q.Limits.CPU.DefaultSpec}, {"CPULIMIT", &q.Limits.CPU.MaxSpec},
+			{"RUNLIMIT", &q.Limits.Run.DefaultSpec}, {"RUNLIMIT", &q.Limits.Run.MaxSpec}}
+		for _, s := range specs {
+			if *s.spec != "" && !r.isHostSpec(*s.spec) {
+				r.d.Warnf(q.KeyPos(s.key), "%s: %s: host specification <%s> is not a host or host model; ignored", where, s.key, *s.spec)
+				*s.spec = ""
 			}
 		}
 		r.fixShares(q.Fairshare, where)
 		for _, fq := range q.FairshareQueues {
 			if c.Queue(fq) == nil {
-				r.d.Warnf(q.Pos, "%s: FAIRSHARE_QUEUES: queue <%s> is not defined", where, fq)
+				r.d.Warnf(q.KeyPos("FAIRSHARE_QUEUES"), "%s: FAIRSHARE_QUEUES: queue <%s> is not defined", where, fq)
 			}
 		}
 		if len(q.FairshareQueues) > 0 && len(q.Fairshare) == 0 {
-			r.d.Warnf(q.Pos, "%s: FAIRSHARE_QUEUES needs FAIRSHARE in the same queue; ignored", where)
+			r.d.Warnf(q.KeyPos("FAIRSHARE_QUEUES"), "%s: FAIRSHARE_QUEUES needs FAIRSHARE in the same queue; ignored", where)
 			q.FairshareQueues = nil
 		}
 		for _, u := range append(append([]string(nil), q.Users.Names...), q.Admins...) {
 			if strings.HasSuffix(u, "@") {
-				r.d.Warnf(q.Pos, "%s: <%s>: group@ is only meaningful in USER_SHARES", where, u)
+				r.d.Warnf(q.KeyPos("USERS"), "%s: <%s>: group@ is only meaningful in USER_SHARES", where, u)
 			}
 		}
 		if q.Backfill && q.Preemption.Preemptable {
-			r.d.Warnf(q.Pos, "%s: a backfill queue must not be PREEMPTABLE; PREEMPTABLE ignored", where)
+			r.d.Warnf(q.KeyPos("BACKFILL"), "%s: a backfill queue must not be PREEMPTABLE; PREEMPTABLE ignored", where)
 			q.Preemption.Preemptable, q.Preemption.PreemptableBy = false, nil
 		}
 	}
@@ -493,7 +499,7 @@ func (r *resolver) queueHosts(q *Queue, where string) []HostPref {
 			continue
 		case it.Name == "others":
 			if it.Exclude {
-				r.d.Warnf(q.Pos, "%s: HOSTS: ~others is not allowed; ignored", where)
+				r.d.Warnf(q.KeyPos("HOSTS"), "%s: HOSTS: ~others is not allowed; ignored", where)
 				continue
 			}
 			others = &q.HostSpec[i]
@@ -501,7 +507,7 @@ func (r *resolver) queueHosts(q *Queue, where string) []HostPref {
 		}
 		names, ok := r.expandHosts(it.Name)
 		if !ok {
-			r.d.Warnf(q.Pos, "%s: HOSTS: <%s> is not a host or host group of the cluster; ignored", where, it.Name)
+			r.d.Warnf(q.KeyPos("HOSTS"), "%s: HOSTS: <%s> is not a host or host group of the cluster; ignored", where, it.Name)
 			continue
 		}
 		for _, n := range names {
@@ -520,7 +526,7 @@ func (r *resolver) queueHosts(q *Queue, where string) []HostPref {
 		}
 	}
 	if none && (len(set) > 0 || others != nil) {
-		r.d.Warnf(q.Pos, "%s: HOSTS: none cannot be combined with hosts; none ignored", where)
+		r.d.Warnf(q.KeyPos("HOSTS"), "%s: HOSTS: none cannot be combined with hosts; none ignored", where)
 		none = false
 	}
 	if others != nil {
@@ -549,7 +555,7 @@ func (r *resolver) queueHosts(q *Queue, where string) []HostPref {
 		}
 	}
 	if len(set) == 0 {
-		r.d.Warnf(q.Pos, "%s: HOSTS leaves the queue without hosts", where)
+		r.d.Warnf(q.KeyPos("HOSTS"), "%s: HOSTS leaves the queue without hosts", where)
 	}
 	out := []HostPref{}
 	for _, h := range r.inClusterOrder(set) {
@@ -573,18 +579,18 @@ func (r *resolver) preemption() {
 			lo := r.c.Queue(p.Queue)
 			switch {
 			case lo == nil:
-				r.d.Warnf(q.Pos, "%s: PREEMPTION: queue <%s> is not defined; ignored", where, p.Queue)
+				r.d.Warnf(q.KeyPos("PREEMPTION"), "%s: PREEMPTION: queue <%s> is not defined; ignored", where, p.Queue)
 			case lo.Priority >= q.Priority:
-				r.d.Warnf(q.Pos, "%s: PREEMPTION: queue <%s> does not have a lower priority; it cannot be preempted by this queue", where, p.Queue)
+				r.d.Warnf(q.KeyPos("PREEMPTION"), "%s: PREEMPTION: queue <%s> does not have a lower priority; it cannot be preempted by this queue", where, p.Queue)
 			}
 		}
 		for _, n := range q.Preemption.PreemptableBy {
 			hi := r.c.Queue(n)
 			switch {
 			case hi == nil:
-				r.d.Warnf(q.Pos, "%s: PREEMPTION: queue <%s> is not defined; ignored", where, n)
+				r.d.Warnf(q.KeyPos("PREEMPTION"), "%s: PREEMPTION: queue <%s> is not defined; ignored", where, n)
 			case hi.Priority <= q.Priority:
-				r.d.Warnf(q.Pos, "%s: PREEMPTION: queue <%s> does not have a higher priority; it cannot preempt this queue", where, n)
+				r.d.Warnf(q.KeyPos("PREEMPTION"), "%s: PREEMPTION: queue <%s> does not have a higher priority; it cannot preempt this queue", where, n)
 			}
 		}
 	}
@@ -647,29 +653,29 @@ func (r *resolver) pools() {
 		where := "Queue <" + q.Name + ">"
 		switch {
 		case q.SlotPool == "" && q.SlotShare > 0:
-			r.d.Warnf(q.Pos, "%s: SLOT_SHARE without SLOT_POOL; ignored", where)
+			r.d.Warnf(q.KeyPos("SLOT_SHARE"), "%s: SLOT_SHARE without SLOT_POOL; ignored", where)
 			q.SlotShare = 0
 			continue
 		case q.SlotPool == "":
 			if q.MaxSlotsInPool > 0 || q.UsePriorityInPool {
-				r.d.Warnf(q.Pos, "%s: MAX_SLOTS_IN_POOL and USE_PRIORITY_IN_POOL need SLOT_POOL; ignored", where)
+				r.d.Warnf(q.KeyPos("MAX_SLOTS_IN_POOL"), "%s: MAX_SLOTS_IN_POOL and USE_PRIORITY_IN_POOL need SLOT_POOL; ignored", where)
 				q.MaxSlotsInPool, q.UsePriorityInPool = 0, false
 			}
 			continue
 		case q.SlotShare == 0:
-			r.d.Warnf(q.Pos, "%s: SLOT_POOL <%s> without SLOT_SHARE; the queue is not in the pool", where, q.SlotPool)
+			r.d.Warnf(q.KeyPos("SLOT_POOL"), "%s: SLOT_POOL <%s> without SLOT_SHARE; the queue is not in the pool", where, q.SlotPool)
 			q.SlotPool = ""
 			continue
 		}
 		if q.Preemption.Preemptive || q.Preemption.Preemptable {
-			r.d.Warnf(q.Pos, "%s: queues of a slot pool cannot be preemptive or preemptable; PREEMPTION ignored", where)
+			r.d.Warnf(q.KeyPos("PREEMPTION"), "%s: queues of a slot pool cannot be preemptive or preemptable; PREEMPTION ignored", where)
 			q.Preemption = Preemption{}
 		}
 		if q.SlotReserve > 0 {
-			r.d.Warnf(q.Pos, "%s: SLOT_RESERVE should not be used in a queue of a slot pool", where)
+			r.d.Warnf(q.KeyPos("SLOT_RESERVE"), "%s: SLOT_RESERVE should not be used in a queue of a slot pool", where)
 		}
 		if len(q.FairshareQueues) > 0 {
-			r.d.Warnf(q.Pos, "%s: a cross-queue fairshare queue should not be part of a slot pool", where)
+			r.d.Warnf(q.KeyPos("FAIRSHARE_QUEUES"), "%s: a cross-queue fairshare queue should not be part of a slot pool", where)
 		}
 		p := byName[q.SlotPool]
 		if p == nil {
@@ -679,10 +685,10 @@ func (r *resolver) pools() {
 			c.Pools = append(c.Pools, p)
 		} else {
 			if q.MaxSlotsInPool > 0 || q.UsePriorityInPool {
-				r.d.Warnf(q.Pos, "%s: MAX_SLOTS_IN_POOL and USE_PRIORITY_IN_POOL are read from the pool's first queue <%s>; ignored here", where, first[q.SlotPool].Name)
+				r.d.Warnf(q.KeyPos("MAX_SLOTS_IN_POOL"), "%s: MAX_SLOTS_IN_POOL and USE_PRIORITY_IN_POOL are read from the pool's first queue <%s>; ignored here", where, first[q.SlotPool].Name)
 			}
 			if !sameHosts(first[q.SlotPool].Hosts, q.Hosts) {
-				r.d.Warnf(q.Pos, "%s: the queues of pool <%s> must use the same hosts as queue <%s>", where, q.SlotPool, first[q.SlotPool].Name)
+				r.d.Warnf(q.KeyPos("HOSTS"), "%s: the queues of pool <%s> must use the same hosts as queue <%s>", where, q.SlotPool, first[q.SlotPool].Name)
 			}
 		}
 		p.Queues = append(p.Queues, QueueShare{Queue: q.Name, Share: q.SlotShare})

@@ -425,7 +425,10 @@ func (c *ClusterFile) parseResourceMap(sec *lex.Section, sh *Shared, d *Diagnost
 		ok := true
 		for _, it := range items {
 			in, good := c.instance(it, where, res, d)
-			ok = ok && good
+			if !good {
+				ok = false
+				break
+			}
 			m.Instances = append(m.Instances, in)
 		}
 		if ok {

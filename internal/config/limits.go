@@ -134,7 +134,7 @@ func parseLimits(f *lex.File, memScale float64, d *Diagnostics) []*Limit {
 			for _, kv := range sec.KeyValues(d) {
 				ok = l.set(kvVal(kv, "Limit", d), memScale) && ok
 			}
-			if l.check(d) && ok {
+			if ok && l.check(d) {
 				out = append(out, l)
 			}
 			continue
@@ -161,7 +161,7 @@ func parseLimits(f *lex.File, memScale float64, d *Diagnostics) []*Limit {
 				}
 				ok = l.set(v, memScale) && ok
 			}
-			if l.check(d) && ok {
+			if ok && l.check(d) {
 				out = append(out, l)
 			}
 		}
@@ -194,6 +194,10 @@ func (l *Limit) set(v val, memScale float64) bool {
 			v.warnf("%s is given twice; the last value is used", v.key)
 		}
 		*c = Consumer{Set: true}
+		if (lex.Token{Text: strings.TrimSpace(v.text)}).IsDefault() {
+			c.All = true // "()" or "-": every consumer, as in the vertical layout
+			return true
+		}
 		for _, n := range v.names() {
 			switch {
 			case n == "all":

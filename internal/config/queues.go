@@ -558,6 +558,7 @@ func (q *Queue) set(v val, unit string) {
 }
 
 func (q *Queue) addThreshold(v val, index string) {
+	v.key = v.orig
 	t, ok := v.threshold(index)
 	if !ok {
 		return
@@ -569,6 +570,17 @@ func (q *Queue) addThreshold(v val, index string) {
 		}
 	}
 	q.Thresholds = append(q.Thresholds, t)
+}
+
+// KeyPos returns where parameter key (upper case) is defined in the queue's
+// section, or the section's position.
+func (q *Queue) KeyPos(key string) Pos {
+	for i := len(q.Raw) - 1; i >= 0; i-- {
+		if q.Raw[i].Key == key {
+			return q.Raw[i].Pos
+		}
+	}
+	return q.Pos
 }
 
 // Threshold returns the queue's threshold for a load index.
@@ -645,8 +657,7 @@ func (v val) preemption() Preemption {
 		kw, list := w.Text, ""
 		if i := strings.IndexByte(w.Text, '['); i >= 0 {
 			if !strings.HasSuffix(w.Text, "]") {
-				v.d.Warnf(w.Pos, "%sPREEMPTION: missing ']' in <%s>; ignored", v.prefix(), w.Text)
-				continue
+				continue // reported by words
 			}
 			kw, list = w.Text[:i], w.Text[i+1:len(w.Text)-1]
 		}

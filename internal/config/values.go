@@ -70,7 +70,12 @@ func (v val) inner() val {
 
 // words splits the value into blank-separated fields (groups kept whole).
 func (v val) words() []lex.Token {
-	return lex.Fields(v.text, func(off int) Pos { return v.pos.Add(off) }, v.d)
+	var scratch Diagnostics
+	toks := lex.Fields(v.text, func(off int) Pos { return v.pos.Add(off) }, &scratch)
+	for _, x := range scratch {
+		v.d.Warnf(x.Pos, "%s%s: %s", v.prefix(), v.key, x.Msg)
+	}
+	return toks
 }
 
 func (v val) int(min, max int) (int, bool) {
@@ -179,6 +184,7 @@ type LoadThreshold struct {
 	Stop     float64
 	HasSched bool
 	HasStop  bool
+	Pos      Pos
 }
 
 func (t LoadThreshold) String() string {
@@ -223,7 +229,7 @@ func canonicalIndex(name string) (string, bool) {
 
 // threshold parses loadSched[/loadStop] ("-" or "" for an absent side).
 func (v val) threshold(index string) (LoadThreshold, bool) {
-	t := LoadThreshold{Index: index}
+	t := LoadThreshold{Index: index, Pos: v.keyPos}
 	sched, stop, hasSlash := strings.Cut(strings.TrimSpace(v.text), "/")
 	parse := func(s string) (float64, bool, bool) {
 		s = strings.TrimSpace(s)
@@ -248,6 +254,7 @@ func (v val) threshold(index string) (LoadThreshold, bool) {
 		}
 	}
 	if !t.HasSched && !t.HasStop {
+		v.bad("is not loadSched[/loadStop]")
 		return t, false
 	}
 	return t, true

@@ -1,6 +1,8 @@
 package lex
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,6 +268,10 @@ func (r *reader) directive(d directiveLine, pos Pos, name string, depth int, con
 		}
 		src, err := r.opts.ReadFile(path)
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
 			r.diags.Errorf(pos, "#INCLUDE \"%s\": %v", path, err)
 			return
 		}
