@@ -128,6 +128,13 @@ const (
 	opOr
 	opStrCmp
 	opDefined
+	// Fused forms for the common shapes, saving a node visit each:
+	opNumCmpK // Num[idx] cmp val      (mem > 4000)
+	opCmpK    // eval(a) cmp val       ((...) / 6 < 1.0)
+	opArithK  // eval(a) cmp val, cmp one of * / + -   (r15s * 2)
+	opKArith  // val cmp eval(a)                       (2 * r15s)
+	opArithKNum
+	opKArithNum
 )
 
 type node struct {
@@ -190,7 +197,7 @@ func (c *compiler) index(name string) (int, error) {
 }
 
 func (c *compiler) simple(s *Simple) (*Compiled, error) {
-	out := &Compiled{Kind: KindSimple, root: -1, named: make([]uint64, (c.t.Len()+63)/64)}
+	out := &Compiled{Kind: KindSimple, root: -1, named: make([]uint64, (c.t.Len()+63)/64), nodes: make([]node, 0, 16)}
 	if s == nil {
 		s = &Simple{TypeRule: TypeLocal}
 	}
@@ -267,10 +274,35 @@ func (c *compiler) add(out *Compiled, n node) int32 {
 	return int32(len(out.nodes) - 1)
 }
 
-var binOps = map[Token]opcode{
-	MUL: opMul, QUO: opDiv, ADD: opAdd, SUB: opSub,
-	GTR: opGT, LSS: opLT, GEQ: opGE, LEQ: opLE, EQL: opEQ, ASSIGN: opEQ, NEQ: opNE,
-	LAND: opAnd, LOR: opOr,
+// binOp returns the opcode of a binary operator.
+func binOp(t Token) (opcode, bool) {
+	switch t {
+	case MUL:
+		return opMul, true
+	case QUO:
+		return opDiv, true
+	case ADD:
+		return opAdd, true
+	case SUB:
+		return opSub, true
+	case GTR:
+		return opGT, true
+	case LSS:
+		return opLT, true
+	case GEQ:
+		return opGE, true
+	case LEQ:
+		return opLE, true
+	case EQL, ASSIGN:
+		return opEQ, true
+	case NEQ:
+		return opNE, true
+	case LAND:
+		return opAnd, true
+	case LOR:
+		return opOr, true
+	}
+	return 0, false
 }
 
 func (c *compiler) expr(out *Compiled, x Expr) (int32, error) {
@@ -316,6 +348,9 @@ func (c *compiler) expr(out *Compiled, x Expr) (int32, error) {
 		if n, ok := c.strCmp(out, x); ok {
 			return n, nil
 		}
+		if n, ok, err := c.fused(out, x); ok || err != nil {
+			return n, err
+		}
 		a, err := c.expr(out, x.X)
 		if err != nil {
 			return 0, err
@@ -324,7 +359,7 @@ func (c *compiler) expr(out *Compiled, x Expr) (int32, error) {
 		if err != nil {
 			return 0, err
 		}
-		op, ok := binOps[x.Op]
+		op, ok := binOp(x.Op)
 		if !ok {
 			return 0, fmt.Errorf("compiling resource requirement: %w: operator %s", ErrSyntax, x.Op)
 		}
@@ -333,6 +368,99 @@ func (c *compiler) expr(out *Compiled, x Expr) (int32, error) {
 		return 0, fmt.Errorf("compiling resource requirement: %w: string %q outside a comparison", ErrSyntax, x.Value)
 	}
 	return 0, fmt.Errorf("compiling resource requirement: %w: unexpected %T", ErrSyntax, x)
+}
+
+// fused compiles a binary operation with a literal operand into one node.
+func (c *compiler) fused(out *Compiled, x *BinaryExpr) (int32, bool, error) {
+	var other Expr
+	var k float64
+	op := x.Op
+	litLeft := false
+	if lit, ok := x.Y.(*NumberLit); ok {
+		other, k = x.X, lit.Scaled()
+	} else if lit, ok := x.X.(*NumberLit); ok {
+		other, k, litLeft = x.Y, lit.Scaled(), true
+	} else {
+		return 0, false, nil
+	}
+	switch {
+	case op.IsComparison():
+		if litLeft {
+			op = mirror(op)
+		}
+		if id, ok := other.(*Ident); ok {
+			i, err := c.index(id.Name)
+			if err != nil {
+				return 0, false, err
+			}
+			if c.t.Def(i).Type == Numeric {
+				out.named[i/64] |= 1 << (i % 64)
+				return c.add(out, node{op: opNumCmpK, cmp: op, idx: int32(i), val: k}), true, nil
+			}
+		}
+		a, err := c.expr(out, other)
+		if err != nil {
+			return 0, false, err
+		}
+		return c.add(out, node{op: opCmpK, cmp: op, a: a, val: k}), true, nil
+	case op.IsArithmetic():
+		if id, ok := other.(*Ident); ok {
+			i, err := c.index(id.Name)
+			if err != nil {
+				return 0, false, err
+			}
+			if c.t.Def(i).Type == Numeric {
+				out.named[i/64] |= 1 << (i % 64)
+				code := opArithKNum
+				if litLeft {
+					code = opKArithNum
+				}
+				return c.add(out, node{op: code, cmp: op, idx: int32(i), val: k}), true, nil
+			}
+		}
+		a, err := c.expr(out, other)
+		if err != nil {
+			return 0, false, err
+		}
+		code := opArithK
+		if litLeft {
+			code = opKArith
+		}
+		return c.add(out, node{op: code, cmp: op, a: a, val: k}), true, nil
+	}
+	return 0, false, nil
+}
+
+func compare(cmp Token, a, b float64) bool {
+	switch cmp {
+	case GTR:
+		return a > b
+	case LSS:
+		return a < b
+	case GEQ:
+		return a >= b
+	case LEQ:
+		return a <= b
+	case EQL, ASSIGN:
+		return a == b
+	case NEQ:
+		return a != b && a == a && b == b
+	}
+	return false
+}
+
+func arith(op Token, a, b float64) float64 {
+	switch op {
+	case MUL:
+		return a * b
+	case QUO:
+		return a / b
+	case ADD:
+		return a + b
+	case SUB:
+		return a - b
+	}
+	return math.NaN()
 }
 
 // strCmp compiles resource OP value (either way round). type/model == any
@@ -437,6 +565,27 @@ func (c *Compiled) eval(i int32, h *Host) float64 {
 			return b2f(s <= n.str)
 		}
 		return 0
+	case opNumCmpK:
+		if int(n.idx) < len(h.Num) {
+			return b2f(compare(n.cmp, h.Num[n.idx], n.val))
+		}
+		return 0
+	case opCmpK:
+		return b2f(compare(n.cmp, c.eval(n.a, h), n.val))
+	case opArithK:
+		return arith(n.cmp, c.eval(n.a, h), n.val)
+	case opKArith:
+		return arith(n.cmp, n.val, c.eval(n.a, h))
+	case opArithKNum:
+		if int(n.idx) < len(h.Num) {
+			return arith(n.cmp, h.Num[n.idx], n.val)
+		}
+		return math.NaN()
+	case opKArithNum:
+		if int(n.idx) < len(h.Num) {
+			return arith(n.cmp, n.val, h.Num[n.idx])
+		}
+		return math.NaN()
 	case opDefined:
 		switch n.cmp {
 		case STRING:

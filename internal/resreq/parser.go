@@ -168,6 +168,7 @@ func (p *parser) init() {
 	sc.Init(body, base, func(pos int, near, msg string) {
 		p.errs.Add(p.arg, pos, near, msg, ErrSyntax)
 	})
+	p.toks = make([]token, 0, len(body)/3+4)
 	for {
 		pos, tok, lit := sc.Scan()
 		if tok == EOF {
@@ -220,12 +221,17 @@ var sectionKeywords = []string{"affinity", "select", "rusage", "order", "span", 
 // keyword returns the canonical section keyword lit names, or "". The strict
 // syntax is case-sensitive; otherwise case is ignored.
 func (p *parser) keyword(lit string) string {
-	for _, kw := range sectionKeywords {
+	kw, _ := p.keywordIndex(lit)
+	return kw
+}
+
+func (p *parser) keywordIndex(lit string) (string, int) {
+	for i, kw := range sectionKeywords {
 		if lit == kw || !p.strict && strings.EqualFold(lit, kw) {
-			return kw
+			return kw, i
 		}
 	}
-	return ""
+	return "", -1
 }
 
 // isFunc reports whether lit names function fn.
@@ -407,7 +413,8 @@ func (p *parser) parseSimple(ts []token, endPos int) *Simple {
 			p.failTok(t, "unexpected "+t.lit)
 		}
 	}
-	var secs []rawSection
+	var secBuf [6]rawSection
+	secs := secBuf[:0]
 	selectSeen := false
 	i, n := 0, len(ts)
 	if n > 0 && !p.isSectionStart(ts, 0) {
@@ -435,7 +442,7 @@ func (p *parser) parseSimple(ts []token, endPos int) *Simple {
 		selectSeen = true
 		i = j
 	}
-	seen := map[string]bool{}
+	var seen [8]bool // by sectionKeywords index
 	for i < n {
 		if !p.isSectionStart(ts, i) {
 			j := i
@@ -469,7 +476,7 @@ func (p *parser) parseSimple(ts []token, endPos int) *Simple {
 		if k >= n {
 			p.fail(kw.pos, kw.lit, "missing ]")
 		}
-		name := p.keyword(kw.lit)
+		name, kwi := p.keywordIndex(kw.lit)
 		sec := rawSection{kw: kw, name: name, content: ts[i+2 : k], closePos: ts[k].pos}
 		i = k + 1
 		switch {
@@ -483,10 +490,10 @@ func (p *parser) parseSimple(ts []token, endPos int) *Simple {
 			selectSeen = true
 		case p.selectOnly:
 			continue // not checked by BSUB_CHK_RESREQ
-		case seen[name]:
+		case seen[kwi]:
 			p.failTok(kw, MsgDuplicateSection)
 		}
-		seen[name] = true
+		seen[kwi] = true
 		secs = append(secs, sec)
 	}
 	s := &Simple{}

@@ -10,8 +10,9 @@ import (
 // strict select syntax: their names and keywords ignore case when nothing
 // matches exactly.
 
-// split cuts ts at each sep token, returning the pieces and the separators.
-func split(ts []token, sep Token) (pieces [][]token, seps []token) {
+// split cuts ts at each sep token, appending the pieces and the separators
+// to the given slices (callers pass stack buffers).
+func split(ts []token, sep Token, pieces [][]token, seps []token) ([][]token, []token) {
 	start := 0
 	for i, t := range ts {
 		if t.tok == sep {
@@ -21,6 +22,19 @@ func split(ts []token, sep Token) (pieces [][]token, seps []token) {
 		}
 	}
 	return append(pieces, ts[start:]), seps
+}
+
+// seenSet is a small set of resource indices (sections name few).
+type seenSet []int
+
+func (s *seenSet) add(i int) bool {
+	for _, j := range *s {
+		if j == i {
+			return false
+		}
+	}
+	*s = append(*s, i)
+	return true
 }
 
 // emptyPiece reports an empty piece of a separated list.
@@ -58,8 +72,12 @@ func (p *parser) parseOrder(kw token, ts []token, closePos int) *OrderSection {
 		sec.Resort = true
 		ts = ts[1:]
 	}
-	pieces, seps := split(ts, COLON)
-	seen := map[int]bool{}
+	var pbuf [8][]token
+	var sbuf [8]token
+	var seenBuf [8]int
+	pieces, seps := split(ts, COLON, pbuf[:0], sbuf[:0])
+	seen := seenSet(seenBuf[:0])
+	sec.Keys = make([]*OrderKeyExpr, 0, len(pieces))
 	for i, piece := range pieces {
 		if len(piece) == 0 {
 			p.emptyPiece(i, seps, kw, closePos)
@@ -82,10 +100,9 @@ func (p *parser) parseOrder(kw token, ts []token, closePos int) *OrderSection {
 		if d.Type != Numeric {
 			p.failTok(piece[0], "order needs a numeric resource")
 		}
-		if seen[idx] {
+		if !seen.add(idx) {
 			p.failTok(piece[0], "resource appears twice in order")
 		}
-		seen[idx] = true
 		key.Name = d.Name
 		sec.Keys = append(sec.Keys, key)
 	}
@@ -99,21 +116,24 @@ func (p *parser) parseRusage(kw token, ts []token, closePos int) *RusageSection 
 		return nil
 	}
 	sec := &RusageSection{Pos: kw.pos}
-	alts, altSeps := split(ts, LOR)
+	var abuf, gbuf, ibuf [8][]token
+	var asep, gsep, isep [8]token
+	var seenBuf [8]int
+	alts, altSeps := split(ts, LOR, abuf[:0], asep[:0])
 	for ai, altToks := range alts {
 		if len(altToks) == 0 {
 			p.emptyPiece(ai, altSeps, kw, closePos)
 		}
 		alt := &RusageAlt{}
-		seen := map[int]bool{}
-		groups, groupSeps := split(altToks, COMMA)
+		seen := seenSet(seenBuf[:0])
+		groups, groupSeps := split(altToks, COMMA, gbuf[:0], gsep[:0])
 		for gi, groupToks := range groups {
 			if len(groupToks) == 0 {
 				p.emptyPiece(gi, groupSeps, kw, closePos)
 			}
 			g := &RusageGroup{Decay: -1}
 			dropped := 0
-			items, itemSeps := split(groupToks, COLON)
+			items, itemSeps := split(groupToks, COLON, ibuf[:0], isep[:0])
 			for ii, it := range items {
 				if len(it) == 0 {
 					p.emptyPiece(ii, itemSeps, kw, closePos)
@@ -166,10 +186,9 @@ func (p *parser) parseRusage(kw token, ts []token, closePos int) *RusageSection 
 						dropped++
 						continue
 					}
-					if seen[idx] {
+					if !seen.add(idx) {
 						p.failTok(name, "resource appears twice in rusage")
 					}
-					seen[idx] = true
 					lit := p.numberLit(val)
 					p.memValue(lit, idx)
 					g.Items = append(g.Items, &RusageItem{Pos: name.pos, Name: d.Name, Value: lit})
@@ -344,8 +363,11 @@ func (p *parser) parseSame(kw token, ts []token, closePos int) *SameSection {
 		return nil
 	}
 	sec := &SameSection{Pos: kw.pos}
-	pieces, seps := split(ts, COLON)
-	seen := map[int]bool{}
+	var pbuf [8][]token
+	var sbuf [8]token
+	var seenBuf [8]int
+	pieces, seps := split(ts, COLON, pbuf[:0], sbuf[:0])
+	seen := seenSet(seenBuf[:0])
 	for i, piece := range pieces {
 		if len(piece) == 0 {
 			p.emptyPiece(i, seps, kw, closePos)
@@ -360,10 +382,9 @@ func (p *parser) parseSame(kw token, ts []token, closePos int) *SameSection {
 		if d.Dynamic() {
 			p.failTok(piece[0], "same needs a static resource")
 		}
-		if seen[idx] {
+		if !seen.add(idx) {
 			p.failTok(piece[0], "resource appears twice in same")
 		}
-		seen[idx] = true
 		sec.Names = append(sec.Names, d.Name)
 	}
 	return sec
@@ -378,7 +399,9 @@ func (p *parser) parseCu(kw token, ts []token, closePos int) *CuSection {
 		return nil
 	}
 	sec := &CuSection{Pos: kw.pos}
-	pieces, seps := split(ts, COLON)
+	var pbuf [8][]token
+	var sbuf [8]token
+	pieces, seps := split(ts, COLON, pbuf[:0], sbuf[:0])
 	seen := map[string]bool{}
 	for i, piece := range pieces {
 		if len(piece) == 0 {
