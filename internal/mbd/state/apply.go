@@ -235,9 +235,7 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 		}
 	}
 	s.specs[spec]-- // internSpec counted the first use
-	if n.JobID >= s.nextJobID {
-		s.nextJobID = n.JobID + 1
-	}
+	s.lastJobID = n.JobID
 	return nil
 }
 

@@ -22,7 +22,7 @@ func (s *State) Snapshot() ([]byte, uint64) {
 		b = wire.AppendVarint(b, uint64(r.SizeWire()))
 		b = r.AppendWire(b)
 	}
-	meta := &api.SnapMeta{Version: snapVersion, NextJobID: s.nextJobID, LastOrder: s.lastOrder,
+	meta := &api.SnapMeta{Version: snapVersion, NextJobID: s.lastJobID + 1, LastOrder: s.lastOrder,
 		Finished: s.finished, MasterStart: s.masterStart, Jobs: int64(len(s.jobs))}
 	for _, name := range sortedKeys(s.queues) {
 		q := s.queues[name]
@@ -138,7 +138,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 				return fmt.Errorf("snapshot version %d not supported", m.Version)
 			}
 			gotMeta = true
-			ns.nextJobID, ns.lastOrder, ns.finished, ns.masterStart = m.NextJobID, m.LastOrder, m.Finished, m.MasterStart
+			ns.lastJobID, ns.lastOrder, ns.finished, ns.masterStart = m.NextJobID-1, m.LastOrder, m.Finished, m.MasterStart
 			for _, q := range m.Queues {
 				ns.queues[q.Name] = &QueueState{Closed: q.Closed, Inactive: q.Inactive}
 			}
@@ -203,7 +203,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 	defer s.mu.Unlock()
 	s.jobs, s.arrays, s.pending, s.onHost, s.byName = ns.jobs, ns.arrays, ns.pending, ns.onHost, ns.byName
 	s.queues, s.hosts, s.envs, s.strs, s.specs = ns.queues, ns.hosts, ns.envs, ns.strs, ns.specs
-	s.nextJobID, s.lastOrder, s.finished, s.masterStart, s.applied, s.counts = ns.nextJobID, ns.lastOrder, ns.finished, ns.masterStart, ns.applied, ns.counts
+	s.lastJobID, s.lastOrder, s.finished, s.masterStart, s.applied, s.counts = ns.lastJobID, ns.lastOrder, ns.finished, ns.masterStart, ns.applied, ns.counts
 	return nil
 }
 

@@ -40,7 +40,7 @@ type State struct {
 	strs    stringTable
 	specs   map[*Spec]int // spec -> jobs using it
 
-	nextJobID   int64 // smallest ID never used since the last wrap
+	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
 	finished    int64 // jobs finished since the last event log switch
 	masterStart int64
@@ -63,7 +63,6 @@ func New() *State {
 		envs:      newEnvTable(),
 		strs:      stringTable{},
 		specs:     map[*Spec]int{},
-		nextJobID: 1,
 		counts:    map[api.JobState]int{},
 	}
 }
@@ -202,8 +201,9 @@ func (v *View) HostState(host string) HostState {
 	return HostState{}
 }
 
-// NextJobID is the smallest job ID not yet used since the last wrap.
-func (v *View) NextJobID() int64 { return v.s.nextJobID }
+// LastJobID is the ID of the last submission applied, in log order: new
+// IDs continue after it (wrapping at MAX_JOBID).
+func (v *View) LastJobID() int64 { return v.s.lastJobID }
 
 // HasJobID reports whether any job or array with this ID is in the system.
 func (v *View) HasJobID(id int64) bool {
