@@ -1,0 +1,200 @@
+package election
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/basalt-lsf/basalt/internal/clock"
+)
+
+// Elector is what the rest of Basalt needs from master election.
+type Elector interface {
+	// Master returns the current master host, "" while unknown.
+	Master() string
+	// Changed returns a channel closed at the next change of master.
+	Changed() <-chan struct{}
+}
+
+// View is a LIM's answer to a probe.
+type View struct {
+	Host     string
+	Master   string
+	IsMaster bool
+}
+
+// Prober asks the LIM of host for its view; an error means it is down.
+type Prober interface {
+	Probe(ctx context.Context, host string) (View, error)
+}
+
+// Config configures an Election.
+type Config struct {
+	Self         string
+	Candidates   []string // master candidates, in order
+	Interval     time.Duration
+	ProbeTimeout time.Duration
+	// Retry is the wait before the next round while the master is unknown
+	// or after Poke (one second when 0).
+	Retry  time.Duration
+	Clock  clock.Clock
+	Prober Prober
+	// OnChange, when set, is called from Run's goroutine after each change.
+	OnChange func(old, new string)
+}
+
+// Election runs master election for one LIM.
+type Election struct {
+	cfg  Config
+	poke chan struct{}
+
+	mu      sync.Mutex // guards the published result; written by Run only
+	master  string
+	epoch   uint64
+	changed chan struct{}
+}
+
+var _ Elector = (*Election)(nil)
+
+// New returns an Election; call Run to start it.
+func New(cfg Config) *Election {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.Retry == 0 {
+		cfg.Retry = time.Second
+	}
+	if cfg.ProbeTimeout == 0 {
+		cfg.ProbeTimeout = 2 * time.Second
+	}
+	return &Election{cfg: cfg, poke: make(chan struct{}, 1), changed: make(chan struct{})}
+}
+
+// Master implements Elector.
+func (e *Election) Master() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.master
+}
+
+// State returns the master and the number of changes seen.
+func (e *Election) State() (string, uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.master, e.epoch
+}
+
+// IsMaster reports whether this LIM is the master.
+func (e *Election) IsMaster() bool { return e.Master() == e.cfg.Self && e.cfg.Self != "" }
+
+// Changed implements Elector.
+func (e *Election) Changed() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+// Poke asks for a new round soon (after Retry).
+func (e *Election) Poke() {
+	select {
+	case e.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Candidate reports whether host is a master candidate.
+func (e *Election) Candidate(host string) bool { return index(e.cfg.Candidates, host) >= 0 }
+
+func index(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *Election) set(m string) {
+	e.mu.Lock()
+	old := e.master
+	if old == m {
+		e.mu.Unlock()
+		return
+	}
+	e.master = m
+	e.epoch++
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+	if e.cfg.OnChange != nil {
+		e.cfg.OnChange(old, m)
+	}
+}
+
+// Run decides at once, then every Interval, until ctx ends.
+func (e *Election) Run(ctx context.Context) error {
+	for {
+		m := e.Decide(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		e.set(m)
+		wait := e.cfg.Interval
+		if m == "" {
+			wait = e.cfg.Retry
+		}
+		t := e.cfg.Clock.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C():
+		case <-e.poke:
+			t.Stop()
+			r := e.cfg.Clock.NewTimer(e.cfg.Retry)
+			select {
+			case <-ctx.Done():
+				r.Stop()
+				return nil
+			case <-r.C():
+			}
+		}
+	}
+}
+
+// Decide runs one round of probes and returns the master it finds.
+func (e *Election) Decide(ctx context.Context) string {
+	self := e.cfg.Self
+	me := index(e.cfg.Candidates, self)
+	limit := len(e.cfg.Candidates)
+	if me >= 0 {
+		limit = me
+	}
+	for i := 0; i < limit; i++ {
+		c := e.cfg.Candidates[i]
+		v, err := e.probe(ctx, c)
+		if err != nil {
+			continue
+		}
+		if v.IsMaster {
+			return c
+		}
+		if v.Master != "" && v.Master != c && v.Master != self {
+			if w, err := e.probe(ctx, v.Master); err == nil && w.IsMaster {
+				return v.Master
+			}
+		}
+		// The first candidate alive is, or is about to become, master.
+		return c
+	}
+	if me >= 0 {
+		return self
+	}
+	return ""
+}
+
+func (e *Election) probe(ctx context.Context, host string) (View, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.ProbeTimeout)
+	defer cancel()
+	return e.cfg.Prober.Probe(ctx, host)
+}
