@@ -72,7 +72,7 @@ func (r Ref) String() string {
 	case r.JobID != 0:
 		return strconv.FormatInt(r.JobID, 10)
 	}
-	return strconv.Quote(r.Name)
+	return `"` + r.Name + `"` // names cannot contain quotes: no escaping
 }
 
 // Expr is a parsed dependency expression.
@@ -418,7 +418,7 @@ func (e *Expr) String() string {
 	case e.Func == ExitF && e.CmpOp != "":
 		arg = fmt.Sprintf(", %s %d", e.CmpOp, e.Value)
 	case e.Func == External:
-		arg = fmt.Sprintf(", %q", e.Text)
+		arg = `, "` + e.Text + `"`
 	case e.Func >= NumDone && e.All:
 		arg = ", *"
 	case e.Func >= NumDone:
