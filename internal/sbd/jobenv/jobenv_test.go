@@ -84,7 +84,9 @@ func TestEnvVariants(t *testing.T) {
 		{"first run of rerunnable job", func(l *api.JobLaunch) { l.Spec.Rerunnable = true }, map[string]string{"LSB_RESTART": ""}},
 		{"name from -J", func(l *api.JobLaunch) { l.JobName, l.Spec.JobName = "", "fromJ" }, map[string]string{"LSB_JOBNAME": "fromJ"}},
 		{"name from command", func(l *api.JobLaunch) { l.JobName = "" }, map[string]string{"LSB_JOBNAME": "sleep 10"}},
-		{"name from script", func(l *api.JobLaunch) { l.JobName, l.Spec.Command, l.Spec.FromScript = "", "#!/bin/sh\n#BSUB -q x\necho hi\n", true },
+		{"name from script", func(l *api.JobLaunch) {
+			l.JobName, l.Spec.Command, l.Spec.FromScript = "", "#!/bin/sh\n#BSUB -q x\necho hi\n", true
+		},
 			map[string]string{"LSB_JOBNAME": "#!/bin/sh;#BSUB -q x;echo hi"}},
 		{"no PATH", func(l *api.JobLaunch) { l.Spec.Env = nil }, map[string]string{"PATH": "/bin:/usr/bin"}},
 		{"checkpoint", func(l *api.JobLaunch) { l.Spec.ChkpntDir, l.Spec.ChkpntPeriod = "/ck", 600 },
