@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/config/lex"
 )
 
 // A small in-memory cluster "t" for table tests. Each test replaces or adds
@@ -115,4 +116,22 @@ func TestFixtureIsClean(t *testing.T) {
 	if c.ClusterName() != "t" || len(c.BatchHosts) != 3 || len(c.Queues) != 1 {
 		t.Fatalf("fixture: %s", c)
 	}
+}
+
+// lexParse lexes one file of m as the loader does for lsb.* files.
+func lexParse(path string, m memFS, d *Diagnostics) (*lex.File, error) {
+	src, err := m.read(path)
+	if err != nil {
+		return nil, err
+	}
+	f, ld := lex.Parse(path, src, lex.Options{Includes: true, TimeBlocks: true, ReadFile: m.read, Now: wednesdayNoon})
+	*d = append(*d, ld...)
+	return f, nil
+}
+
+func must(f *lex.File, err error) *lex.File {
+	if err != nil {
+		panic(err)
+	}
+	return f
 }

@@ -637,7 +637,7 @@ func (v val) hostSpec() []HostSpecItem {
 				continue
 			}
 		}
-		if !nameOK(it.Name) || strings.Contains(it.Name, "+") {
+		if !nameOK(strings.NewReplacer("[", "", "]", "").Replace(it.Name)) || strings.Contains(it.Name, "+") {
 			v.d.Warnf(w.Pos, "%sHOSTS: bad host specification <%s>; ignored", v.prefix(), w.Text)
 			continue
 		}
