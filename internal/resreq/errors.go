@@ -37,8 +37,9 @@ type Error struct {
 	Err error
 }
 
-// Error returns LSF's check-mode form: Error near "<token>": <reason>.
-func (e *Error) Error() string { return fmt.Sprintf("Error near %q: %s", e.Near, e.Msg) }
+// Error returns LSF's check-mode form: Error near "<token>": <reason>, the
+// token as written (not escaped).
+func (e *Error) Error() string { return "Error near \"" + e.Near + "\": " + e.Msg }
 
 // Unwrap returns the class of the error.
 func (e *Error) Unwrap() error {

@@ -209,7 +209,18 @@ func (p *parser) failClass(pos int, near, msg string, class error) {
 	panic(bailout{})
 }
 
-func (p *parser) failTok(t token, msg string) { p.fail(t.pos, t.lit, msg) }
+func (p *parser) failTok(t token, msg string) { p.fail(t.pos, tokenText(t), msg) }
+
+// tokenText is a token as written: strings with their quotes.
+func tokenText(t token) string {
+	switch t.tok {
+	case STRING:
+		return "'" + t.lit + "'"
+	case DSTRING:
+		return `"` + t.lit + `"`
+	}
+	return t.lit
+}
 
 func (p *parser) note(pos int, near, msg string) {
 	p.notes = append(p.notes, &Error{Arg: p.arg, Pos: pos, Near: near, Msg: msg, Err: ErrSyntax})
