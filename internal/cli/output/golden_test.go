@@ -61,7 +61,7 @@ func fixtureJobs() []*api.JobRecord {
 		},
 		{ // parallel job on two hosts, long names everywhere
 			JobID: 12345678, User: "averyverylonguser", State: api.StateRun, Queue: "verylongqueuename",
-			FromHost: "login-node-01.example.org",
+			FromHost:  "login-node-01.example.org",
 			ExecHosts: []*api.ExecHost{{Host: "hostA", Slots: 4}, {Host: "hostB", Slots: 2}},
 			JobName:   "averylongjobname_with_suffix", SubmitTime: at(1, 5, 9, 7, 0), StartTime: at(1, 5, 9, 8, 0),
 			NumSlots: 6, Spec: &api.JobSpec{Command: "mpirun ./a.out", JobName: "averylongjobname_with_suffix",
@@ -71,7 +71,7 @@ func fixtureJobs() []*api.JobRecord {
 		{ // pending job with reasons
 			JobID: 7678, User: "user1", State: api.StatePend, Queue: "priority", FromHost: "hostD",
 			JobName: "verilog", SubmitTime: at(3, 28, 13, 8, 0),
-			Spec:    &api.JobSpec{Command: "verilog", SubCwd: "/home/user1", SubHome: "/home/user1"},
+			Spec: &api.JobSpec{Command: "verilog", SubCwd: "/home/user1", SubHome: "/home/user1"},
 			PendReasons: []*api.PendReason{
 				{Code: 1318, NumHosts: 3, Hosts: []string{"hostA", "hostB", "hostC"}},
 				{Code: 1305, NumHosts: 1, Hosts: []string{"hostE"}},

@@ -214,8 +214,8 @@ func hostsAfterFirst(hosts []string, pending bool) []string {
 // a record with Index 0 names the array (its ArraySpec and user).
 func WriteArraySummary(w io.Writer, jobs []*api.JobRecord, o *Options) error {
 	type summary struct {
-		id                                        int64
-		name, user                                string
+		id                                       int64
+		name, user                               string
 		njobs, pend, done, run, exit, ss, us, ps int
 	}
 	var order []int64

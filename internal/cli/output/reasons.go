@@ -130,11 +130,11 @@ func PendReasonText(r *api.PendReason) string {
 	}
 	code := r.Code
 	switch {
-	case code >= pendHostJobRusage:
+	case code >= pendHostJobRusage && code < pendHostJobRusage+300:
 		return "Job's requirements for reserving resource (" + indexName(code-pendHostJobRusage, r.Detail) + ") not satisfied"
-	case code >= pendHostQueRusage:
+	case code >= pendHostQueRusage && code < pendHostJobRusage:
 		return "Queue requirements for reserving resource (" + indexName(code-pendHostQueRusage, r.Detail) + ") not satisfied"
-	case code >= pendHostLoad:
+	case code >= pendHostLoad && code < pendHostQueRusage:
 		idx := code - pendHostLoad
 		if int(idx) < len(loadPendTexts) && r.Detail == "" {
 			return loadPendTexts[idx]
