@@ -1,0 +1,169 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+)
+
+// Key names a job on a host: "<jobid>" or "<jobid>.<index>" for an array
+// element.
+func Key(jobID int64, index int32) string {
+	if index > 0 {
+		return strconv.FormatInt(jobID, 10) + "." + strconv.Itoa(int(index))
+	}
+	return strconv.FormatInt(jobID, 10)
+}
+
+// ParseKey is Key's inverse.
+func ParseKey(k string) (jobID int64, index int32, ok bool) {
+	id, idx, dotted := strings.Cut(k, ".")
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != id {
+		return 0, 0, false
+	}
+	if !dotted {
+		return n, 0, true
+	}
+	i, err := strconv.ParseInt(idx, 10, 32)
+	if err != nil || i <= 0 || strconv.FormatInt(i, 10) != idx {
+		return 0, 0, false
+	}
+	return n, int32(i), true
+}
+
+// Dir is one job's spool directory.
+type Dir string
+
+// Root is the directory holding every job's spool directory.
+type Root string
+
+// Job returns the spool directory of the job with key k.
+func (r Root) Job(k string) Dir { return Dir(filepath.Join(string(r), k)) }
+
+// Keys lists the jobs spooled under r, sorted; entries that are not job
+// keys are ignored.
+func (r Root) Keys() ([]string, error) {
+	ents, err := os.ReadDir(string(r))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if _, _, ok := ParseKey(e.Name()); ok && e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, ai, _ := ParseKey(out[i])
+		b, bi, _ := ParseKey(out[j])
+		return a < b || a == b && ai < bi
+	})
+	return out, nil
+}
+
+// Paths of the files in a spool directory.
+func (d Dir) Launch() string   { return filepath.Join(string(d), "launch") }
+func (d Dir) Params() string   { return filepath.Join(string(d), "params") }
+func (d Dir) State() string    { return filepath.Join(string(d), "state") }
+func (d Dir) Acked() string    { return filepath.Join(string(d), "acked") }
+func (d Dir) Log() string      { return filepath.Join(string(d), "shepherd.log") }
+func (d Dir) UserDir() string  { return filepath.Join(string(d), "job") }
+func (d Dir) JobFile() string  { return filepath.Join(string(d), "job", "jobfile") }
+func (d Dir) Script() string   { return filepath.Join(string(d), "job", "script") }
+func (d Dir) HostFile() string { return filepath.Join(string(d), "job", "hostfile") }
+func (d Dir) Output() string   { return filepath.Join(string(d), "job", "output") }
+func (d Dir) EexecIn() string  { return filepath.Join(string(d), "job", "eexec.in") }
+
+// WriteFile replaces path with data atomically: a temporary file in the same
+// directory is written, synced and renamed over path.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("spool: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func write(path string, m wire.Message) error { return WriteFile(path, wire.Marshal(m), 0o600) }
+
+func read(path string, m wire.Message) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := m.UnmarshalWire(b); err != nil {
+		return fmt.Errorf("spool: %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteLaunch records the job's launch.
+func (d Dir) WriteLaunch(l *api.JobLaunch) error { return write(d.Launch(), l) }
+
+// ReadLaunch reads the job's launch.
+func (d Dir) ReadLaunch() (*api.JobLaunch, error) {
+	l := &api.JobLaunch{}
+	return l, read(d.Launch(), l)
+}
+
+// WriteParams records the shepherd's parameters.
+func (d Dir) WriteParams(p *sbdwire.Params) error { return write(d.Params(), p) }
+
+// ReadParams reads the shepherd's parameters.
+func (d Dir) ReadParams() (*sbdwire.Params, error) {
+	p := &sbdwire.Params{}
+	return p, read(d.Params(), p)
+}
+
+// WriteState records the job's state.
+func (d Dir) WriteState(s *api.JobStatusReport) error { return write(d.State(), s) }
+
+// ReadState reads the job's state; fs.ErrNotExist when the shepherd never
+// wrote one.
+func (d Dir) ReadState() (*api.JobStatusReport, error) {
+	s := &api.JobStatusReport{}
+	return s, read(d.State(), s)
+}
+
+// MarkAcked records that mbatchd acknowledged the job's final report.
+func (d Dir) MarkAcked() error { return WriteFile(d.Acked(), nil, 0o600) }
+
+// IsAcked reports whether MarkAcked was called.
+func (d Dir) IsAcked() bool {
+	_, err := os.Stat(d.Acked())
+	return err == nil
+}
+
+// Remove deletes the spool directory.
+func (d Dir) Remove() error { return os.RemoveAll(string(d)) }
