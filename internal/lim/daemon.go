@@ -1,0 +1,487 @@
+package lim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/lim/election"
+	"github.com/basalt-lsf/basalt/internal/lim/load"
+	"github.com/basalt-lsf/basalt/internal/lim/melim"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+// Options configure a LIM.
+type Options struct {
+	// EnvDir is LSF_ENVDIR (lsf.conf's directory).
+	EnvDir string
+	// Host is this LIM's cluster host name; "" means BASALT_HOST or the
+	// system host name (config.LocalHostName).
+	Host string
+	// Clock drives sampling, reports, election and elim restarts.
+	Clock clock.Clock
+	// Getenv reads the environment (nil: os.Getenv); Environ is the elims'
+	// base environment (nil: os.Environ).
+	Getenv  func(string) string
+	Environ func() []string
+	// Stderr receives the log when LSF_LOGDIR is unset.
+	Stderr io.Writer
+	// Auth authenticates connections; &auth.Ident{} when nil.
+	Auth auth.Authenticator
+	// Sampler replaces the /proc sampler (tests).
+	Sampler Sampler
+	// Listener, when set, is used instead of listening on the host's
+	// address at LSF_LIM_PORT (tests, benchmarks).
+	Listener net.Listener
+	// Ready, when set, is closed once the LIM serves.
+	Ready chan<- struct{}
+}
+
+// Sampler measures the local host.
+type Sampler interface {
+	Sample() (load.Values, load.Static, error)
+}
+
+// DefaultStateDir is BASALT_STATEDIR's default.
+const DefaultStateDir = "/var/lib/basalt"
+
+// StateDir returns a LIM's local state directory:
+// $BASALT_STATEDIR/<host>/lim.
+func StateDir(b *config.Base, host string) string {
+	d := b.Conf.Get("BASALT_STATEDIR")
+	if d == "" {
+		d = DefaultStateDir
+	}
+	return filepath.Join(d, host, "lim")
+}
+
+// OverrideFile is the load override file of a host (see load.ParseOverride).
+func OverrideFile(b *config.Base, host string) string {
+	return filepath.Join(StateDir(b, host), "load.override")
+}
+
+// LIM is one running Load Information Manager.
+type LIM struct {
+	opts   Options
+	clk    clock.Clock
+	host   string
+	logger *log.Logger
+	logf   io.Closer
+	melimW io.WriteCloser
+
+	ops     chan func()
+	stopped chan struct{}
+	cancel  context.CancelFunc
+
+	// Owned by the loop goroutine.
+	base     *config.Base
+	m        *model
+	tbl      *table // master only
+	sample   load.Values
+	static   load.Static
+	sampled  bool
+	lockedU  bool
+	lockTill int64
+	seq      uint64
+	boot     time.Time
+	elim     *melim.Manager
+	elimRes  []string
+	elimRun  bool
+	elimMast bool
+	elimVals map[string]float64
+
+	elect *election.Election
+	srv   *rpc.Server
+	peers *peerPool
+	addr  string
+}
+
+// Run starts a LIM and serves until ctx ends, then shuts down cleanly.
+func Run(ctx context.Context, opts Options) error {
+	l, err := start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return l.wait(ctx)
+}
+
+func (o *Options) fill() {
+	if o.Clock == nil {
+		o.Clock = clock.Real()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Auth == nil {
+		o.Auth = &auth.Ident{}
+	}
+}
+
+func loadBase(ctx context.Context, opts Options) (*config.Base, error) {
+	b, err := config.LoadBase(ctx, config.Options{EnvDir: opts.EnvDir, Getenv: opts.Getenv, LocalHost: opts.Host, Clock: opts.Clock})
+	if err != nil {
+		return nil, fmt.Errorf("lim: %w", err)
+	}
+	return b, nil
+}
+
+func start(ctx context.Context, opts Options) (*LIM, error) {
+	opts.fill()
+	b, err := loadBase(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	host := opts.Host
+	if host == "" {
+		if host, err = config.LocalHostName(b.Conf, opts.Getenv, nil); err != nil {
+			return nil, fmt.Errorf("lim: %w", err)
+		}
+	}
+	m := newModel(b)
+	if h := m.host(host); h == nil {
+		return nil, fmt.Errorf("lim: host %s is not in lsf.cluster.%s", host, m.name)
+	} else {
+		host = h.Name
+	}
+	l := &LIM{opts: opts, clk: opts.Clock, host: host, base: b, m: m, ops: make(chan func(), 64),
+		stopped: make(chan struct{}), boot: opts.Clock.Now()}
+	if err := l.openLogs(); err != nil {
+		return nil, err
+	}
+	l.peers = newPeerPool(b, host)
+	ln := opts.Listener
+	if ln == nil {
+		a, err := b.Resolver().Resolve(ctx, host)
+		if err != nil {
+			l.closeLogs()
+			return nil, fmt.Errorf("lim: address of %s: %w", host, err)
+		}
+		ln, err = net.Listen("tcp", net.JoinHostPort(a.String(), strconv.Itoa(b.Conf.LIMPort())))
+		if err != nil {
+			l.closeLogs()
+			return nil, fmt.Errorf("lim: %w", err)
+		}
+	}
+	l.addr = ln.Addr().String()
+	if opts.Sampler == nil {
+		opts.Sampler = &load.Sampler{Clock: opts.Clock, OverrideFile: OverrideFile(b, host)}
+		l.opts.Sampler = opts.Sampler
+	}
+	l.srv = rpc.NewServer(opts.Auth)
+	l.srv.Logf = l.logger.Printf
+	l.register()
+
+	ctx, cancel := context.WithCancel(ctx)
+	l.cancel = cancel
+	l.elect = election.New(election.Config{Self: host, Candidates: m.candidates, Interval: m.params.ExInterval,
+		ProbeTimeout: m.params.ProbeTimeout, Clock: opts.Clock, Prober: l.peers,
+		OnChange: func(old, new string) { l.masterChanged(old, new) }})
+	l.takeSample()
+	go l.loop(ctx)
+	go l.srv.Serve(ln)
+	go l.elect.Run(ctx)
+	go l.reporter(ctx)
+	l.logger.Printf("LIM %s started: cluster %s, address %s, candidates %s", host, m.name, l.addr, strings.Join(m.candidates, " "))
+	if opts.Ready != nil {
+		close(opts.Ready)
+	}
+	return l, nil
+}
+
+func (l *LIM) openLogs() error {
+	dir := l.base.Conf.LogDir()
+	if dir == "" {
+		l.logger = log.New(l.opts.Stderr, "lim: ", log.LstdFlags)
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "lim.log."+l.host), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("lim: %w", err)
+	}
+	l.logf = f
+	l.logger = log.New(f, "", log.LstdFlags)
+	return nil
+}
+
+func (l *LIM) closeLogs() {
+	if l.logf != nil {
+		l.logf.Close()
+	}
+	if l.melimW != nil {
+		l.melimW.Close()
+	}
+}
+
+func (l *LIM) melimLogger() *log.Logger {
+	dir := l.base.Conf.LogDir()
+	if dir == "" {
+		return log.New(l.opts.Stderr, "melim: ", log.LstdFlags)
+	}
+	if l.melimW == nil {
+		f, err := os.OpenFile(filepath.Join(dir, "melim.log."+l.host), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			l.logger.Printf("cannot open melim log: %v", err)
+			return log.New(io.Discard, "", 0)
+		}
+		l.melimW = f
+	}
+	return log.New(l.melimW, "", log.LstdFlags)
+}
+
+// wait blocks until ctx ends (or limshutdown) and shuts down.
+func (l *LIM) wait(ctx context.Context) error {
+	<-l.stopped
+	return nil
+}
+
+// do runs fn on the loop goroutine and waits for it.
+func (l *LIM) do(ctx context.Context, fn func()) error {
+	done := make(chan struct{})
+	select {
+	case l.ops <- func() { fn(); close(done) }:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-l.stopped:
+		return rpc.Errorf(rpc.Unavailable, "LIM is shutting down")
+	}
+	select {
+	case <-done:
+		return nil
+	case <-l.stopped:
+		return rpc.Errorf(rpc.Unavailable, "LIM is shutting down")
+	}
+}
+
+// loop owns the LIM's state.
+func (l *LIM) loop(ctx context.Context) {
+	sampleT := l.clk.NewTicker(load.SampleInterval)
+	pollT := l.clk.NewTicker(l.m.params.ElimPollInterval)
+	defer sampleT.Stop()
+	defer pollT.Stop()
+	l.restartElims()
+	for {
+		select {
+		case <-ctx.Done():
+			l.shutdown()
+			return
+		case fn := <-l.ops:
+			fn()
+		case <-sampleT.C():
+			l.takeSample()
+		case <-pollT.C():
+			if l.elim != nil {
+				l.elimVals = l.elim.Values()
+			}
+		}
+	}
+}
+
+func (l *LIM) takeSample() {
+	v, st, err := l.opts.Sampler.Sample()
+	if err != nil && !l.sampled {
+		l.logger.Printf("load sampling: %v", err)
+	}
+	l.sample, l.static, l.sampled = v, st, true
+}
+
+// report builds this host's load report (loop goroutine).
+func (l *LIM) report(leaving bool) *api.LoadReport {
+	l.seq++
+	v := l.sample
+	ext := make([]*api.IndexValue, 0, len(l.elimVals))
+	var shared []*api.IndexValue
+	for name, x := range l.elimVals {
+		if i, ok := load.IndexOf(name); ok {
+			v[i] = x // an elim overrides a built-in index by its formal name
+			continue
+		}
+		r, ok := l.base.Shared.Resource(name)
+		if !ok || !r.Dynamic() {
+			continue // not an external load index of lsf.shared
+		}
+		if l.m.isShared(name) {
+			shared = append(shared, &api.IndexValue{Name: name, Value: x})
+		} else {
+			ext = append(ext, &api.IndexValue{Name: name, Value: x})
+		}
+	}
+	sortValues(ext)
+	sortValues(shared)
+	st := l.static
+	return &api.LoadReport{Host: l.host, Load: v[:], Ext: ext, Shared: shared, LockedU: l.lockedU, LockUntil: l.lockTill,
+		Seq: l.seq, BootTime: l.boot.Unix(), Leaving: leaving,
+		Static: &api.HostStatic{NCPUs: int32(st.NCPUs), NProcs: int32(st.NProcs), NCores: int32(st.NCores),
+			NThreads: int32(st.NThreads), NDisks: int32(st.NDisks), MaxMem: int32(st.MaxMem), MaxSwp: int32(st.MaxSwp),
+			MaxTmp: int32(st.MaxTmp), Type: st.Type, Model: st.Model}}
+}
+
+func sortValues(v []*api.IndexValue) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j].Name < v[j-1].Name; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+// setElims applies an elim assignment: restarts MELIM when it changes.
+func (l *LIM) setElims(res []string, run bool) {
+	master := l.elect.IsMaster()
+	if run == l.elimRun && master == l.elimMast && strings.Join(res, " ") == strings.Join(l.elimRes, " ") {
+		return
+	}
+	l.elimRes, l.elimRun, l.elimMast = res, run, master
+	l.restartElims()
+}
+
+func (l *LIM) restartElims() {
+	if l.elim != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		l.elim.Stop(ctx)
+		cancel()
+		l.elim = nil
+		l.elimVals = nil
+	}
+	if !l.elimRun {
+		return
+	}
+	dir := l.base.Conf.ServerDir()
+	if dir == "" {
+		return
+	}
+	p := l.m.params
+	bt := time.Duration(p.ELIMBlockTime) * time.Second
+	if p.ELIMBlockTime < 0 {
+		bt = -1
+	}
+	mgr, err := melim.Start(melim.Config{ServerDir: dir, Args: strings.Fields(p.ElimArgs), Env: l.opts.Environ(),
+		Resources: l.elimRes, Master: l.elimMast, BlockTime: bt, Restarts: p.ELIMRestarts, Debug: p.ELIMDebug,
+		Log: l.melimLogger(), Clock: l.clk})
+	if err != nil {
+		l.logger.Printf("MELIM: %v", err)
+		return
+	}
+	l.elim = mgr
+}
+
+// masterChanged runs on the election goroutine.
+func (l *LIM) masterChanged(old, new string) {
+	l.logger.Printf("master LIM: %q -> %q", old, new)
+	go l.do(context.Background(), func() {
+		if new == l.host {
+			if l.tbl == nil {
+				l.tbl = newTable(l.m)
+			}
+			l.tbl.apply(l.report(false), l.clk.Now())
+			res, run := l.tbl.elimAssignment(l.host, l.host, l.clk.Now())
+			l.setElims(res, run)
+		} else {
+			l.tbl = nil
+		}
+	})
+}
+
+func (l *LIM) shutdown() {
+	l.logger.Printf("LIM %s shutting down", l.host)
+	// Tell the master at once, so it shows the host unavail.
+	if m := l.elect.Master(); m != "" && m != l.host {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		var rep api.ReportReply
+		l.peers.call(ctx, m, "LIM.Report", l.report(true), &rep)
+		cancel()
+	}
+	if l.elim != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		l.elim.Stop(ctx)
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	l.srv.Shutdown(ctx)
+	cancel()
+	l.peers.close()
+	l.closeLogs()
+	close(l.stopped)
+}
+
+// reporter sends the load report to the master every EXINTERVAL, and at
+// once after a change of master.
+func (l *LIM) reporter(ctx context.Context) {
+	t := l.clk.NewTimer(0)
+	defer t.Stop()
+	changed := l.elect.Changed()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			changed = l.elect.Changed()
+			t.Stop()
+			t.Reset(0)
+			continue
+		case <-t.C():
+		}
+		next := l.m.params.ExInterval
+		if !l.sendReport(ctx) {
+			next = time.Second
+		}
+		t.Reset(next)
+	}
+}
+
+// sendReport delivers one report; false when it could not.
+func (l *LIM) sendReport(ctx context.Context) bool {
+	master := l.elect.Master()
+	if master == "" {
+		return false
+	}
+	var rep *api.LoadReport
+	if err := l.do(ctx, func() { rep = l.report(false) }); err != nil {
+		return false
+	}
+	if master == l.host {
+		l.do(ctx, func() {
+			if l.tbl != nil {
+				now := l.clk.Now()
+				l.tbl.apply(rep, now)
+				res, run := l.tbl.elimAssignment(l.host, l.host, now)
+				l.setElims(res, run)
+			}
+		})
+		return true
+	}
+	cctx, cancel := context.WithTimeout(ctx, l.m.params.ProbeTimeout+time.Second)
+	defer cancel()
+	var reply api.ReportReply
+	if err := l.peers.call(cctx, master, "LIM.Report", rep, &reply); err != nil || !reply.Accepted {
+		if ctx.Err() == nil {
+			l.elect.Poke()
+		}
+		return false
+	}
+	l.do(ctx, func() { l.setElims(reply.Resources, reply.RunElims) })
+	return true
+}
+
+// errNotMaster is returned by master-only methods elsewhere.
+func (l *LIM) errNotMaster() error {
+	return rpc.Errorf(rpc.Unavailable, "not the master LIM (master is %q)", l.elect.Master())
+}
+
+var errDenied = errors.New("User permission denied")
