@@ -112,6 +112,15 @@ func mergeOptions(ss []*Simple, o Options) (*Simple, error) {
 			out.Rusage = &RusageSection{Pos: out.Rusage.Pos, Alts: []*RusageAlt{{Groups: groups}}}
 		}
 	}
+	if out.Select != nil && exprDepth(out.Select.X) > maxDepth {
+		arg, pos := 0, 0
+		for i, s := range ss {
+			if s.Select != nil && s.Select.X != nil {
+				arg, pos = i, s.Select.Pos
+			}
+		}
+		errs.Add(arg, pos, "select", MsgNestedTooDeep, ErrSyntax)
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -238,6 +247,9 @@ func mergeSimple(j, q *Simple) (*Simple, error) {
 		qx = q.Select.X
 	}
 	if x := and(jx, qx); x != nil {
+		if exprDepth(x) > maxDepth {
+			return nil, ErrorList{{Pos: x.Pos(), Near: "select", Msg: MsgNestedTooDeep, Err: ErrSyntax}}
+		}
 		pos := 0
 		if j.Select != nil {
 			pos = j.Select.Pos
@@ -379,4 +391,15 @@ func CheckSelect(reqs []string, o Options) error {
 		}
 	}
 	return nil
+}
+
+// exprDepth returns the depth of an expression tree (a leaf is 0).
+func exprDepth(x Expr) int {
+	switch x := x.(type) {
+	case *UnaryExpr:
+		return 1 + exprDepth(x.X)
+	case *BinaryExpr:
+		return 1 + max(exprDepth(x.X), exprDepth(x.Y))
+	}
+	return 0
 }

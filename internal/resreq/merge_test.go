@@ -2,6 +2,7 @@ package resreq
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -221,4 +222,29 @@ func TestCheckSelect(t *testing.T) {
 	if err := CheckSelect([]string{"mem > 1"}, Options{Unit: "bogus"}); err == nil {
 		t.Error("bad unit accepted")
 	}
+}
+
+func TestMergeDepth(t *testing.T) {
+	chain := "mem" + strings.Repeat(" + mem", maxDepth-1) + " > 1"
+	if _, err := ParseMulti([]string{chain, "swp > 1", "rusage[mem=1]"}, strictOpts); FirstError(err) == nil || FirstError(err).Msg != MsgNestedTooDeep {
+		t.Errorf("ParseMulti: %v", err)
+	}
+	j, err := Parse(chain, strictOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Parse("swp > 1", Options{Table: testTable, Context: CtxQueue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(j, q); FirstError(err) == nil || FirstError(err).Msg != MsgNestedTooDeep {
+		t.Errorf("Merge: %v", err)
+	}
+	// Within the limit the merged requirement prints and parses back.
+	short := "mem" + strings.Repeat(" + mem", maxDepth-3) + " > 1"
+	m, err := ParseMulti([]string{short, "swp > 1"}, strictOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRoundTrip(t, m.String(), strictOpts)
 }

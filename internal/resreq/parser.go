@@ -92,8 +92,14 @@ const (
 	MsgNestedTooDeep    = "expression nested too deeply"
 )
 
-// maxNest bounds the nesting of parentheses and unary operators.
-const maxNest = 100
+// maxDepth bounds the depth of a select expression's tree (a chain of n
+// operators is n deep); maxNest bounds the parser's recursion (parentheses,
+// unary operators, precedence levels), which the canonical form of a tree
+// within maxDepth never reaches.
+const (
+	maxDepth = 1000
+	maxNest  = 10 * maxDepth
+)
 
 type token struct {
 	pos int
@@ -534,8 +540,39 @@ func (p *parser) parseSimple(ts []token, endPos int) *Simple {
 			p.failTok(kw, "affinity section not supported")
 		}
 	}
+	if p.o.Context == CtxCond {
+		p.condOnlySelect(s)
+	}
 	s.TypeRule = typeRule(s.Select, p.t, p.o.Context)
 	return s
+}
+
+// condOnlySelect drops the sections STOP_COND and RESUME_COND ignore (all
+// but select), leaving a note for each.
+func (p *parser) condOnlySelect(s *Simple) {
+	drop := func(pos int, name string) {
+		p.note(pos, name, "only the select section is used in STOP_COND and RESUME_COND; "+name+" ignored")
+	}
+	if s.Order != nil {
+		drop(s.Order.Pos, "order")
+		s.Order = nil
+	}
+	if s.Rusage != nil {
+		drop(s.Rusage.Pos, "rusage")
+		s.Rusage = nil
+	}
+	if s.Span != nil {
+		drop(s.Span.Pos, "span")
+		s.Span = nil
+	}
+	if s.Same != nil {
+		drop(s.Same.Pos, "same")
+		s.Same = nil
+	}
+	if s.Cu != nil {
+		drop(s.Cu.Pos, "cu")
+		s.Cu = nil
+	}
 }
 
 // typeRule decides the default type rule (the seed's "If no type is

@@ -605,19 +605,18 @@ func TestNestingLimit(t *testing.T) {
 	deep := func(n int, open, close string) string {
 		return strings.Repeat(open, n) + "mem" + strings.Repeat(close, n)
 	}
-	if _, err := Parse(deep(maxNest-2, "(", ")"), strictOpts); err != nil {
-		t.Errorf("nesting %d: %v", maxNest-2, err)
+	chain := func(n int) string { return "mem" + strings.Repeat(" + mem", n-1) + " > 1" }
+	// Parentheses alone add no depth; operators do.
+	for _, s := range []string{deep(maxNest-10, "(", ")"), deep(maxDepth, "-", ""), chain(maxDepth - 1),
+		deep(maxDepth/2-1, "-(mem + ", ")")} {
+		mustRoundTrip(t, s, strictOpts)
 	}
-	for _, s := range []string{deep(maxNest+1, "(", ")"), deep(maxNest+1, "-", ""), deep(10000, "(", ")"), deep(10000, "!(", ")")} {
+	for _, s := range []string{deep(maxNest+1, "(", ")"), deep(maxDepth+1, "-", ""), chain(maxDepth + 1),
+		deep(maxDepth/2+1, "-(mem + ", ")"), deep(100000, "!(", ")"), chain(100000)} {
 		_, err := Parse(s, looseOpts)
 		if e := FirstError(err); e == nil || e.Msg != MsgNestedTooDeep {
 			t.Errorf("nesting: %v", err)
 		}
-	}
-	// Long flat chains are not nesting.
-	long := "mem" + strings.Repeat(" + mem", 5000) + " > 1"
-	if _, err := Parse(long, strictOpts); err != nil {
-		t.Errorf("long chain: %v", err)
 	}
 }
 
@@ -736,4 +735,71 @@ func TestContextNames(t *testing.T) {
 	if _, ok := ParseContext("nope"); ok {
 		t.Error("nope")
 	}
+}
+
+// TestDefinedNames: the seed's list of names defined() does not accept, and
+// what it does.
+func TestDefinedNames(t *testing.T) {
+	for _, name := range strings.Fields("r15s r1m r15m ut pg io ls it tmp swp mem ncpus ndisks maxmem " +
+		"maxswp maxtmp cpuf type model status rexpri server hname " + // built-in
+		"mode cntrl it_t nio") { // dynamic NUMERIC with INTERVAL
+		_, err := Parse("defined("+name+")", strictOpts)
+		if e := FirstError(err); e == nil || e.Msg != MsgDefinedArg || e.Near != name {
+			t.Errorf("defined(%s): %v", name, err)
+		}
+	}
+	_, err := Parse("defined(not_configured)", strictOpts)
+	if !errors.Is(err, ErrUnknownResource) {
+		t.Errorf("defined(not_configured): %v", err)
+	}
+	for _, name := range []string{"fs", "bigmem", "avail_scratch", "verilog", "os_version", "console"} {
+		if _, err := Parse("defined("+name+")", strictOpts); err != nil {
+			t.Errorf("defined(%s): %v", name, err)
+		}
+	}
+}
+
+// TestCondContext: STOP_COND and RESUME_COND use the select section only.
+func TestCondContext(t *testing.T) {
+	o := Options{Table: testTable, Context: CtxCond}
+	r, err := Parse("select[it < 5 && r1m > 2.5] order[ut] rusage[mem=1] span[hosts=1] same[type] cu[balance]", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.String(); got != "select[(it < 5) && (r1m > 2.5)]" {
+		t.Errorf("got %s", got)
+	}
+	var near []string
+	for _, n := range r.Notes {
+		near = append(near, n.Near)
+	}
+	if strings.Join(near, " ") != "order rusage span same cu" {
+		t.Errorf("notes %v", r.Notes)
+	}
+	if r.Simple.TypeRule != TypeExplicit {
+		t.Errorf("type rule %v", r.Simple.TypeRule)
+	}
+	mustRoundTrip(t, "it < 5 && r1m > 2.5", o)
+}
+
+// TestManyOptions: "The number of -R option sections is unlimited."
+func TestManyOptions(t *testing.T) {
+	var reqs []string
+	for i := 0; i < 200; i++ {
+		reqs = append(reqs, "select[mem > "+strconv.Itoa(i)+"]")
+	}
+	r, err := ParseMulti(reqs, strictOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	walk(r.Simple.Select.X, func(x Expr) {
+		if _, ok := x.(*NumberLit); ok {
+			n++
+		}
+	})
+	if n != 200 {
+		t.Errorf("%d conditions merged, want 200", n)
+	}
+	mustRoundTrip(t, r.String(), strictOpts)
 }

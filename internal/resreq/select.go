@@ -31,7 +31,7 @@ func (p *parser) parseSelectExpr(ts []token, end int) Expr {
 		return nil
 	}
 	e := &exprParser{p: p, ts: ts, end: end}
-	x := e.parseBinary(ColonPrec)
+	x, _ := e.parseBinary(ColonPrec)
 	if e.i < len(ts) {
 		t := ts[e.i]
 		switch t.tok {
@@ -48,6 +48,8 @@ func (p *parser) parseSelectExpr(ts []token, end int) Expr {
 	return x
 }
 
+// enter guards the parser's recursion (parentheses, unary operators and
+// precedence levels).
 func (e *exprParser) enter(t token) {
 	e.nest++
 	if e.nest > maxNest {
@@ -55,10 +57,22 @@ func (e *exprParser) enter(t token) {
 	}
 }
 
-func (e *exprParser) parseBinary(prec1 int) Expr {
+// node checks the depth of a new expression node. Bounding the tree's depth
+// (not the input's parentheses) keeps the canonical form, which
+// parenthesises every nested operation, within the limits too.
+func (e *exprParser) node(t token, d int) int {
+	if d > maxDepth {
+		e.p.failTok(t, MsgNestedTooDeep)
+	}
+	return d
+}
+
+// parseBinary parses operators of precedence prec1 and above, returning the
+// expression and its depth.
+func (e *exprParser) parseBinary(prec1 int) (Expr, int) {
 	e.enter(e.tok())
 	defer func() { e.nest-- }()
-	x := e.parseUnary()
+	x, dx := e.parseUnary()
 	for {
 		t := e.tok()
 		prec := t.tok.Precedence()
@@ -66,10 +80,10 @@ func (e *exprParser) parseBinary(prec1 int) Expr {
 			e.p.failTok(t, MsgColon)
 		}
 		if prec == LowestPrec || prec < prec1 {
-			return x
+			return x, dx
 		}
 		e.i++
-		y := e.parseBinary(prec + 1)
+		y, dy := e.parseBinary(prec + 1)
 		op := t.tok
 		switch op {
 		case ASSIGN:
@@ -78,10 +92,11 @@ func (e *exprParser) parseBinary(prec1 int) Expr {
 			op = LAND
 		}
 		x = &BinaryExpr{X: x, OpPos: t.pos, Op: op, Y: y}
+		dx = e.node(t, 1+max(dx, dy))
 	}
 }
 
-func (e *exprParser) parseUnary() Expr {
+func (e *exprParser) parseUnary() (Expr, int) {
 	t := e.tok()
 	if t.tok != SUB && t.tok != NOT {
 		return e.parseOperand()
@@ -91,19 +106,21 @@ func (e *exprParser) parseUnary() Expr {
 		e.p.fail(t.pos, "!!", MsgDoubleNot)
 	}
 	e.enter(t)
-	x := e.parseUnary()
+	x, d := e.parseUnary()
 	e.nest--
-	return &UnaryExpr{OpPos: t.pos, Op: t.tok, X: x}
+	return &UnaryExpr{OpPos: t.pos, Op: t.tok, X: x}, e.node(t, d+1)
 }
 
-func (e *exprParser) parseOperand() Expr {
+// parseOperand returns an operand and its depth (that of a parenthesised
+// expression).
+func (e *exprParser) parseOperand() (Expr, int) {
 	t := e.tok()
 	p := e.p
 	switch t.tok {
 	case IDENT:
 		e.i++
 		if e.tok().tok != LPAREN {
-			return &Ident{NamePos: t.pos, Name: t.lit, Index: -1}
+			return &Ident{NamePos: t.pos, Name: t.lit, Index: -1}, 0
 		}
 		if !p.isWord(t.lit, "defined") {
 			p.failTok(t, "unknown function "+t.lit)
@@ -123,21 +140,21 @@ func (e *exprParser) parseOperand() Expr {
 		if p.strict && (arg.pos != lp.pos+1 || rp.pos != arg.pos+len(arg.lit)) {
 			p.fail(t.pos, t.lit, MsgDefinedBlanks)
 		}
-		return &CallExpr{NamePos: t.pos, Fun: "defined", Arg: &Ident{NamePos: arg.pos, Name: arg.lit, Index: -1}}
+		return &CallExpr{NamePos: t.pos, Fun: "defined", Arg: &Ident{NamePos: arg.pos, Name: arg.lit, Index: -1}}, 0
 	case NUMBER:
 		e.i++
-		return p.numberLit(t)
+		return p.numberLit(t), 0
 	case STRING:
 		e.i++
 		if p.strict && strings.ContainsRune(t.lit, '\\') {
 			p.failTok(t, MsgEscape)
 		}
-		return &StringLit{ValuePos: t.pos, Value: t.lit, Quoted: true}
+		return &StringLit{ValuePos: t.pos, Value: t.lit, Quoted: true}, 0
 	case DSTRING:
 		p.failTok(t, MsgQuotes)
 	case LPAREN:
 		e.i++
-		x := e.parseBinary(ColonPrec)
+		x, d := e.parseBinary(ColonPrec)
 		if e.tok().tok != RPAREN {
 			if e.tok().tok == EOF {
 				p.failTok(t, "missing )")
@@ -145,12 +162,12 @@ func (e *exprParser) parseOperand() Expr {
 			p.failTok(e.tok(), "syntax error")
 		}
 		e.i++
-		return x
+		return x, d
 	case EOF:
 		p.fail(t.pos, t.lit, "incomplete expression")
 	}
 	p.failTok(t, "syntax error")
-	return nil
+	return nil, 0
 }
 
 // vkind is the kind of a select expression's value.
