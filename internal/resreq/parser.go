@@ -251,7 +251,7 @@ func (p *parser) keywordIndex(lit string) (string, int) {
 	return "", -1
 }
 
-// isFunc reports whether lit names function fn.
+// isWord reports whether lit is the word w (ignoring case in the old syntax).
 func (p *parser) isWord(lit, w string) bool {
 	return lit == w || !p.strict && strings.EqualFold(lit, w)
 }
@@ -469,11 +469,11 @@ func (p *parser) parseSimple(ts []token, endPos int) *Simple {
 			if p.strict {
 				p.failTok(ts[i], MsgOutsideSection)
 			}
-			end := p.eofPos
+			end := endPos
 			if j < n {
 				end = ts[j].pos
 			}
-			p.note(ts[i].pos, ts[i].lit, fmt.Sprintf("ignored: %s", strings.TrimSpace(p.src[ts[i].pos:end])))
+			p.note(ts[i].pos, tokenText(ts[i]), fmt.Sprintf("ignored: %s", strings.TrimSpace(p.src[ts[i].pos:end])))
 			i = j
 			continue
 		}

@@ -513,6 +513,7 @@ func TestLooseAccepts(t *testing.T) {
 		{"rusage[ngpus=1:mem=1]", "rusage[mem=1]", []string{"ngpus"}, false},
 		{"rusage[ngpus=1, mem=1]", "rusage[mem=1]", []string{"ngpus"}, false},
 		{"rusage[ngpus=1]", "", []string{"ngpus"}, false},
+		{"2*{rusage[mem=1] foo} + {fs}", "2*{rusage[mem=1]} + {select[fs]}", []string{"foo"}, false},
 		{"ut < 70", "select[ut < 70]", nil, false},
 	}
 	for _, tt := range tests {
@@ -802,4 +803,28 @@ func TestManyOptions(t *testing.T) {
 		t.Errorf("%d conditions merged, want 200", n)
 	}
 	mustRoundTrip(t, r.String(), strictOpts)
+}
+
+// TestNotes: what the old syntax ignores is reported with its text and
+// position.
+func TestNotes(t *testing.T) {
+	tests := []struct {
+		in  string
+		pos int
+		msg string
+	}{
+		{"2*{rusage[mem=1] foo bar} + {fs}", 17, "ignored: foo bar"},
+		{"linux rusage[mem=16000] microcs73", 24, "ignored: microcs73"},
+		{"select[mem>0] select[maxmem>0]", 14, "second select section ignored"},
+		{"rusage[ngpus=1:mem=1]", 7, "non-consumable resource ignored in rusage"},
+	}
+	for _, tt := range tests {
+		r, err := Parse(tt.in, looseOpts)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if len(r.Notes) != 1 || r.Notes[0].Pos != tt.pos || r.Notes[0].Msg != tt.msg {
+			t.Errorf("%q: notes %+v, want pos %d %q", tt.in, r.Notes, tt.pos, tt.msg)
+		}
+	}
 }
