@@ -1,0 +1,502 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+)
+
+// Headers of the cluster listings (lsf-reference.md §5; spacing from IBM
+// examples, column positions checked against their rows).
+const (
+	queuesHeader = "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP"
+	hostsHeader  = "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV"
+	usersHeader  = "USER/GROUP          JL/P    MAX  NJOBS   PEND    RUN  SSUSP  USUSP    RSV"
+)
+
+// limit prints a job slot limit: "-" for unlimited (0 or negative).
+func limit(n int32) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(int(n))
+}
+
+// flimit prints a per-processor limit (JL/P), "-" when unlimited, without
+// decimals when whole.
+func flimit(f float64) string {
+	if f <= 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// QueueStatus is bqueues' STATUS column: Open or Closed, Active or
+// Inactive. Long forms (bqueues -l) name why a queue is inactive:
+// Inact_Win (run or dispatch window) or Inact_Adm (badmin qinact).
+func QueueStatus(q *api.QueueInfo, long bool) string {
+	s := "Closed:"
+	if q.Open {
+		s = "Open:"
+	}
+	switch {
+	case q.Active && !q.InactiveByWindow && !q.InactiveByAdmin:
+		return s + "Active"
+	case long && q.InactiveByAdmin:
+		return s + "Inact_Adm"
+	case long && q.InactiveByWindow:
+		return s + "Inact_Win"
+	}
+	return s + "Inactive"
+}
+
+// WriteQueues writes bqueues' default listing. The row format
+// "%-15.15s %3d  %-15s %3s %4s %4s %4s %5d %5d %5d %5d" puts every value
+// under its header as IBM's example rows do; -w (o.Wide) does not cut the
+// queue name.
+func WriteQueues(w io.Writer, qs []*api.QueueInfo, o *Options) error {
+	var b strings.Builder
+	if len(qs) > 0 && !(o != nil && o.NoHeader) {
+		b.WriteString(queuesHeader + "\n")
+	}
+	for _, q := range qs {
+		if q == nil {
+			continue
+		}
+		name := cut(q.Name, 15)
+		if o != nil && o.Wide {
+			name = pad(q.Name, 15)
+		}
+		fmt.Fprintf(&b, "%s %3d  %-15s %3s %4s %4s %4s %5d %5d %5d %5d\n", name, q.Priority, QueueStatus(q, false),
+			limit(q.Max), limit(q.JLU), flimit(q.JLP), limit(q.JLH), q.NJobs, q.Pend, q.Run, q.SSusp+q.USusp)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteQueuesLong writes bqueues -l (OpenLava bqueues.c layout with IBM's
+// section names): description, PARAMETERS/STATISTICS, limits, scheduling
+// parameters, policies, users, hosts, administrators and commands.
+func WriteQueuesLong(w io.Writer, qs []*api.QueueInfo, o *Options) error {
+	var b strings.Builder
+	for _, q := range qs {
+		if q == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\nQUEUE: %s\n", q.Name)
+		if q.Description != "" {
+			fmt.Fprintf(&b, "  -- %s\n", q.Description)
+		}
+		b.WriteString("\nPARAMETERS/STATISTICS\n")
+		b.WriteString("PRIO NICE STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN SSUSP USUSP  RSV\n")
+		fmt.Fprintf(&b, "%4d %4d %-15s %3s %4s %4s %4s %5d %5d %5d %5d %5d %4d\n", q.Priority, q.Nice, QueueStatus(q, true),
+			limit(q.Max), limit(q.JLU), flimit(q.JLP), limit(q.JLH), q.NJobs, q.Pend, q.Run, q.SSusp, q.USusp, q.Rsv)
+		if q.RunWindow != "" {
+			fmt.Fprintf(&b, "Run Windows:  %s\n", q.RunWindow)
+		}
+		if q.DispatchWindow != "" {
+			fmt.Fprintf(&b, "Dispatch Windows:  %s\n", q.DispatchWindow)
+		}
+		if l := q.DefaultLimits; l != nil && (l.CPU > 0 || l.Run > 0 || l.Mem > 0) {
+			b.WriteString("\n DEFAULT LIMITS:")
+			b.WriteString(limitsBlock(l))
+		}
+		if l := q.MaxLimits; l != nil {
+			b.WriteString(limitsBlock(l))
+		}
+		if q.ProcLimitMax > 0 {
+			fmt.Fprintf(&b, "\n PROCLIMIT\n %d %d %d\n", max(q.ProcLimitMin, 1), max(q.ProcLimitDefault, 1), q.ProcLimitMax)
+		}
+		b.WriteString("\nSCHEDULING PARAMETERS\n")
+		b.WriteString(thresholdTable(q.Thresholds))
+		if q.StopCond != "" {
+			fmt.Fprintf(&b, "\nSTOP_COND:  %s\n", q.StopCond)
+		}
+		if q.ResumeCond != "" {
+			fmt.Fprintf(&b, "\nRESUME_COND:  %s\n", q.ResumeCond)
+		}
+		if q.SchedulingPolicies != "" {
+			fmt.Fprintf(&b, "\nSCHEDULING POLICIES:  %s\n", q.SchedulingPolicies)
+		}
+		if len(q.Shares) > 0 {
+			b.WriteString("\nUSER_SHARES:  ")
+			for _, s := range q.Shares {
+				if s != nil {
+					fmt.Fprintf(&b, "[%s, %d] ", s.Name, s.Shares)
+				}
+			}
+			b.WriteString("\n\nSHARE_INFO_FOR: " + q.Name + "/\n")
+			b.WriteString(" USER/GROUP   SHARES  PRIORITY  STARTED  RESERVED  CPU_TIME  RUN_TIME   ADJUST\n")
+			for _, s := range q.Shares {
+				if s != nil {
+					fmt.Fprintf(&b, "%-12s %7d %9.3f %8d %9d %9.1f %9d %8.3f\n", s.Name, s.Shares, s.Priority, s.Started, s.Reserved, s.CPUTime, s.RunTime, s.Adjust)
+				}
+			}
+		}
+		if q.Preemption != "" {
+			fmt.Fprintf(&b, "\nPREEMPTION = %s\n", q.Preemption)
+		}
+		if q.ResReq != "" {
+			fmt.Fprintf(&b, "\nRES_REQ:  %s\n", q.ResReq)
+		}
+		users := "all"
+		if len(q.Users) > 0 {
+			users = strings.Join(q.Users, " ")
+		}
+		hosts := "all"
+		if len(q.Hosts) > 0 {
+			hosts = strings.Join(q.Hosts, " ")
+		}
+		fmt.Fprintf(&b, "\nUSERS: %s\nHOSTS:  %s\n", users, hosts)
+		if len(q.Admins) > 0 {
+			fmt.Fprintf(&b, "ADMINISTRATORS:  %s\n", strings.Join(q.Admins, " "))
+		}
+		if q.PreExec != "" {
+			fmt.Fprintf(&b, "PRE_EXEC:  %s\n", q.PreExec)
+		}
+		if q.PostExec != "" {
+			fmt.Fprintf(&b, "POST_EXEC:  %s\n", q.PostExec)
+		}
+		if q.JobStarter != "" {
+			fmt.Fprintf(&b, "JOB_STARTER:  %s\n", q.JobStarter)
+		}
+		if q.RequeueExitValues != "" {
+			fmt.Fprintf(&b, "REQUEUE_EXIT_VALUES:  %s\n", q.RequeueExitValues)
+		}
+		if q.JobControls != "" {
+			fmt.Fprintf(&b, "JOB_CONTROLS:  %s\n", q.JobControls)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// thresholdTable prints loadSched/loadStop rows for the built-in indices
+// under the header OpenLava's printThresholds uses, "-" where unset; other
+// indices follow in a second table.
+func thresholdTable(ts []*api.Threshold) string {
+	byName := map[string]*api.Threshold{}
+	var extra []*api.Threshold
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		byName[t.Index] = t
+		if builtinIndex(t.Index) < 0 {
+			extra = append(extra, t)
+		}
+	}
+	// Column formats of cmd.prt.c fill_load, in display order r15s r1m r15m
+	// ut pg io ls it tmp swp mem.
+	order := []string{"r15s", "r1m", "r15m", "ut", "pg", "io", "ls", "it", "tmp", "swp", "mem"}
+	var b strings.Builder
+	b.WriteString("           r15s   r1m  r15m   ut      pg    io   ls    it    tmp    swp    mem\n")
+	for _, row := range []string{" loadSched", " loadStop "} {
+		b.WriteString(row)
+		for _, n := range order {
+			t := byName[n]
+			has, v := false, 0.0
+			if t != nil && row == " loadSched" {
+				has, v = t.HasSched, t.Sched
+			} else if t != nil {
+				has, v = t.HasStop, t.Stop
+			}
+			b.WriteString(loadCell(n, has, v))
+		}
+		b.WriteByte('\n')
+	}
+	if len(extra) > 0 {
+		b.WriteString("\n          ")
+		for _, t := range extra {
+			fmt.Fprintf(&b, "%*s ", max(len(t.Index), 7), t.Index)
+		}
+		for _, row := range []string{"\n loadSched", "\n loadStop "} {
+			b.WriteString(row)
+			for _, t := range extra {
+				has, v := t.HasSched, t.Sched
+				if row != "\n loadSched" {
+					has, v = t.HasStop, t.Stop
+				}
+				s := "-"
+				if has {
+					s = strconv.FormatFloat(v, 'f', 1, 64)
+				}
+				fmt.Fprintf(&b, "%*s ", max(len(t.Index), 7), s)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// loadCell is one value of a threshold row (cmd.prt.c fill_load and
+// fillDefal: "%5.1f " for r15s/r1m/r15m, " %3.1f " for ut, ...).
+func loadCell(index string, has bool, v float64) string {
+	if !has {
+		switch index {
+		case "ut", "ls":
+			return "   - "
+		case "r15s", "r1m", "r15m":
+			return "   -  "
+		case "it", "io":
+			return "    - "
+		case "swp", "mem", "tmp":
+			return "    -  "
+		case "pg":
+			return "      - "
+		}
+		return "     - "
+	}
+	switch index {
+	case "r15s", "r1m", "r15m":
+		return fmt.Sprintf("%5.1f ", v)
+	case "ut":
+		return fmt.Sprintf(" %3.1f ", v)
+	case "pg":
+		return fmt.Sprintf("%7.1f ", v)
+	case "io", "it":
+		return fmt.Sprintf("%5.0f ", v)
+	case "ls":
+		return fmt.Sprintf(" %3.0f ", v)
+	case "swp", "mem", "tmp":
+		return fmt.Sprintf("%5.0fM ", v)
+	}
+	return fmt.Sprintf("%6.1f", v)
+}
+
+// WriteHosts writes bhosts' default listing:
+// "%-18.18s %-12s %4s %6s %6d %6d %6d %6d %6d" under the IBM header; -w
+// does not cut the host name.
+func WriteHosts(w io.Writer, hs []*api.HostInfo, o *Options) error {
+	var b strings.Builder
+	if len(hs) > 0 && !(o != nil && o.NoHeader) {
+		b.WriteString(hostsHeader + "\n")
+	}
+	wide := o != nil && o.Wide
+	for _, h := range hs {
+		if h == nil {
+			continue
+		}
+		name, status := cut(h.Name, 18), h.Status
+		if wide {
+			name = pad(h.Name, 18)
+		} else {
+			status = shortHostStatus(status)
+		}
+		fmt.Fprintf(&b, "%s %-12s %4s %6s %6d %6d %6d %6d %6d\n", name, status, limit(h.JLU), limit(h.Max),
+			h.NJobs, h.Run, h.SSusp, h.USusp, h.Rsv)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// shortHostStatus: the default bhosts listing says "closed" for every
+// closed_* state; -w and -l show the reason (LSF 7 command reference).
+func shortHostStatus(s string) string {
+	if strings.HasPrefix(s, "closed_") {
+		return "closed"
+	}
+	return s
+}
+
+// WriteHostsLong writes bhosts -l: per host its STATUS line, the current
+// load (Total and Reserved) and the thresholds used for scheduling.
+func WriteHostsLong(w io.Writer, hs []*api.HostInfo, o *Options) error {
+	var b strings.Builder
+	for _, h := range hs {
+		if h == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "HOST  %s\n", h.Name)
+		b.WriteString("STATUS           CPUF  JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV DISPATCH_WINDOW\n")
+		win := h.DispatchWindow
+		if win == "" {
+			win = "-"
+		}
+		fmt.Fprintf(&b, "%-14s %6.2f %5s %6s %6d %6d %6d %6d %6d %s\n", h.Status, h.CPUF, limit(h.JLU), limit(h.Max),
+			h.NJobs, h.Run, h.SSusp, h.USusp, h.Rsv, win)
+		if h.Comment != "" {
+			fmt.Fprintf(&b, " ADMIN ACTION COMMENT: \"%s\"\n", h.Comment)
+		}
+		if len(h.Load) > 0 {
+			b.WriteString("\n CURRENT LOAD USED FOR SCHEDULING:\n")
+			var names, total, rsv strings.Builder
+			names.WriteString("          ")
+			total.WriteString(" Total   ")
+			rsv.WriteString(" Reserved")
+			for _, l := range h.Load {
+				if l == nil {
+					continue
+				}
+				wd := max(len(l.Index), 6)
+				fmt.Fprintf(&names, " %*s", wd, l.Index)
+				if l.HasValue {
+					fmt.Fprintf(&total, " %*s", wd, loadValue(l.Index, l.Total))
+					fmt.Fprintf(&rsv, " %*s", wd, loadValue(l.Index, l.Reserved))
+				} else {
+					fmt.Fprintf(&total, " %*s", wd, "-")
+					fmt.Fprintf(&rsv, " %*s", wd, "-")
+				}
+			}
+			b.WriteString(names.String() + "\n" + total.String() + "\n" + rsv.String() + "\n")
+		}
+		b.WriteString("\n LOAD THRESHOLD USED FOR SCHEDULING:\n")
+		b.WriteString(thresholdTable(h.Thresholds))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// loadValue formats a load index value: memory-like indices in MB with an
+// M, utilisation as a percentage, the rest with one decimal.
+func loadValue(index string, v float64) string {
+	switch index {
+	case "mem", "swp", "tmp":
+		return fmt.Sprintf("%.0fM", v)
+	case "ut":
+		return fmt.Sprintf("%.0f%%", v*100)
+	case "io", "it", "ls":
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// WriteUsers writes busers: "%-19.19s %4s %6s %6d %6d %6d %6d %6d %6d"
+// under the header; -w does not cut names.
+func WriteUsers(w io.Writer, us []*api.UserInfo, o *Options) error {
+	var b strings.Builder
+	if len(us) > 0 && !(o != nil && o.NoHeader) {
+		b.WriteString(usersHeader + "\n")
+	}
+	for _, u := range us {
+		if u == nil {
+			continue
+		}
+		name := cut(u.Name, 19)
+		if o != nil && o.Wide {
+			name = pad(u.Name, 19)
+		}
+		fmt.Fprintf(&b, "%s %4s %6s %6d %6d %6d %6d %6d %6d\n", name, flimit(u.JLP), limit(u.Max),
+			u.NJobs, u.Pend, u.Run, u.SSusp, u.USusp, u.Rsv)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteGroups writes bugroup ("GROUP_NAME    USERS") or bmgroup
+// ("GROUP_NAME    HOSTS"): a group per line, members separated by spaces
+// with a trailing space, subgroups ending in "/" (OpenLava bgroup). A group
+// without members is "all".
+func WriteGroups(w io.Writer, gs []*api.Group, hostGroups bool, o *Options) error {
+	var b strings.Builder
+	col := "USERS"
+	if hostGroups {
+		col = "HOSTS"
+	}
+	if len(gs) > 0 && !(o != nil && o.NoHeader) {
+		b.WriteString("GROUP_NAME    " + col + "\n")
+	}
+	for _, g := range gs {
+		if g == nil {
+			continue
+		}
+		b.WriteString(pad(g.Name, 13) + " ")
+		if len(g.Members) == 0 {
+			b.WriteString("all ")
+		}
+		for _, m := range g.Members {
+			b.WriteString(m + " ")
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteGroupsLong writes bugroup -l: each group's members, then its shares
+// and administrators.
+func WriteGroupsLong(w io.Writer, gs []*api.Group, hostGroups bool, o *Options) error {
+	var b strings.Builder
+	col := "USERS"
+	if hostGroups {
+		col = "HOSTS"
+	}
+	for i, g := range gs {
+		if g == nil {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "GROUP_NAME:    %s\n%s: ", g.Name, col)
+		if len(g.Members) == 0 {
+			b.WriteString("all ")
+		}
+		for _, m := range g.Members {
+			b.WriteString(m + " ")
+		}
+		b.WriteByte('\n')
+		if len(g.Admins) > 0 {
+			fmt.Fprintf(&b, "GROUP_ADMIN: %s\n", strings.Join(g.Admins, " "))
+		}
+		if len(g.Shares) > 0 {
+			b.WriteString("SHARES:  ")
+			for _, s := range g.Shares {
+				if s != nil {
+					fmt.Fprintf(&b, "[%s, %d] ", s.Name, s.Shares)
+				}
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteParams writes bparams' default summary (OpenLava bparams.c): the
+// default queues and the scheduling intervals, from the parameters mbatchd
+// reports.
+func WriteParams(w io.Writer, ps []*api.KeyValue) error {
+	get := func(k, def string) string {
+		for _, p := range ps {
+			if p != nil && p.Key == k && p.Value != "" {
+				return p.Value
+			}
+		}
+		return def
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Default Queues:  %s\n", get("DEFAULT_QUEUE", "normal"))
+	if h := get("DEFAULT_HOST_SPEC", ""); h != "" {
+		fmt.Fprintf(&b, "Default Host Specification:  %s\n", h)
+	}
+	fmt.Fprintf(&b, "MBD_SLEEP_TIME used for calculations:  %s seconds\n", get("MBD_SLEEP_TIME", "10"))
+	fmt.Fprintf(&b, "Job Checking Interval:  %s seconds\n", get("SBD_SLEEP_TIME", "7"))
+	fmt.Fprintf(&b, "Job Accepting Interval:  %s seconds\n", get("JOB_ACCEPT_INTERVAL", "0"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteParamsAll writes bparams -a: every parameter as "    KEY = VALUE"
+// under a title line (IBM 10.1; Toil and the Snakemake plugin split these
+// lines on "=").
+func WriteParamsAll(w io.Writer, ps []*api.KeyValue, o *Options) error {
+	var b strings.Builder
+	var yo Options
+	if o != nil {
+		yo = *o
+	}
+	yo.DisplayYear = true
+	fmt.Fprintf(&b, "lsb.params configuration at %s\n", LongTime(yo.Now.Unix(), &yo))
+	for _, p := range ps {
+		if p != nil {
+			fmt.Fprintf(&b, "    %s = %s\n", p.Key, p.Value)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
