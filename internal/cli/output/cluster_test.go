@@ -13,7 +13,7 @@ func fixtureQueues() []*api.QueueInfo {
 		{Name: "priority", Priority: 43, Open: true, Active: true, Max: -1, JLU: 2, JLP: 1.5, NJobs: 18, Pend: 8, Run: 5, SSusp: 3, USusp: 2,
 			Description: "Jobs submitted for this queue are scheduled as urgent jobs.", Users: []string{"user1", "grp1/"},
 			Admins: []string{"admin1"}, RunWindow: "20:00-8:30", ResReq: "select[mem>100]",
-			Thresholds: []*api.Threshold{{Index: "r1m", Sched: 0.7, Stop: 1.5, HasSched: true, HasStop: true}, {Index: "pg", Sched: 4, HasSched: true}, {Index: "gpu", Stop: 2, HasStop: true}},
+			Thresholds:    []*api.Threshold{{Index: "r1m", Sched: 0.7, Stop: 1.5, HasSched: true, HasStop: true}, {Index: "pg", Sched: 4, HasSched: true}, {Index: "gpu", Stop: 2, HasStop: true}},
 			DefaultLimits: &api.Limits{Run: 3600}, SchedulingPolicies: "FAIRSHARE",
 			Shares: []*api.ShareAccount{{Name: "user1", Shares: 10, Priority: 3.333, Started: 1, CPUTime: 12.5, RunTime: 60}}},
 		{Name: "a_very_long_queue_name", Priority: 40, Open: true, InactiveByWindow: true, NJobs: 44, Pend: 44},
