@@ -298,16 +298,14 @@ func Load(ctx context.Context, opts Options) (*Config, error) {
 }
 
 // Check loads everything (the batch files too when batch is set) and
-// returns every diagnostic, for lsadmin and badmin ckconfig. It never stops
-// early: the batch files are checked even when the base has errors, as far
-// as they can be.
+// returns every diagnostic, for lsadmin and badmin ckconfig. Every problem
+// of a file is reported; the batch files are checked when the base files
+// (which they depend on) have no errors, as mbatchd would only read them
+// then.
 func Check(ctx context.Context, opts Options, batch bool) Diagnostics {
 	opts.fill()
 	b, d := loadBase(ctx, opts)
-	if !batch {
-		return d
-	}
-	if b.Cluster == nil {
+	if !batch || d.HasErrors() {
 		return d
 	}
 	_, bd := loadBatch(ctx, b, opts)
