@@ -1,0 +1,370 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/cli/output"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+// This file holds bjobs and what the batch query commands (bjobs, bqueues,
+// bhosts, busers, bugroup, bmgroup, bparams, bhist, bacct) share: the
+// mbatchd client they need, the job ID operands and the output options read
+// from the environment.
+
+// batchClient is what the batch query commands need of mbatchd: unary calls
+// and server streams (MBatchd.Jobs, MBatchd.History, MBatchd.Acct).
+type batchClient interface {
+	Call(ctx context.Context, method string, req, resp wire.Message) error
+	Stream(ctx context.Context, method string, req wire.Message) (batchStream, error)
+	Close() error
+}
+
+// batchStream is one server stream; Recv returns io.EOF at its end.
+type batchStream interface {
+	Recv(m wire.Message) error
+}
+
+// errBatchUnavailable is returned by dialBatch until a connection helper is
+// installed.
+var errBatchUnavailable = errors.New("batch daemons are not available in this build")
+
+// dialBatch connects to mbatchd. The connection helper (dialMbd, owned by
+// the mbatchd work) installs itself here, e.g.
+//
+//	dialBatch = func(ctx context.Context, env *Env) (batchClient, error) {
+//		c, err := dialMbd(ctx, env)
+//		if err != nil {
+//			return nil, err
+//		}
+//		return RPCBatchClient(c), nil
+//	}
+//
+// Tests replace it with a fake.
+var dialBatch = func(ctx context.Context, env *Env) (batchClient, error) {
+	return nil, errBatchUnavailable
+}
+
+// RPCBatchClient adapts an *rpc.Client to what the batch query commands use.
+func RPCBatchClient(c *rpc.Client) batchClient { return rpcBatchClient{c} }
+
+type rpcBatchClient struct{ c *rpc.Client }
+
+func (r rpcBatchClient) Call(ctx context.Context, method string, req, resp wire.Message) error {
+	return r.c.Call(ctx, method, req, resp)
+}
+
+func (r rpcBatchClient) Stream(ctx context.Context, method string, req wire.Message) (batchStream, error) {
+	return r.c.Stream(ctx, method, req)
+}
+
+func (r rpcBatchClient) Close() error { return r.c.Close() }
+
+// batchConnect dials mbatchd, printing LSF's outage message on failure.
+func batchConnect(ctx context.Context, env *Env) (batchClient, bool) {
+	c, err := dialBatch(ctx, env)
+	if err != nil {
+		batchError(env, err)
+		return nil, false
+	}
+	return c, true
+}
+
+// batchError prints a failed call the way LSF commands report an
+// unreachable or failing mbatchd.
+func batchError(env *Env, err error) {
+	switch rpc.CodeOf(err) {
+	case rpc.Unavailable, rpc.DeadlineExceeded:
+		env.Errorf("Cannot connect to LSF. Please wait ...: %v", err)
+	case rpc.PermissionDenied, rpc.Unauthenticated:
+		env.Errorf("User permission denied: %v", err)
+	default:
+		if errors.Is(err, errBatchUnavailable) {
+			env.Errorf("Cannot connect to LSF. Please wait ... %v", err)
+			return
+		}
+		env.Errorf("%v", err)
+	}
+}
+
+// recvAll reads a stream to its end, handing each reply to add.
+func recvAll[T any, PT interface {
+	*T
+	wire.Message
+}](st batchStream, add func(*T)) error {
+	for {
+		var r T
+		err := st.Recv(PT(&r))
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		add(&r)
+	}
+}
+
+// outputOptions are the formatter options of a command: now from the
+// command's clock, LSB_DISPLAY_YEAR and LSB_JOBID_DISP_LENGTH from its
+// environment. (lsf.conf values of the same names are the config loader's
+// to pass in; the environment wins, as in LSF.)
+func outputOptions(env *Env) *output.Options {
+	o := &output.Options{Now: env.Clock.Now().In(time.Local)}
+	if v := strings.ToUpper(env.Getenv("LSB_DISPLAY_YEAR")); v == "Y" {
+		o.DisplayYear = true
+	}
+	if n, err := strconv.Atoi(env.Getenv("LSB_JOBID_DISP_LENGTH")); err == nil {
+		o.JobIDWidth = n
+	}
+	return o
+}
+
+// parseJobIDs reads job ID operands: "123", "123[4]", "123[1-5,7,10-20:2]".
+// An index list expands to one reference per element.
+func parseJobIDs(args []string) ([]*api.JobRef, error) {
+	var refs []*api.JobRef
+	for _, a := range args {
+		id, list, hasList := strings.Cut(a, "[")
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s: Illegal job ID.", a)
+		}
+		if !hasList {
+			refs = append(refs, &api.JobRef{JobID: n})
+			continue
+		}
+		if !strings.HasSuffix(list, "]") {
+			return nil, fmt.Errorf("%s: Illegal job ID.", a)
+		}
+		idx, err := parseIndexList(strings.TrimSuffix(list, "]"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: Illegal job ID.", a)
+		}
+		for _, i := range idx {
+			refs = append(refs, &api.JobRef{JobID: n, Index: i})
+		}
+	}
+	return refs, nil
+}
+
+// maxIndexListLen bounds an expanded index list (LSF's MAX_JOB_ARRAY_SIZE
+// default is 1000; Basalt allows up to a million elements per operand).
+const maxIndexListLen = 1 << 20
+
+// parseIndexList expands "1-5,7,10-20:2".
+func parseIndexList(s string) ([]int32, error) {
+	var out []int32
+	for _, part := range strings.Split(s, ",") {
+		rng, step := part, "1"
+		if i := strings.IndexByte(part, ':'); i >= 0 {
+			rng, step = part[:i], part[i+1:]
+		}
+		lo, hi, isRange := strings.Cut(rng, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		st, err3 := strconv.Atoi(step)
+		if err1 != nil || err2 != nil || err3 != nil || a < 1 || b < a || st < 1 || b > 1<<30 {
+			return nil, fmt.Errorf("bad index list %q", s)
+		}
+		for i := a; i <= b; i += st {
+			if len(out) >= maxIndexListLen {
+				return nil, fmt.Errorf("index list %q too long", s)
+			}
+			out = append(out, int32(i))
+		}
+	}
+	return out, nil
+}
+
+// refString is "123" or "123[4]".
+func refString(r *api.JobRef) string { return output.LongJobRef(r.JobID, r.Index) }
+
+var bjobsSpec = lsfopt.New("a|A|d|p|r|s|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
+	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Lp:|Jd:")
+
+func init() {
+	Register(&Command{Name: "bjobs", Summary: "display information about jobs", Run: runBjobs})
+}
+
+func bjobsUsage(env *Env) {
+	fmt.Fprintln(env.Stderr, `Usage: bjobs [-h] [-V] [-w | -l | -W | -o "field ... [delimiter='c']" [-json] [-hms]] [-noheader]
+             [-a] [-d] [-p] [-s] [-r] [-A] [-X] [-x]
+             [-m host_name | -m host_group] [-q queue_name] [-u user_name | -u user_group | -u all]
+             [-P project_name] [-J job_name] [-G user_group] [-g job_group] [-app application_profile]
+             [job_ID | "job_ID[index_list]" ...]`)
+}
+
+func runBjobs(ctx context.Context, env *Env, args []string) int {
+	res, err := bjobsSpec.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "bjobs: %v\n", err)
+		bjobsUsage(env)
+		return ExitUsage
+	}
+	if res.Has("h") {
+		bjobsUsage(env)
+		return 0
+	}
+	if res.Has("V") {
+		return runVersion(ctx, env, nil)
+	}
+	long := res.Has("l") || res.Has("UF")
+	wide := res.Has("w") || res.Has("X")
+	format, hasFormat := res.Last("o")
+	json := res.Has("json")
+	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) {
+		bjobsUsage(env)
+		return ExitUsage
+	}
+	if !hasFormat && !long && !wide && !res.Has("W") && !res.Has("A") {
+		if f := env.Getenv("LSB_BJOBS_FORMAT"); f != "" {
+			format, hasFormat = f, true
+		}
+	}
+	if json && !hasFormat {
+		env.Errorf("bjobs: -json must be used with -o")
+		bjobsUsage(env)
+		return ExitUsage
+	}
+	var f *output.Format
+	if hasFormat {
+		if f, err = output.ParseFormat(format, output.JobFields); err != nil {
+			env.Errorf("%v", err)
+			return ExitUsage
+		}
+	}
+	refs, err := parseJobIDs(res.Operands)
+	if err != nil {
+		env.Errorf("%v", err)
+		return ExitUsage
+	}
+	req := &api.JobsRequest{Jobs: refs, Detail: long, ArraySummary: res.Has("A")}
+	req.User, _ = res.Last("u")
+	req.Queue, _ = res.Last("q")
+	req.Host, _ = res.Last("m")
+	req.JobName, _ = res.Last("J")
+	req.Project, _ = res.Last("P")
+	if len(refs) > 0 && req.User == "" {
+		req.User = "all" // explicit IDs: any user's job, finished ones too
+	}
+	var mask uint32
+	if res.Has("d") {
+		mask |= uint32(api.StateDone | api.StateExit)
+	}
+	if res.Has("p") {
+		mask |= uint32(api.StatePend | api.StatePSusp)
+	}
+	if res.Has("r") {
+		mask |= uint32(api.StateRun)
+	}
+	if res.Has("s") {
+		mask |= uint32(api.StateSSusp | api.StateUSusp | api.StatePSusp)
+	}
+	req.StateMask = mask
+	req.IncludeFinished = res.Has("a") || len(refs) > 0
+	req.PendHosts = long && res.Has("p")
+
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return ExitUsage
+	}
+	defer c.Close()
+	st, err := c.Stream(ctx, "MBatchd.Jobs", req)
+	if err != nil {
+		batchError(env, err)
+		return ExitUsage
+	}
+	var jobs []*api.JobRecord
+	var notFound []*api.JobRef
+	if err := recvAll(st, func(r *api.JobsReply) {
+		jobs = append(jobs, r.Jobs...)
+		notFound = append(notFound, r.NotFound...)
+	}); err != nil {
+		batchError(env, err)
+		return ExitUsage
+	}
+
+	o := outputOptions(env)
+	o.Wide = wide
+	o.NoHeader = res.Has("noheader")
+	o.HMS = res.Has("hms") || strings.EqualFold(env.Getenv("LSB_HMS_TIME_FORMAT"), "y")
+	fl := output.JobsFlags{
+		W:           res.Has("W"),
+		PendOnly:    res.Has("p") && !res.Has("d") && !res.Has("r") && !res.Has("s") && !res.Has("a"),
+		PendReasons: res.Has("p"),
+		SuspReasons: res.Has("s"),
+		PendHosts:   req.PendHosts,
+	}
+	rc := 0
+	var nf []output.NotFound
+	for _, r := range notFound {
+		msg := fmt.Sprintf("Job <%s> is not found", refString(r))
+		if json {
+			nf = append(nf, output.NotFound{JobID: refString(r), Error: msg})
+		} else {
+			env.Errorf("%s", msg)
+		}
+		rc = ExitUsage
+	}
+	switch {
+	case json:
+		err = output.WriteJobsJSON(env.Stdout, jobs, f, nf, o)
+	case len(jobs) == 0:
+	case hasFormat:
+		err = output.WriteJobsCustom(env.Stdout, jobs, f, o)
+	case long:
+		err = output.WriteJobsLong(env.Stdout, jobs, o, fl)
+	case res.Has("A"):
+		err = output.WriteArraySummary(env.Stdout, jobs, o)
+	default:
+		err = output.WriteJobs(env.Stdout, jobs, o, fl)
+	}
+	if err != nil {
+		env.Errorf("bjobs: %v", err)
+		return ExitUsage
+	}
+	if len(jobs) == 0 && len(refs) == 0 {
+		if !json {
+			env.Errorf("%s", noJobMessage(res))
+		}
+		if strings.EqualFold(env.Getenv("LSB_BJOBS_CONSISTENT_EXIT_CODE"), "y") {
+			return ExitUsage
+		}
+	}
+	return rc
+}
+
+// noJobMessage is LSF's message when nothing matched: "No unfinished job
+// found", "No pending job found", ... (lsf-clients.md §2c).
+func noJobMessage(res *lsfopt.Result) string {
+	n := 0
+	kind := ""
+	for _, k := range []struct{ opt, word string }{{"p", "pending"}, {"r", "running"}, {"s", "suspended"}, {"d", "done"}} {
+		if res.Has(k.opt) {
+			n++
+			kind = k.word
+		}
+	}
+	switch {
+	case res.Has("a"):
+		return "No job found"
+	case n == 1:
+		return "No " + kind + " job found"
+	case n > 1:
+		return "No job found"
+	}
+	return "No unfinished job found"
+}
