@@ -485,3 +485,8 @@ func (l *LIM) errNotMaster() error {
 }
 
 var errDenied = errors.New("User permission denied")
+
+// CheckConfig loads the configuration as a LIM would (lim -C).
+func CheckConfig(ctx context.Context, envDir string, getenv func(string) string) (*config.Base, error) {
+	return loadBase(ctx, Options{EnvDir: envDir, Getenv: getenv})
+}

@@ -35,3 +35,6 @@ func hostType(arch string) string {
 	}
 	return strings.ToUpper(arch)
 }
+
+// LocalType returns the LSF host type of this machine (X86_64, ...).
+func LocalType() string { return hostType(machine()) }
