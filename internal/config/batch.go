@@ -157,6 +157,7 @@ func (r *resolver) hostGroups() {
 	hs := r.c.LSBHosts
 	var kept []*HostGroup
 	resolved := map[string]bool{}
+	var withOthers []*HostGroup
 	for _, g := range hs.Groups {
 		where := "HostGroup <" + g.Name + ">"
 		if _, clash := r.host(g.Name); clash {
@@ -177,6 +178,10 @@ func (r *resolver) hostGroups() {
 			target, exclude := m, strings.HasPrefix(m, "~")
 			if exclude {
 				target = m[1:]
+			}
+			if target == "others" && !exclude {
+				withOthers = append(withOthers, g) // resolved when every other group is
+				continue
 			}
 			if _, isHost := r.host(target); !isHost && hs.Group(target) != nil && !resolved[target] {
 				if target == g.Name {
@@ -207,6 +212,35 @@ func (r *resolver) hostGroups() {
 		kept = append(kept, g)
 	}
 	hs.Groups = kept
+	// "others": the hosts in no other group.
+	inSome := map[string]bool{}
+	for _, g := range kept {
+		if !contains(withOthers, g) {
+			for _, h := range g.Members {
+				inSome[h] = true
+			}
+		}
+	}
+	for _, g := range withOthers {
+		set := map[string]bool{}
+		for _, h := range g.Members {
+			set[h] = true
+		}
+		for _, h := range r.hosts {
+			if !inSome[h] {
+				set[h] = true
+			}
+		}
+		for _, m := range g.Spec {
+			if strings.HasPrefix(m, "~") {
+				names, _ := r.expandHosts(m[1:])
+				for _, n := range names {
+					delete(set, n)
+				}
+			}
+		}
+		g.Members = r.inClusterOrder(set)
+	}
 }
 
 func (r *resolver) batchHosts() {
@@ -262,7 +296,7 @@ func (r *resolver) batchHosts() {
 	}
 }
 
-func contains(list []string, s string) bool {
+func contains[T comparable](list []T, s T) bool {
 	for _, x := range list {
 		if x == s {
 			return true

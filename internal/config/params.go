@@ -54,6 +54,14 @@ type Params struct {
 	SharedResourceUpdateFactor int
 	JobSpoolDir                string
 	JobDepLastSub              bool
+	MaxSchedStay               time.Duration // 0 = undefined
+	PreemptionWaitTime         time.Duration // 300s
+	DisableUACCTMap            bool
+
+	// Accounting file archiving (lsb.acct): 0 means undefined.
+	AcctArchiveAge     time.Duration // ACCT_ARCHIVE_AGE, days
+	AcctArchiveSize    int64         // ACCT_ARCHIVE_SIZE, KB
+	MaxAcctArchiveFile int
 
 	// Raw holds every parameter as written, in file order.
 	Raw []KV
@@ -98,6 +106,7 @@ func DefaultParams() *Params {
 		JobTerminateInterval: 10 * time.Second,
 		MaxJobArraySize:      1000,
 		SubTryInterval:       60 * time.Second,
+		PreemptionWaitTime:   300 * time.Second,
 		CPUTimeFactor:        0.7,
 		RunTimeFactor:        0.7,
 		RunJobFactor:         3.0,
@@ -273,6 +282,22 @@ func (p *Params) set(v val) {
 		}
 	case "SHARED_RESOURCE_UPDATE_FACTOR":
 		setInt(&p.SharedResourceUpdateFactor, 1, math.MaxInt32)
+	case "MAX_SCHED_STAY":
+		setSec(&p.MaxSchedStay, 1)
+	case "PREEMPTION_WAIT_TIME":
+		setSec(&p.PreemptionWaitTime, 300)
+	case "DISABLE_UACCT_MAP":
+		setBool(&p.DisableUACCTMap)
+	case "ACCT_ARCHIVE_AGE":
+		if n, ok := v.int(1, math.MaxInt32); ok {
+			p.AcctArchiveAge = time.Duration(n) * 24 * time.Hour
+		}
+	case "ACCT_ARCHIVE_SIZE":
+		if n, ok := v.int(1, math.MaxInt32); ok {
+			p.AcctArchiveSize = int64(n)
+		}
+	case "MAX_ACCT_ARCHIVE_FILE":
+		setInt(&p.MaxAcctArchiveFile, 1, math.MaxInt32)
 	case "JOB_SPOOL_DIR":
 		p.JobSpoolDir = strings.TrimSpace(v.text)
 	default:

@@ -160,6 +160,51 @@ func TestQueueHosts(t *testing.T) {
 	}
 }
 
+func TestHostGroupMembers(t *testing.T) {
+	lsbHosts := `Begin HostGroup
+GROUP_NAME GROUP_MEMBER
+rest       (others ~h3)
+g1         (h1)
+all_but    (all ~g1)
+ranged     (h[2-3])
+wild       (h?)
+nested     (g1 ranged ~h3)
+ext        (! h1)
+End HostGroup
+`
+	opts := fixtureOptions(fixture(map[string]string{"lsb.hosts": lsbHosts}))
+	opts.EGroup = func(_ context.Context, flag, group string) ([]string, error) {
+		if flag != "-m" || group != "ext" {
+			return nil, errors.New("unexpected call")
+		}
+		return []string{"h3"}, nil
+	}
+	c, err := Load(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Fatal(c.Warnings)
+	}
+	want := map[string]string{
+		"rest": "", "g1": "h1", "all_but": "h2 h3", "ranged": "h2 h3", "wild": "h1 h2 h3",
+		"nested": "h1 h2", "ext": "h1 h3",
+	}
+	for g, w := range want {
+		if got := strings.Join(c.HostGroup(g).Members, " "); got != w {
+			t.Errorf("%s = %q, want %q", g, got, w)
+		}
+	}
+	if !c.HostGroup("ext").External {
+		t.Error("ext is external")
+	}
+	// others: the hosts in no other group.
+	c2 := loadFixture(t, map[string]string{"lsb.hosts": "Begin HostGroup\nGROUP_NAME GROUP_MEMBER\nrest (others ~h3)\ng1 (h1)\nEnd HostGroup\n"})
+	if got := strings.Join(c2.HostGroup("rest").Members, " "); got != "h2" {
+		t.Errorf("rest = %q", got)
+	}
+}
+
 // TestBatchHostRows checks lsb.hosts' precedence: a host's own row, then its
 // group's, its model's, its type's, then default.
 func TestBatchHostRows(t *testing.T) {
@@ -551,10 +596,10 @@ func TestResolver(t *testing.T) {
 		}
 		return nil, errors.New("no such host")
 	}}
-	for name, want := range map[string]string{"host1": "127.0.1.1", "H2": "127.0.1.2", "ext": "10.0.0.1", "v6only": "::3"} {
-		a, err := r.Resolve(context.Background(), name)
-		if err != nil || a.String() != want {
-			t.Errorf("Resolve(%s) = %v %v, want %s", name, a, err, want)
+	for _, c := range [][2]string{{"host1", "127.0.1.1"}, {"H2", "127.0.1.2"}, {"ext", "10.0.0.1"}, {"v6only", "::3"}} {
+		a, err := r.Resolve(context.Background(), c[0])
+		if err != nil || a.String() != c[1] {
+			t.Errorf("Resolve(%s) = %v %v, want %s", c[0], a, err, c[1])
 		}
 	}
 	if strings.Join(asked, " ") != "ext v6only" {
