@@ -180,4 +180,7 @@ type JobRecord struct {
 	ExitInfo        string        `wire:"35"`
 	Priority        int64         `wire:"36"`
 	History         []string      `wire:"37"`
+	Project         string        `wire:"38"` // resolved project (DEFAULT_PROJECT when -P was not given)
+	Command         string        `wire:"39"` // the job's command (always set; Spec is set only with Detail)
+	DefaultQueue    bool          `wire:"40"`
 }

@@ -2004,6 +2004,15 @@ func (m *JobRecord) SizeWire() int {
 	for _, x := range m.History {
 		n += 2 + wire.SizeBytes(len(x))
 	}
+	if m.Project != "" {
+		n += 2 + wire.SizeBytes(len(m.Project))
+	}
+	if m.Command != "" {
+		n += 2 + wire.SizeBytes(len(m.Command))
+	}
+	if m.DefaultQueue {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -2163,6 +2172,18 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 	for _, x := range m.History {
 		b = wire.AppendTag(b, 37, wire.BytesType)
 		b = wire.AppendString(b, x)
+	}
+	if m.Project != "" {
+		b = wire.AppendTag(b, 38, wire.BytesType)
+		b = wire.AppendString(b, m.Project)
+	}
+	if m.Command != "" {
+		b = wire.AppendTag(b, 39, wire.BytesType)
+		b = wire.AppendString(b, m.Command)
+	}
+	if m.DefaultQueue {
+		b = wire.AppendTag(b, 40, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.DefaultQueue))
 	}
 	return b
 }
@@ -2565,6 +2586,36 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobRecord", 37, off, n)
 			}
 			m.History = append(m.History, string(v))
+			off += n
+		case 38:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 38, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 38, off, n)
+			}
+			m.Project = string(v)
+			off += n
+		case 39:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 39, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 39, off, n)
+			}
+			m.Command = string(v)
+			off += n
+		case 40:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 40, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 40, off, n)
+			}
+			m.DefaultQueue = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -313,6 +313,12 @@ func (s *State) jobStatus(t int64, e *api.EvJobStatus) error {
 	if e.RunCount != 0 && e.RunCount != j.RunCount {
 		return fmt.Errorf("job %s: run %d, now %d: %w", j.Key, e.RunCount, j.RunCount, ErrStale)
 	}
+	if job.Finished(j.State) && j.State == e.State {
+		// Post-execution results arrive after the job finished.
+		j.PostDone = j.PostDone || e.PostDone
+		j.PostFailed = j.PostFailed || e.PostFailed
+		return nil
+	}
 	var in job.Input
 	switch e.State {
 	case api.StateDone:

@@ -1,0 +1,78 @@
+package mbd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+)
+
+// fsm adapts the state to raft: it decodes log entries and applies them.
+// raft calls it from one goroutine, which makes it the state's only writer.
+type fsm struct {
+	st *state.State
+	// applied, when set, is told about every applied entry (after the state
+	// changed), for derived outputs such as lsb.events.
+	applied func(idx uint64, e *api.LogEntry, errs []error)
+}
+
+// applyResult is what Apply returns for one log entry.
+type applyResult struct {
+	errs []error
+	err  error // the entry could not be decoded
+}
+
+func (f *fsm) Apply(l *raft.Log) any {
+	if l.Type != raft.LogCommand {
+		return applyResult{}
+	}
+	var e api.LogEntry
+	if err := e.UnmarshalWire(l.Data); err != nil {
+		// A committed entry that does not decode is a bug or corruption; it
+		// changes nothing and the proposer reports it.
+		return applyResult{err: fmt.Errorf("log entry %d: %w", l.Index, err)}
+	}
+	errs := f.st.Apply(l.Index, &e)
+	if f.applied != nil {
+		f.applied(l.Index, &e, errs)
+	}
+	return applyResult{errs: errs}
+}
+
+func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
+	out := make([]any, len(logs))
+	for i, l := range logs {
+		out[i] = f.Apply(l)
+	}
+	return out
+}
+
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	b, _ := f.st.Snapshot()
+	return snapshotBytes(b), nil
+}
+
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	return f.st.Restore(rc, 0)
+}
+
+type snapshotBytes []byte
+
+func (s snapshotBytes) Persist(sink raft.SnapshotSink) error {
+	if _, err := sink.Write(s); err != nil {
+		sink.Cancel()
+		return fmt.Errorf("writing snapshot: %w", err)
+	}
+	return sink.Close()
+}
+
+func (snapshotBytes) Release() {}
+
+var (
+	_ raft.BatchingFSM  = (*fsm)(nil)
+	_ raft.FSMSnapshot = snapshotBytes(nil)
+)

@@ -1,0 +1,299 @@
+package mbd
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/mbd/sched"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+)
+
+// minPassGap separates scheduling passes so that a burst of changes is
+// handled by one pass rather than one pass per change.
+const minPassGap = 5 * time.Millisecond
+
+// schedLoop runs scheduling passes until ctx ends.
+func (s *Server) schedLoop(ctx context.Context) {
+	timer := s.clock.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-timer.C():
+		}
+		cfg := s.cfg.Current()
+		next := s.pass(ctx, cfg)
+		sleep := cfg.Params.MBDSleepTime
+		if sleep <= 0 {
+			sleep = 10 * time.Second
+		}
+		if !next.IsZero() {
+			if d := next.Sub(s.clock.Now()); d < sleep {
+				sleep = max(d, minPassGap)
+			}
+		}
+		timer.Reset(sleep)
+		gap := s.clock.NewTimer(minPassGap)
+		select {
+		case <-ctx.Done():
+			gap.Stop()
+			return
+		case <-gap.C():
+		}
+	}
+}
+
+// pass runs one scheduling pass and starts what it decided; it returns when
+// the next time-driven pass is due (zero: none).
+func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
+	s.refreshLoad(ctx, 5*time.Second)
+	now := s.clock.Now()
+	var plan *sched.Plan
+	s.st.View(func(v *state.View) {
+		in := &sched.Input{Now: now, Config: cfg, Table: cfg.ResourceTable(), Hosts: s.schedHosts(cfg, v), View: v,
+			Strict: cfg.Conf.StrictResReq(), Unit: cfg.Conf.UnitForLimits()}
+		plan = s.sched.Schedule(in)
+	})
+	reasons := plan.Reasons
+	s.reasons.Store(&reasons)
+	if len(plan.Dispatches) == 0 {
+		return plan.NextWake
+	}
+	events := make([]*api.Event, len(plan.Dispatches))
+	for i, d := range plan.Dispatches {
+		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts}}
+	}
+	errs, err := s.prop.Propose(ctx, events...)
+	if err != nil {
+		s.log.Warn("dispatch not recorded", "err", err)
+		return plan.NextWake
+	}
+	for i, d := range plan.Dispatches {
+		if errs[i] != nil {
+			s.log.Warn("dispatch rejected", "job", d.Key, "err", errs[i])
+			continue
+		}
+		for _, h := range d.Hosts {
+			s.hosts.dispatched(h.Host, now)
+		}
+		go s.launch(ctx, d.Key)
+	}
+	return plan.NextWake
+}
+
+// launch sends a dispatched job to its first execution host's sbatchd. If
+// the host cannot take it, the job goes back to pending.
+func (s *Server) launch(ctx context.Context, k state.Key) {
+	cfg := s.cfg.Current()
+	var l *api.JobLaunch
+	var host string
+	var run int32
+	s.st.View(func(v *state.View) {
+		j := v.Job(k)
+		if j == nil || !job.Started(j.State) || len(j.ExecHosts) == 0 {
+			return
+		}
+		l = s.launchRecord(cfg, j)
+		host, run = j.ExecHosts[0].Host, j.RunCount
+	})
+	if l == nil {
+		return
+	}
+	sess := s.sess.get(host)
+	var reason int32
+	if sess == nil {
+		reason = 1601 // PEND_SBD_UNREACH
+	} else {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		ack, err := sess.call(cctx, &api.MbdMessage{Launch: l})
+		cancel()
+		switch {
+		case err != nil:
+			// The launch may or may not have reached sbatchd: its next
+			// hello settles it (re-adopted or reported lost).
+			s.log.Warn("launch not acknowledged", "job", k, "host", host, "err", err)
+			return
+		case ackErr(ack) != nil:
+			s.log.Warn("sbatchd refused job", "job", k, "host", host, "err", ackErr(ack))
+			reason = 1608 // PEND_SBD_JOB_ACCEPT
+		default:
+			return
+		}
+	}
+	ev := &api.Event{JobStatus: &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: api.StatePend, PendReason: reason, RunCount: run}}
+	if err := s.prop.Propose1(ctx, ev); err != nil {
+		s.log.Warn("returning job to pending", "job", k, "err", err)
+	}
+}
+
+// launchRecord builds what sbatchd needs to run j.
+func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
+	spec := *j.Spec.JobSpec
+	l := &api.JobLaunch{
+		JobID: j.ID, Index: j.Index, User: j.User, Spec: &spec, SubmitTime: j.SubmitTime, RunCount: j.RunCount,
+		Forced: j.NoSuspend, DispatchTime: j.StartTime, JobName: j.DisplayName(), ExecRusage: j.ExecRusage,
+		Cluster: cfg.ClusterName(),
+	}
+	for _, h := range j.ExecHosts {
+		l.ExecHosts = append(l.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})
+	}
+	if j.Array != nil && len(j.Array.Indices) > 0 {
+		l.ArrayEnd = j.Array.Indices[len(j.Array.Indices)-1]
+		l.ArrayStep = 1
+		if n := len(j.Array.Indices); n > 1 {
+			l.ArrayStep = j.Array.Indices[1] - j.Array.Indices[0]
+		}
+	}
+	q := cfg.Queue(j.Queue)
+	if q != nil {
+		l.Queue = queueExec(q)
+	} else {
+		l.Queue = &api.QueueExec{Name: j.Queue}
+	}
+	l.Limits = effectiveLimits(spec.Limits, q)
+	return l
+}
+
+func queueExec(q *config.Queue) *api.QueueExec {
+	qe := &api.QueueExec{
+		Name: q.Name, Priority: int32(q.Priority), Nice: int32(q.Nice), PreExec: q.PreExec, PostExec: q.PostExec,
+		PrePostExecUser: q.PrePostExecUser, JobStarter: q.JobStarter, StopCond: q.StopCond.Text,
+		ResumeCond: q.ResumeCond.Text, TerminateWhen: q.TerminateWhen, Rerunnable: q.Rerunnable,
+	}
+	if !q.RunWindow.Always() {
+		qe.RunWindow = q.RunWindow.String()
+	}
+	qe.SuspendAction = actionText(q.JobControls.Suspend)
+	qe.ResumeAction = actionText(q.JobControls.Resume)
+	qe.TerminateAction = actionText(q.JobControls.Terminate)
+	for _, c := range q.RequeueExitValues.Codes {
+		qe.RequeueExitValues = append(qe.RequeueExitValues, int32(c))
+	}
+	for _, c := range q.RequeueExitValues.Exclude {
+		qe.ExcludeExitValues = append(qe.ExcludeExitValues, int32(c))
+	}
+	for _, t := range q.Thresholds {
+		qe.Thresholds = append(qe.Thresholds, threshold(t))
+	}
+	return qe
+}
+
+func actionText(a config.JobAction) string {
+	if a.Kind == config.ActionDefault {
+		return ""
+	}
+	return strings.TrimSpace(a.String())
+}
+
+func threshold(t config.LoadThreshold) *api.Threshold {
+	th := &api.Threshold{Index: t.Index}
+	if t.HasSched {
+		th.Sched, th.HasSched = t.Sched, true
+	}
+	if t.HasStop {
+		th.Stop, th.HasStop = t.Stop, true
+	}
+	return th
+}
+
+// effectiveLimits merges the job's limits with the queue's defaults and
+// maxima (the job's own value wins when given; the queue default applies
+// otherwise; a maximum caps both).
+func effectiveLimits(job *api.Limits, q *config.Queue) *api.Limits {
+	l := &api.Limits{}
+	if job != nil {
+		*l = *job
+	}
+	if q == nil {
+		return l
+	}
+	pickT := func(v *int64, tl config.TimeLimit) {
+		if *v == 0 && tl.Default > 0 {
+			*v = int64(tl.Default.Seconds())
+		}
+		if *v == 0 && tl.Max > 0 {
+			*v = int64(tl.Max.Seconds())
+		}
+	}
+	pickS := func(v *int64, sl config.SizeLimit) {
+		if !sl.Set {
+			return
+		}
+		if *v == 0 && sl.Default > 0 {
+			*v = sl.Default
+		}
+		if *v == 0 && sl.Max > 0 {
+			*v = sl.Max
+		}
+	}
+	pickT(&l.Run, q.Limits.Run)
+	pickT(&l.CPU, q.Limits.CPU)
+	pickS(&l.Mem, q.Limits.Mem)
+	pickS(&l.Data, q.Limits.Data)
+	pickS(&l.Process, q.Limits.Process)
+	pickS(&l.Thread, q.Limits.Thread)
+	pickS(&l.File, q.Limits.File)
+	pickS(&l.Stack, q.Limits.Stack)
+	pickS(&l.Core, q.Limits.Core)
+	pickS(&l.Swap, q.Limits.Swap)
+	return l
+}
+
+// housekeeping removes finished jobs after CLEAN_PERIOD and reloads the
+// configuration when an #if time() block changes.
+func (s *Server) housekeeping(ctx context.Context) {
+	tick := s.clock.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+		}
+		cfg := s.cfg.Current()
+		if !cfg.NextChange.IsZero() && !s.clock.Now().Before(cfg.NextChange) {
+			if err := s.cfg.Reload(ctx); err != nil {
+				s.log.Warn("time-based reconfiguration failed", "err", err)
+			}
+		}
+		s.clean(ctx, cfg)
+	}
+}
+
+// clean proposes JOB_CLEAN for jobs finished more than CLEAN_PERIOD ago.
+func (s *Server) clean(ctx context.Context, cfg *config.Config) {
+	period := cfg.Params.CleanPeriod
+	if period <= 0 {
+		period = time.Hour
+	}
+	cutoff := s.clock.Now().Add(-period).Unix()
+	var evs []*api.Event
+	s.st.View(func(v *state.View) {
+		v.Jobs(func(j *state.Job) bool {
+			if job.Finished(j.State) && j.EndTime > 0 && j.EndTime < cutoff {
+				evs = append(evs, &api.Event{JobClean: &api.EvJobClean{JobID: j.ID, Index: j.Index}})
+				if len(evs) >= 10000 {
+					return false
+				}
+			}
+			return true
+		})
+	})
+	if len(evs) == 0 {
+		return
+	}
+	if _, err := s.prop.Propose(ctx, evs...); err != nil {
+		s.log.Warn("cleaning finished jobs", "err", err)
+	}
+	s.usageMu.Lock()
+	for _, e := range evs {
+		delete(s.usage, state.Key{ID: e.JobClean.JobID, Index: e.JobClean.Index})
+	}
+	s.usageMu.Unlock()
+}

@@ -1,0 +1,106 @@
+package mbd
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+)
+
+// raftNode is the replicated log under mbatchd's state.
+type raftNode struct {
+	r      *raft.Raft
+	closer io.Closer
+}
+
+// storeOpener opens the durable log and stable stores in dir. It is a
+// variable so the storage implementation is chosen in one place.
+var storeOpener = openStores
+
+func openRaft(dir, id string, f raft.FSM, log *slog.Logger) (*raftNode, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("raft directory: %w", err)
+	}
+	logs, stable, closer, err := storeOpener(filepath.Join(dir, "log"))
+	if err != nil {
+		return nil, err
+	}
+	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{log}})
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(dir, "snapshots"), 2, hl)
+	if err != nil {
+		closer.Close()
+		return nil, fmt.Errorf("snapshot store: %w", err)
+	}
+	conf := raft.DefaultConfig()
+	conf.LocalID = raft.ServerID(id)
+	conf.Logger = hl
+	// A single node elects itself after ElectionTimeout: keep restarts fast.
+	conf.HeartbeatTimeout = 100 * time.Millisecond
+	conf.ElectionTimeout = 100 * time.Millisecond
+	conf.LeaderLeaseTimeout = 50 * time.Millisecond
+	conf.CommitTimeout = 5 * time.Millisecond
+	conf.MaxAppendEntries = 512
+	conf.BatchApplyCh = true
+	conf.SnapshotThreshold = 4096
+	conf.SnapshotInterval = 30 * time.Second
+	conf.TrailingLogs = 1024
+	addr, trans := raft.NewInmemTransport(raft.ServerAddress(id))
+	has, err := raft.HasExistingState(logs, stable, snaps)
+	if err != nil {
+		closer.Close()
+		return nil, fmt.Errorf("raft state: %w", err)
+	}
+	if !has {
+		cfg := raft.Configuration{Servers: []raft.Server{{ID: conf.LocalID, Address: addr}}}
+		if err := raft.BootstrapCluster(conf, logs, stable, snaps, trans, cfg); err != nil {
+			closer.Close()
+			return nil, fmt.Errorf("bootstrapping raft: %w", err)
+		}
+	}
+	r, err := raft.NewRaft(conf, f, logs, stable, snaps, trans)
+	if err != nil {
+		closer.Close()
+		return nil, fmt.Errorf("starting raft: %w", err)
+	}
+	return &raftNode{r: r, closer: closer}, nil
+}
+
+// waitLeader waits until this node leads, or timeout.
+func (n *raftNode) waitLeader(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for n.r.State() != raft.Leader {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not elected master within %v (raft state %s)", timeout, n.r.State())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return n.r.Barrier(timeout).Error()
+}
+
+func (n *raftNode) shutdown() error {
+	err := n.r.Shutdown().Error()
+	if cerr := n.closer.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// slogWriter adapts raft's hclog output to the daemon's log.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Warn(string(trimNL(p)))
+	return len(p), nil
+}
+
+func trimNL(p []byte) []byte {
+	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
+		p = p[:len(p)-1]
+	}
+	return p
+}

@@ -1,0 +1,336 @@
+package mbd
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+)
+
+// unfinishedMask is bjobs' default selection.
+const unfinishedMask = uint32(api.StatePend | api.StatePSusp | api.StateRun | api.StateSSusp | api.StateUSusp | api.StateUnkwn | api.StateZombi)
+
+// record builds the read view of j.
+func (s *Server) record(j *state.Job, detail bool, reasons map[state.Key][]*api.PendReason, now int64) *api.JobRecord {
+	r := &api.JobRecord{
+		JobID: j.ID, Index: j.Index, User: j.User, State: j.State, Queue: j.Queue, FromHost: j.Spec.FromHost,
+		JobName: j.DisplayName(), SubmitTime: j.SubmitTime, StartTime: j.StartTime, EndTime: j.EndTime,
+		DispatchTime: j.StartTime, SuspReasons: j.SuspReasons, SuspSubreason: j.SuspSubreason,
+		ExitStatus: j.ExitStatus, TermReason: j.TermReason, ExecHome: j.ExecHome, ExecCwd: j.ExecCwd,
+		ExecUser: j.ExecUser, NumSlots: j.Slots(), RunCount: j.RunCount, JobPID: j.PID, UserGroup: j.Spec.UserGroup,
+		PreemptCount: j.PreemptCount, Forced: j.Forced, Priority: int64(j.UserPriority), Project: j.Project,
+		Command: j.Spec.Command, DefaultQueue: j.DefaultQueue,
+	}
+	for _, h := range j.ExecHosts {
+		r.ExecHosts = append(r.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})
+	}
+	if j.Array != nil {
+		r.ArraySpec = "[" + j.Array.Spec + "]"
+		r.ArrayLimit = j.Array.Limit
+	}
+	if job.Pending(j.State) {
+		r.PendTime = now - j.PendSince
+		if reasons != nil {
+			r.PendReasons = reasons[j.Key]
+		}
+		if len(r.PendReasons) == 0 {
+			code := int32(1) // PEND_JOB_NEW
+			switch {
+			case j.State == api.StatePSusp:
+				code = 607
+			case j.PendReason != 0:
+				code = j.PendReason
+			}
+			r.PendReasons = []*api.PendReason{{Code: code}}
+		}
+	}
+	switch {
+	case job.Finished(j.State):
+		r.Usage = j.Usage
+	case job.Started(j.State):
+		s.usageMu.Lock()
+		r.Usage = s.usage[j.Key]
+		s.usageMu.Unlock()
+		if r.Usage != nil && r.Usage.PGID != 0 {
+			r.JobPID = r.Usage.PGID
+		}
+	}
+	if detail {
+		sp := *j.Spec.JobSpec
+		sp.Env = nil
+		r.Spec = &sp
+	}
+	return r
+}
+
+// matches applies a JobsRequest's selectors to j.
+type jobFilter struct {
+	users   map[string]bool // nil: any
+	queue   string
+	hosts   map[string]bool // nil: any
+	name    string
+	project string
+	mask    uint32
+}
+
+func (s *Server) filter(cfg *config.Config, id auth.Identity, req *api.JobsRequest) *jobFilter {
+	f := &jobFilter{queue: req.Queue, name: req.JobName, project: req.Project, mask: req.StateMask}
+	if f.mask == 0 {
+		f.mask = unfinishedMask
+		if req.IncludeFinished {
+			f.mask |= uint32(api.StateDone | api.StateExit)
+		}
+	} else if req.IncludeFinished {
+		f.mask |= uint32(api.StateDone | api.StateExit)
+	}
+	switch u := req.User; {
+	case u == "all":
+	case u == "":
+		f.users = map[string]bool{id.User: true}
+	default:
+		f.users = map[string]bool{}
+		for _, name := range strings.Fields(u) {
+			if g := cfg.UserGroup(name); g != nil {
+				for _, m := range g.Members {
+					f.users[m] = true
+				}
+				if g.All {
+					f.users = nil
+					break
+				}
+			} else {
+				f.users[name] = true
+			}
+		}
+	}
+	if req.Host != "" {
+		f.hosts = map[string]bool{}
+		for _, h := range expandHostName(cfg, req.Host) {
+			f.hosts[h] = true
+		}
+		if len(f.hosts) == 0 {
+			f.hosts[req.Host] = true
+		}
+	}
+	return f
+}
+
+func (f *jobFilter) match(j *state.Job) bool {
+	if uint32(j.State)&f.mask == 0 {
+		return false
+	}
+	if f.users != nil && !f.users[j.User] {
+		return false
+	}
+	if f.queue != "" && j.Queue != f.queue {
+		return false
+	}
+	if f.project != "" && j.Project != f.project {
+		return false
+	}
+	if f.name != "" && !nameMatch(f.name, j.Name, j.DisplayName()) {
+		return false
+	}
+	if f.hosts != nil {
+		ok := false
+		for _, h := range j.ExecHosts {
+			if f.hosts[h.Host] {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// nameMatch matches a -J pattern (a trailing * is a wildcard) against a
+// job's name or its element name.
+func nameMatch(pattern, name, display string) bool {
+	if strings.HasSuffix(pattern, "*") {
+		p := strings.TrimSuffix(pattern, "*")
+		return strings.HasPrefix(name, p) || strings.HasPrefix(display, p)
+	}
+	return pattern == name || pattern == display
+}
+
+// selectJobs returns the jobs a request names, in bjobs order: started jobs
+// by ID, then pending jobs in dispatch order, then finished jobs by ID.
+func (s *Server) selectJobs(v *state.View, cfg *config.Config, id auth.Identity, req *api.JobsRequest) ([]*state.Job, []*api.JobRef) {
+	var notFound []*api.JobRef
+	var picked []*state.Job
+	if len(req.Jobs) > 0 {
+		f := s.filter(cfg, id, req)
+		f.users = nil // explicit IDs: any owner
+		if req.StateMask == 0 {
+			f.mask = ^uint32(0) // explicit IDs show finished jobs without -a
+		}
+		seen := map[state.Key]bool{}
+		for _, ref := range req.Jobs {
+			found := false
+			add := func(j *state.Job) bool {
+				found = true
+				if !seen[j.Key] && f.match(j) {
+					seen[j.Key] = true
+					picked = append(picked, j)
+				}
+				return true
+			}
+			if ref.Index != 0 {
+				if j := v.Job(state.Key{ID: ref.JobID, Index: ref.Index}); j != nil {
+					add(j)
+				}
+			} else if j := v.Job(state.Key{ID: ref.JobID}); j != nil {
+				add(j)
+			} else {
+				v.Elements(ref.JobID, add)
+			}
+			if !found {
+				notFound = append(notFound, ref)
+			}
+		}
+		return orderJobs(v, cfg, picked), notFound
+	}
+	f := s.filter(cfg, id, req)
+	v.Jobs(func(j *state.Job) bool {
+		if f.match(j) {
+			picked = append(picked, j)
+		}
+		return true
+	})
+	return orderJobs(v, cfg, picked), nil
+}
+
+func orderJobs(v *state.View, cfg *config.Config, jobs []*state.Job) []*state.Job {
+	prio := map[string]int{}
+	qorder := map[string]int{}
+	for i, q := range cfg.Queues {
+		prio[q.Name] = q.Priority
+		qorder[q.Name] = i
+	}
+	class := func(j *state.Job) int {
+		switch {
+		case job.Started(j.State):
+			return 0
+		case job.Pending(j.State):
+			return 1
+		}
+		return 2
+	}
+	pos := map[state.Key]int{}
+	for _, j := range jobs {
+		if job.Pending(j.State) {
+			pos[j.Key] = v.Position(j)
+		}
+	}
+	sort.SliceStable(jobs, func(a, b int) bool {
+		ja, jb := jobs[a], jobs[b]
+		ca, cb := class(ja), class(jb)
+		if ca != cb {
+			return ca < cb
+		}
+		if ca == 1 && ja.Queue != jb.Queue {
+			if prio[ja.Queue] != prio[jb.Queue] {
+				return prio[ja.Queue] > prio[jb.Queue]
+			}
+			return qorder[ja.Queue] < qorder[jb.Queue]
+		}
+		if ca == 1 && pos[ja.Key] != pos[jb.Key] {
+			return pos[ja.Key] < pos[jb.Key]
+		}
+		if ja.ID != jb.ID {
+			return ja.ID < jb.ID
+		}
+		return ja.Index < jb.Index
+	})
+	return jobs
+}
+
+// jobs streams bjobs results in chunks.
+func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsRequest, send func(*api.JobsReply) error) error {
+	cfg := s.cfg.Current()
+	var recs []*api.JobRecord
+	var notFound []*api.JobRef
+	reasons := s.currentReasons()
+	now := s.clock.Now().Unix()
+	s.st.View(func(v *state.View) {
+		var jobs []*state.Job
+		jobs, notFound = s.selectJobs(v, cfg, id, req)
+		recs = make([]*api.JobRecord, len(jobs))
+		for i, j := range jobs {
+			recs[i] = s.record(j, req.Detail, reasons, now)
+		}
+	})
+	const chunk = 1000
+	for len(recs) > chunk {
+		if err := send(&api.JobsReply{Jobs: recs[:chunk]}); err != nil {
+			return err
+		}
+		recs = recs[chunk:]
+	}
+	return send(&api.JobsReply{Jobs: recs, NotFound: notFound})
+}
+
+func (s *Server) currentReasons() map[state.Key][]*api.PendReason {
+	if p := s.reasons.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// waitJob streams a job's record whenever it changes, until it finishes.
+func (s *Server) waitJob(ctx context.Context, id auth.Identity, ref *api.JobRef, send func(*api.JobRecord) error) error {
+	k := state.Key{ID: ref.JobID, Index: ref.Index}
+	ch := make(chan struct{}, 1)
+	s.waitersM.Lock()
+	s.waiters[k] = append(s.waiters[k], ch)
+	s.waitersM.Unlock()
+	defer func() {
+		s.waitersM.Lock()
+		list := s.waiters[k]
+		for i, c := range list {
+			if c == ch {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(s.waiters, k)
+		} else {
+			s.waiters[k] = list
+		}
+		s.waitersM.Unlock()
+	}()
+	var last *api.JobRecord
+	for {
+		var rec *api.JobRecord
+		s.st.View(func(v *state.View) {
+			if j := v.Job(k); j != nil {
+				rec = s.record(j, false, s.currentReasons(), s.clock.Now().Unix())
+			}
+		})
+		if rec == nil {
+			return errNoJob(k)
+		}
+		if last == nil || rec.State != last.State || rec.JobPID != last.JobPID {
+			if err := send(rec); err != nil {
+				return err
+			}
+			last = rec
+		}
+		if job.Finished(rec.State) {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,7 @@
+package mbd
+
+import "github.com/basalt-lsf/basalt/internal/rpc"
+
+func fmtRPCUnavailable(format string, args ...any) error {
+	return rpc.Errorf(rpc.Unavailable, format, args...)
+}

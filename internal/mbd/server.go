@@ -1,0 +1,358 @@
+package mbd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/mbd/sched"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/version"
+)
+
+// Options configure mbatchd.
+type Options struct {
+	// EnvDir is LSF_ENVDIR.
+	EnvDir string
+	// Host is this host's cluster name (BASALT_HOST or the system name).
+	Host  string
+	Clock clock.Clock
+	Log   *slog.Logger
+	// Auth authenticates connections; nil means local ident.
+	Auth auth.Authenticator
+	// Listener, when set, is used instead of listening on the host's
+	// address and LSB_MBD_PORT.
+	Listener net.Listener
+	// DataDir overrides LSB_SHAREDIR/<cluster>/raft.
+	DataDir string
+	// Load reports the hosts' load; nil means static information only.
+	Load LoadSource
+	// Getenv reads the daemon's environment (nil: os.Getenv).
+	Getenv func(string) string
+}
+
+// LoadSource reports host load as resreq value vectors (LIM).
+type LoadSource interface {
+	// Load returns the current load of the named hosts. Hosts missing from
+	// the result have no load information.
+	Load(ctx context.Context) (map[string]*HostLoad, error)
+}
+
+// HostLoad is one host's load picture from LIM.
+type HostLoad struct {
+	Status string    // LIM status: ok, busy, lockU, lockW, unavail
+	Num    []float64 // resreq table order; NaN where unknown
+	Str    []string
+	NCPUs  int
+	Type   string
+	Model  string
+}
+
+// Server is a running mbatchd.
+type Server struct {
+	opts  Options
+	clock clock.Clock
+	log   *slog.Logger
+	cfg   *config.Store[config.Config]
+
+	st    *state.State
+	node  *raftNode
+	prop  *proposer
+	rpc   *rpc.Server
+	ln    net.Listener
+	start time.Time
+
+	ids   idAlloc
+	hosts *hostTable
+	sess  *sessions
+
+	wake     chan struct{}
+	reasons  atomic.Pointer[map[state.Key][]*api.PendReason]
+	usageMu  sync.Mutex
+	usage    map[state.Key]*api.Usage
+	waitersM sync.Mutex
+	waiters  map[state.Key][]chan struct{} // bsub -K, woken on any change of the job
+
+	sched *sched.Scheduler
+}
+
+// New loads the configuration and opens the state, but does not serve.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real()
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if opts.Auth == nil {
+		opts.Auth = &auth.Ident{}
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	load := func(ctx context.Context) (*config.Config, error) {
+		return config.Load(ctx, config.Options{EnvDir: opts.EnvDir, Clock: opts.Clock, LocalHost: opts.Host, Getenv: opts.Getenv})
+	}
+	store, err := config.NewStore(ctx, load)
+	if err != nil {
+		return nil, err
+	}
+	cfg := store.Current()
+	if opts.Host == "" {
+		h, err := config.LocalHostName(cfg.Conf, opts.Getenv, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts.Host = h
+	}
+	s := &Server{
+		opts: opts, clock: opts.Clock, log: opts.Log, cfg: store, st: state.New(),
+		wake: make(chan struct{}, 1), usage: map[state.Key]*api.Usage{}, waiters: map[state.Key][]chan struct{}{},
+		sched: sched.New(), start: opts.Clock.Now(),
+	}
+	s.hosts = newHostTable()
+	s.sess = newSessions()
+	return s, nil
+}
+
+// Run opens the log, becomes master and serves until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	cfg := s.cfg.Current()
+	dir := s.opts.DataDir
+	if dir == "" {
+		share := cfg.Conf.ShareDir()
+		if share == "" {
+			return errors.New("LSB_SHAREDIR not defined")
+		}
+		dir = filepath.Join(share, cfg.ClusterName(), "raft")
+	}
+	f := &fsm{st: s.st, applied: s.applied}
+	node, err := openRaft(dir, s.opts.Host, f, s.log)
+	if err != nil {
+		return err
+	}
+	s.node = node
+	defer func() {
+		if err := node.shutdown(); err != nil {
+			s.log.Error("raft shutdown", "err", err)
+		}
+	}()
+	if err := node.waitLeader(30 * time.Second); err != nil {
+		return err
+	}
+	pctx, pcancel := context.WithCancel(context.Background())
+	s.prop = newProposer(node.r, s.clock)
+	var bg sync.WaitGroup
+	bg.Add(1)
+	go func() { defer bg.Done(); s.prop.run(pctx) }()
+	defer func() { pcancel(); bg.Wait() }()
+
+	s.st.View(func(v *state.View) { s.ids.reset(v.LastJobID(), v.LastOrder()) })
+	if err := s.prop.Propose1(ctx, &api.Event{MbdStart: &api.EvMbdStart{Master: s.opts.Host, Cluster: cfg.ClusterName(),
+		NumHosts: int32(len(cfg.BatchHosts)), NumQueues: int32(len(cfg.Queues))}}); err != nil {
+		return fmt.Errorf("recording master start: %w", err)
+	}
+
+	s.rpc = rpc.NewServer(s.opts.Auth)
+	s.rpc.Logf = func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) }
+	s.register()
+	ln := s.opts.Listener
+	if ln == nil {
+		addr, err := s.listenAddr(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return fmt.Errorf("listening for requests: %w", err)
+		}
+	}
+	s.ln = ln
+	s.log.Info("mbatchd started", "host", s.opts.Host, "cluster", cfg.ClusterName(), "addr", ln.Addr().String(), "version", version.Version)
+
+	lctx, lcancel := context.WithCancel(ctx)
+	defer lcancel()
+	bg.Add(2)
+	go func() { defer bg.Done(); s.schedLoop(lctx) }()
+	go func() { defer bg.Done(); s.housekeeping(lctx) }()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- s.rpc.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if err != nil {
+			lcancel()
+			return err
+		}
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	lcancel()
+	_ = s.rpc.Shutdown(sctx)
+	s.log.Info("mbatchd stopped")
+	return nil
+}
+
+// Addr is the address the server listens on (after Run started serving).
+func (s *Server) Addr() net.Addr {
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+func (s *Server) listenAddr(ctx context.Context, cfg *config.Config) (string, error) {
+	a, err := cfg.Resolver().Resolve(ctx, s.opts.Host)
+	if err != nil {
+		return "", fmt.Errorf("address of %s: %w", s.opts.Host, err)
+	}
+	return net.JoinHostPort(a.String(), strconv.Itoa(cfg.Conf.MBDPort())), nil
+}
+
+// poke asks the scheduler for a pass soon.
+func (s *Server) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// applied runs after every applied log entry (in the FSM goroutine): it
+// wakes bsub -K waiters of the jobs the entry touched and the scheduler.
+func (s *Server) applied(idx uint64, e *api.LogEntry, errs []error) {
+	s.waitersM.Lock()
+	if len(s.waiters) > 0 {
+		for _, ev := range e.Events {
+			if k, ok := eventJob(ev); ok {
+				for _, k2 := range []state.Key{k, {ID: k.ID}} {
+					for _, ch := range s.waiters[k2] {
+						select {
+						case ch <- struct{}{}:
+						default:
+						}
+					}
+				}
+			}
+		}
+	}
+	s.waitersM.Unlock()
+	s.poke()
+}
+
+// eventJob returns the job an event is about.
+func eventJob(ev *api.Event) (state.Key, bool) {
+	switch {
+	case ev.JobNew != nil:
+		return state.Key{ID: ev.JobNew.JobID}, true
+	case ev.JobStart != nil:
+		return state.Key{ID: ev.JobStart.JobID, Index: ev.JobStart.Index}, true
+	case ev.JobExecute != nil:
+		return state.Key{ID: ev.JobExecute.JobID, Index: ev.JobExecute.Index}, true
+	case ev.JobStatus != nil:
+		return state.Key{ID: ev.JobStatus.JobID, Index: ev.JobStatus.Index}, true
+	case ev.JobSignal != nil:
+		return state.Key{ID: ev.JobSignal.JobID, Index: ev.JobSignal.Index}, true
+	case ev.JobRequeue != nil:
+		return state.Key{ID: ev.JobRequeue.JobID, Index: ev.JobRequeue.Index}, true
+	case ev.JobClean != nil:
+		return state.Key{ID: ev.JobClean.JobID, Index: ev.JobClean.Index}, true
+	}
+	return state.Key{}, false
+}
+
+// isAdmin reports whether id is root or a cluster administrator.
+func (s *Server) isAdmin(id auth.Identity, cfg *config.Config) bool {
+	if id.IsRoot() {
+		return true
+	}
+	for _, a := range cfg.Admins() {
+		if a == id.User {
+			return true
+		}
+	}
+	return false
+}
+
+// isQueueAdmin reports whether id administers queue q (or the cluster).
+func (s *Server) isQueueAdmin(id auth.Identity, cfg *config.Config, queue string) bool {
+	if s.isAdmin(id, cfg) {
+		return true
+	}
+	if q := cfg.Queue(queue); q != nil {
+		for _, a := range q.Admins {
+			if a == id.User {
+				return true
+			}
+			if g := cfg.UserGroup(a); g != nil && contains(g.Members, id.User) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// idAlloc hands out job IDs and queue order keys on the master.
+type idAlloc struct {
+	mu        sync.Mutex
+	last      int64
+	lastOrder int64
+}
+
+func (a *idAlloc) reset(lastID, lastOrder int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.last, a.lastOrder = lastID, lastOrder
+}
+
+// orderGap spaces queue order keys (state's FCFS keys).
+const orderGap = 1 << 20
+
+// next returns a free job ID (wrapping after maxID, skipping IDs still in
+// the system) and an order key.
+func (a *idAlloc) next(maxID int64, inUse func(int64) bool) (int64, int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if maxID <= 0 {
+		maxID = 999999
+	}
+	for tries := int64(0); tries < maxID; tries++ {
+		a.last++
+		if a.last > maxID {
+			a.last = 1
+		}
+		if !inUse(a.last) {
+			a.lastOrder += orderGap
+			return a.last, a.lastOrder, nil
+		}
+	}
+	return 0, 0, errors.New("no job ID can be used now")
+}
+
+// nextOrder returns a fresh order key (requeue, switch).
+func (a *idAlloc) nextOrder() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.lastOrder += orderGap
+	return a.lastOrder
+}

@@ -1,0 +1,360 @@
+package mbd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/lsberr"
+	"github.com/basalt-lsf/basalt/internal/mbd/depend"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+)
+
+// submit handles MBatchd.Submit: every job is validated, given an ID and
+// proposed; the reply comes once the submissions are durable.
+func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRequest) (*api.SubmitReply, error) {
+	cfg := s.cfg.Current()
+	reply := &api.SubmitReply{Results: make([]*api.SubmitResult, len(req.Jobs))}
+	var events []*api.Event
+	var slot []int // reply index of each event
+	s.st.View(func(v *state.View) {
+		for i, spec := range req.Jobs {
+			res := &api.SubmitResult{}
+			reply.Results[i] = res
+			ev, err := s.validate(v, cfg, id, spec, res)
+			if err != nil {
+				res.Status = lsbStatus(err)
+				continue
+			}
+			jid, order, aerr := s.ids.next(int64(cfg.Params.MaxJobID), v.HasJobID)
+			if aerr != nil {
+				res.Status = lsbStatus(lsberr.New(lsberr.NoJobID))
+				continue
+			}
+			ev.JobNew.JobID, ev.JobNew.Order = jid, order
+			res.JobID = jid
+			events = append(events, ev)
+			slot = append(slot, i)
+		}
+	})
+	if len(events) == 0 {
+		return reply, nil
+	}
+	errs, err := s.prop.Propose(ctx, events...)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	for k, e := range errs {
+		if e != nil {
+			r := reply.Results[slot[k]]
+			r.JobID = 0
+			r.Status = lsbStatus(fmt.Errorf("%w", e))
+		}
+	}
+	return reply, nil
+}
+
+// unavailable maps a proposal failure to the error clients see.
+func (s *Server) unavailable(err error) error {
+	if errors.Is(err, ErrNotLeader) {
+		return fmtRPCUnavailable("mbatchd is not the master: %v", err)
+	}
+	return fmtRPCUnavailable("mbatchd could not record the request: %v", err)
+}
+
+func lsbStatus(err error) *api.Status {
+	var le *lsberr.Error
+	if errors.As(err, &le) {
+		return &api.Status{Code: int32(le.Code), Message: le.Error()}
+	}
+	return &api.Status{Code: int32(lsberr.MbdInternal), Message: err.Error()}
+}
+
+// validate checks one submission and builds its JOB_NEW event (without ID).
+func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, spec *api.JobSpec, res *api.SubmitResult) (*api.Event, error) {
+	if spec == nil || strings.TrimSpace(spec.Command) == "" {
+		return nil, lsberr.New(lsberr.BadCmd)
+	}
+	if spec.Interactive {
+		return nil, lsberr.Errorf(lsberr.BadArg, "Interactive batch jobs (-I, -Ip, -Is) are not supported yet")
+	}
+	n := &api.EvJobNew{Spec: spec, Hold: spec.Hold, UserPriority: spec.UserPriority}
+	// Slots.
+	n.NumProcs, n.MaxProcs = spec.MinProcs, spec.MaxProcs
+	if n.NumProcs <= 0 {
+		n.NumProcs = 1
+	}
+	if n.MaxProcs < n.NumProcs {
+		n.MaxProcs = n.NumProcs
+	}
+	// Job name and array.
+	name := spec.JobName
+	if name == "" {
+		name = defaultJobName(spec)
+	} else {
+		ns, err := job.ParseName(name, cfg.Params.MaxJobArraySize)
+		if err != nil {
+			var ne *job.NameError
+			if errors.As(err, &ne) && ne.TooLarge {
+				return nil, lsberr.New(lsberr.ArrayTooLarge)
+			}
+			return nil, lsberr.New(lsberr.BadJob)
+		}
+		name = ns.Name
+		if ns.Array {
+			n.ArrayIndices, n.ArraySpec, n.ArrayLimit = ns.Indices, ns.Spec, ns.Limit
+		}
+	}
+	n.JobName = name
+	// Times.
+	if spec.BeginTime > 0 && spec.TermTime > 0 && spec.TermTime < spec.BeginTime {
+		return nil, lsberr.New(lsberr.StartTime)
+	}
+	// User priority.
+	if spec.UserPriority != 0 {
+		max := cfg.Params.MaxUserPriority
+		if max <= 0 {
+			return nil, lsberr.New(lsberr.NoPriority)
+		}
+		if spec.UserPriority < 1 || int(spec.UserPriority) > max {
+			return nil, lsberr.New(lsberr.BadPriority)
+		}
+	}
+	// User group (-G).
+	if spec.UserGroup != "" {
+		g := cfg.UserGroup(spec.UserGroup)
+		if g == nil {
+			return nil, lsberr.New(lsberr.BadUGroup)
+		}
+		if !g.All && !contains(g.Members, id.User) {
+			return nil, lsberr.New(lsberr.NotInGroup)
+		}
+	}
+	// Resource requirements.
+	opts := resreq.Options{Strict: cfg.Conf.StrictResReq(), Context: resreq.CtxBsub, Table: cfg.ResourceTable(), Unit: cfg.Conf.UnitForLimits()}
+	var jobReq *resreq.ResReq
+	if len(spec.ResReq) > 0 {
+		r, err := resreq.ParseMulti(spec.ResReq, opts)
+		if err != nil {
+			return nil, lsberr.New(lsberr.BadResReq)
+		}
+		jobReq = r
+	}
+	// Hosts (-m).
+	for _, h := range spec.AskedHosts {
+		name, _ := splitPref(h)
+		if name != "others" && name != "all" && cfg.BatchHost(name) == nil && cfg.HostGroup(name) == nil {
+			return nil, lsberr.Errorf(lsberr.BadHost, "%s: %s", name, lsberr.BadHost.Text())
+		}
+	}
+	// Dependencies.
+	if spec.Dependency != "" {
+		e, err := depend.Parse(spec.Dependency)
+		if err != nil {
+			return nil, lsberr.New(lsberr.DependSyntax)
+		}
+		for _, ref := range e.Refs() {
+			if !refExists(v, id.User, ref) {
+				return nil, lsberr.Errorf(lsberr.NoJob, "%s: %s", ref, lsberr.NoJob.Text())
+			}
+		}
+	}
+	// Project.
+	n.Project = spec.Project
+	if n.Project == "" {
+		n.Project = envOf(spec.Env, "LSB_DEFAULTPROJECT")
+	}
+	if n.Project == "" {
+		n.Project = cfg.Params.DefaultProject
+	}
+	if n.Project == "" {
+		n.Project = "default"
+	}
+	// Queue: the first candidate that accepts the job.
+	queues := spec.Queues
+	if len(queues) == 0 {
+		if q := envOf(spec.Env, "LSB_DEFAULTQUEUE"); q != "" {
+			queues = strings.Fields(q)
+		} else {
+			queues = cfg.DefaultQueues()
+		}
+		n.DefaultQueue = true
+	}
+	if len(queues) == 0 {
+		return nil, lsberr.New(lsberr.QueueName)
+	}
+	var firstErr error
+	for _, qname := range queues {
+		err := s.queueAccepts(v, cfg, id, qname, spec, n, jobReq)
+		if err == nil {
+			n.Queue = qname
+			res.Queue, res.DefaultQueue = qname, n.DefaultQueue
+			return &api.Event{User: id.User, UID: int32(id.UID), JobNew: n}, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, firstErr
+}
+
+// queueAccepts checks a submission against one queue.
+func (s *Server) queueAccepts(v *state.View, cfg *config.Config, id auth.Identity, qname string, spec *api.JobSpec, n *api.EvJobNew, jobReq *resreq.ResReq) error {
+	q := cfg.Queue(qname)
+	if q == nil {
+		return lsberr.Errorf(lsberr.BadQueue, "%s: %s", qname, lsberr.BadQueue.Text())
+	}
+	if v.QueueState(qname).Closed {
+		return lsberr.Errorf(lsberr.QueueClosed, "%s: %s", qname, lsberr.QueueClosed.Text())
+	}
+	if !s.isAdmin(id, cfg) && !queueUser(cfg, q, id.User) {
+		return lsberr.Errorf(lsberr.QueueUse, "%s: %s", qname, lsberr.QueueUse.Text())
+	}
+	if spec.Exclusive && !q.Exclusive {
+		return lsberr.New(lsberr.Exclusive)
+	}
+	if q.Interactive == config.InteractiveOnly {
+		return lsberr.New(lsberr.OnlyInteract)
+	}
+	if pl := q.Limits.Proc; pl.Max > 0 {
+		if int(n.NumProcs) > pl.Max {
+			return lsberr.New(lsberr.ProcNum)
+		}
+		if pl.Min > 0 && int(n.MaxProcs) < pl.Min {
+			return lsberr.New(lsberr.TooFewProcs)
+		}
+	}
+	if spec.Limits != nil {
+		if max := q.Limits.Run.Max; max > 0 && spec.Limits.Run > int64(max.Seconds()) {
+			return lsberr.New(lsberr.OverLimit)
+		}
+		if max := q.Limits.CPU.Max; max > 0 && spec.Limits.CPU > int64(max.Seconds()) {
+			return lsberr.New(lsberr.OverLimit)
+		}
+		if m := q.Limits.Mem; m.Set && m.Max > 0 && spec.Limits.Mem > m.Max {
+			return lsberr.New(lsberr.OverLimit)
+		}
+	}
+	if len(spec.AskedHosts) > 0 && q.Hosts != nil {
+		usable := false
+		for _, h := range spec.AskedHosts {
+			name, _ := splitPref(h)
+			for _, m := range expandHostName(cfg, name) {
+				for _, qh := range q.Hosts {
+					if qh.Host == m {
+						usable = true
+					}
+				}
+			}
+		}
+		if !usable {
+			return lsberr.New(lsberr.QueueHost)
+		}
+	}
+	if jobReq != nil && q.ResReq.Parsed != nil {
+		if _, err := resreq.Merge(jobReq, q.ResReq.Parsed); err != nil {
+			return lsberr.New(lsberr.OverRusage)
+		}
+	}
+	return nil
+}
+
+// queueUser reports whether user may submit to q (USERS).
+func queueUser(cfg *config.Config, q *config.Queue, user string) bool {
+	u := q.Users
+	allowed := u.All || len(u.Names) == 0
+	for _, name := range u.Names {
+		if name == user || name == "all" {
+			allowed = true
+		} else if g := cfg.UserGroup(name); g != nil && (g.All || contains(g.Members, user)) {
+			allowed = true
+		}
+	}
+	for _, name := range u.Except {
+		if name == user {
+			return false
+		}
+		if g := cfg.UserGroup(name); g != nil && contains(g.Members, user) {
+			return false
+		}
+	}
+	return allowed
+}
+
+func expandHostName(cfg *config.Config, name string) []string {
+	if g := cfg.HostGroup(name); g != nil {
+		return g.Members
+	}
+	if name == "all" || name == "others" {
+		var out []string
+		for _, h := range cfg.BatchHosts {
+			out = append(out, h.Name)
+		}
+		return out
+	}
+	if h := cfg.BatchHost(name); h != nil {
+		return []string{h.Name}
+	}
+	return nil
+}
+
+func splitPref(s string) (string, int) {
+	i := strings.LastIndexByte(s, '+')
+	if i <= 0 {
+		return s, 0
+	}
+	n := 0
+	for _, c := range s[i+1:] {
+		if c < '0' || c > '9' {
+			return s, 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	if i == len(s)-1 {
+		n = 1
+	}
+	return s[:i], n
+}
+
+// refExists reports whether a dependency reference names a job in the system.
+func refExists(v *state.View, user string, ref depend.Ref) bool {
+	if ref.JobID != 0 {
+		if ref.Index != 0 {
+			return v.Job(state.Key{ID: ref.JobID, Index: ref.Index}) != nil
+		}
+		return v.HasJobID(ref.JobID)
+	}
+	if strings.HasSuffix(ref.Name, "*") {
+		found := false
+		prefix := strings.TrimSuffix(ref.Name, "*")
+		v.NamesOf(user, func(n string) bool { return strings.HasPrefix(n, prefix) }, func(*state.Job) { found = true })
+		return found
+	}
+	return len(v.ByName(user, ref.Name)) > 0
+}
+
+// defaultJobName is LSF's job name when -J is not given: the command line,
+// and for a script its lines joined with ';'.
+func defaultJobName(spec *api.JobSpec) string {
+	c := strings.TrimRight(spec.Command, "\n")
+	if spec.FromScript {
+		return strings.ReplaceAll(c, "\n", ";")
+	}
+	return c
+}
+
+func envOf(env []string, name string) string {
+	prefix := name + "="
+	for i := len(env) - 1; i >= 0; i-- {
+		if strings.HasPrefix(env[i], prefix) {
+			return env[i][len(prefix):]
+		}
+	}
+	return ""
+}
