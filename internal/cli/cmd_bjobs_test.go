@@ -208,3 +208,98 @@ func equalInts(a, b []int32) bool {
 	}
 	return true
 }
+
+// TestBatchQueryCommands runs the other query commands against canned
+// replies: what they ask mbatchd, what they print, their messages and exit
+// statuses.
+func TestBatchQueryCommands(t *testing.T) {
+	jobs := sampleJobs()
+	calls := func(method string, replies ...wire.Message) *fakeBatch {
+		return &fakeBatch{replies: map[string][]wire.Message{method: replies}}
+	}
+	queues := &api.QueuesReply{Queues: []*api.QueueInfo{{Name: "normal", Priority: 30, Open: true, Active: true, NJobs: 2, Run: 2}}}
+	hosts := &api.HostsReply{Hosts: []*api.HostInfo{{Name: "hostA", Status: "closed_Full", Max: 2, NJobs: 2, Run: 2}}}
+	hist := &api.HistoryReply{Jobs: []*api.JobHistory{{Job: jobs[1], Events: []*api.HistoryEvent{
+		{Time: jobs[1].SubmitTime, Kind: "JOB_NEW"}, {Time: jobs[1].StartTime, Kind: "JOB_START"},
+		{Time: jobs[1].EndTime, Kind: "JOB_STATUS", State: api.StateDone}}}}}
+	tests := []struct {
+		name      string
+		run       func(context.Context, *Env, []string) int
+		fake      *fakeBatch
+		args      []string
+		out, errs string
+		rc        int
+		method    string
+		checkReq  func(wire.Message) bool
+	}{
+		{name: "bqueues", run: runBqueues, fake: calls("MBatchd.Queues", queues),
+			out: "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP\n" +
+				"normal           30  Open:Active       -    -    -    -     2     0     2     0\n"},
+		{name: "bqueues missing", run: runBqueues, fake: calls("MBatchd.Queues", &api.QueuesReply{NotFound: []string{"nosuch"}}),
+			args: []string{"nosuch"}, errs: "nosuch: No such queue\n", rc: ExitUsage, method: "MBatchd.Queues",
+			checkReq: func(m wire.Message) bool {
+				r := m.(*api.QueuesRequest)
+				return len(r.Queues) == 1 && r.Queues[0] == "nosuch"
+			}},
+		{name: "bqueues l w", run: runBqueues, fake: calls("MBatchd.Queues", queues), args: []string{"-l", "-w"}, rc: ExitUsage},
+		{name: "bhosts", run: runBhosts, fake: calls("MBatchd.Hosts", hosts),
+			out: "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\n" +
+				"hostA              closed          -      2      2      2      0      0      0\n"},
+		{name: "bhosts w", run: runBhosts, fake: calls("MBatchd.Hosts", hosts), args: []string{"-w", "-R", "mem>1"},
+			out: "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\n" +
+				"hostA              closed_Full     -      2      2      2      0      0      0\n",
+			method: "MBatchd.Hosts", checkReq: func(m wire.Message) bool { return m.(*api.HostsRequest).ResReq == "mem>1" }},
+		{name: "busers", run: runBusers, fake: calls("MBatchd.Users", &api.UsersReply{Users: []*api.UserInfo{{Name: "alice", NJobs: 1, Run: 1}}}),
+			args: []string{"alice"},
+			out:  "USER/GROUP          JL/P    MAX  NJOBS   PEND    RUN  SSUSP  USUSP    RSV\nalice                  -      -      1      0      1      0      0      0\n"},
+		{name: "bparams a", run: runBparams, fake: calls("MBatchd.Params", &api.ParamsReply{Params: []*api.KeyValue{{Key: "DEFAULT_QUEUE", Value: "normal"}}}),
+			args: []string{"-a"}, out: "lsb.params configuration at Tue Mar 31 15:00:00 2026\n    DEFAULT_QUEUE = normal\n"},
+		{name: "bparams", run: runBparams, fake: calls("MBatchd.Params", &api.ParamsReply{}),
+			out: "Default Queues:  normal\nMBD_SLEEP_TIME used for calculations:  10 seconds\nJob Checking Interval:  7 seconds\nJob Accepting Interval:  0 seconds\n"},
+		{name: "bugroup", run: func(ctx context.Context, env *Env, a []string) int { return runGroups(ctx, env, a, false) },
+			fake: calls("MBatchd.Groups", &api.GroupsReply{Groups: []*api.Group{{Name: "g1", Members: []string{"alice", "bob"}}}}),
+			out:  "GROUP_NAME    USERS\ng1            alice bob \n", method: "MBatchd.Groups",
+			checkReq: func(m wire.Message) bool { return !m.(*api.GroupsRequest).HostGroups }},
+		{name: "bmgroup missing", run: func(ctx context.Context, env *Env, a []string) int { return runGroups(ctx, env, a, true) },
+			fake: calls("MBatchd.Groups", &api.GroupsReply{NotFound: []string{"hg"}}), args: []string{"-r", "hg"},
+			errs: "hg: No such host group\n", rc: ExitUsage, method: "MBatchd.Groups",
+			checkReq: func(m wire.Message) bool { r := m.(*api.GroupsRequest); return r.HostGroups && r.Recursive }},
+		{name: "bhist", run: runBhist, fake: calls("MBatchd.History", hist), args: []string{"13"},
+			out: "Summary of time in seconds spent in various states:\n" +
+				"JOBID   USER    JOB_NAME  PEND    PSUSP   RUN     USUSP   SSUSP   UNKWN   TOTAL\n" +
+				"13      alice   true      60      0       60      0       0       0       120    \n",
+			method: "MBatchd.History", checkReq: func(m wire.Message) bool {
+				r := m.(*api.JobsRequest)
+				return r.User == "all" && r.IncludeFinished && len(r.Jobs) == 1
+			}},
+		{name: "bhist none", run: runBhist, fake: calls("MBatchd.History"), errs: "No matching job found\n", rc: ExitUsage},
+		{name: "bacct l", run: runBacct, fake: calls("MBatchd.Acct", &api.JobsReply{Jobs: jobs[1:]}), args: []string{"-l", "13"},
+			method: "MBatchd.Acct", checkReq: func(m wire.Message) bool {
+				return m.(*api.JobsRequest).StateMask == uint32(api.StateDone|api.StateExit)
+			}},
+		{name: "bacct e", run: runBacct, fake: calls("MBatchd.Acct"), args: []string{"-e", "-u", "all"},
+			method: "MBatchd.Acct", checkReq: func(m wire.Message) bool {
+				r := m.(*api.JobsRequest)
+				return r.StateMask == uint32(api.StateExit) && r.User == "all"
+			}},
+		{name: "bqueues unavailable", run: runBqueues, fake: &fakeBatch{err: rpc.Errorf(rpc.Unavailable, "down")},
+			errs: "Cannot connect to LSF. Please wait ...: down\n", rc: ExitUsage},
+		{name: "bhosts bad option", run: runBhosts, fake: calls("MBatchd.Hosts"), args: []string{"-Z"}, rc: ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, rc := runBatch(t, tt.fake, map[string]string{"USER": "alice"}, tt.run, tt.args...)
+			if (tt.out != "" && out != tt.out) || rc != tt.rc || (tt.errs != "" && errs != tt.errs) {
+				t.Errorf("%v:\nstdout %q\nwant   %q\nstderr %q\nwant   %q\nrc %d want %d", tt.args, out, tt.out, errs, tt.errs, rc, tt.rc)
+			}
+			if tt.checkReq != nil && (tt.fake.reqs[tt.method] == nil || !tt.checkReq(tt.fake.reqs[tt.method])) {
+				t.Errorf("%v: request %+v", tt.args, tt.fake.reqs[tt.method])
+			}
+		})
+	}
+	// bacct -l prints the completion line Toil looks for.
+	out, _, rc := runBatch(t, calls("MBatchd.Acct", &api.JobsReply{Jobs: jobs[1:]}), nil, runBacct, "-l", "13")
+	if rc != 0 || !strings.Contains(out, ": Completed <done>.\n") {
+		t.Errorf("bacct -l: rc %d\n%s", rc, out)
+	}
+}

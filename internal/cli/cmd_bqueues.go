@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/cli/output"
+)
+
+var bqueuesSpec = lsfopt.New("w|l|r|h|V|noheader|m:|u:")
+
+func init() {
+	Register(&Command{Name: "bqueues", Summary: "display information about queues", Run: runBqueues})
+}
+
+func bqueuesUsage(env *Env) {
+	fmt.Fprintln(env.Stderr, "Usage: bqueues [-h] [-V] [-w | -l | -r] [-noheader] [-m host_name | -m host_group | -m all]\n"+
+		"               [-u user_name | -u user_group | -u all] [queue_name ...]")
+}
+
+func runBqueues(ctx context.Context, env *Env, args []string) int {
+	res, err := bqueuesSpec.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "bqueues: %v\n", err)
+		bqueuesUsage(env)
+		return ExitUsage
+	}
+	if res.Has("h") {
+		bqueuesUsage(env)
+		return 0
+	}
+	if res.Has("V") {
+		return runVersion(ctx, env, nil)
+	}
+	long := res.Has("l") || res.Has("r")
+	if long && res.Has("w") {
+		bqueuesUsage(env)
+		return ExitUsage
+	}
+	req := &api.QueuesRequest{Queues: res.Operands}
+	req.Host, _ = res.Last("m")
+	req.User, _ = res.Last("u")
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return ExitUsage
+	}
+	defer c.Close()
+	var reply api.QueuesReply
+	if err := c.Call(ctx, "MBatchd.Queues", req, &reply); err != nil {
+		batchError(env, err)
+		return ExitUsage
+	}
+	rc := 0
+	for _, q := range reply.NotFound {
+		env.Errorf("%s: No such queue", q)
+		rc = ExitUsage
+	}
+	if len(reply.Queues) == 0 {
+		if len(reply.NotFound) == 0 {
+			env.Errorf("No such queue")
+		}
+		return ExitUsage
+	}
+	o := outputOptions(env)
+	o.Wide, o.NoHeader = res.Has("w"), res.Has("noheader")
+	if long {
+		err = output.WriteQueuesLong(env.Stdout, reply.Queues, o)
+	} else {
+		err = output.WriteQueues(env.Stdout, reply.Queues, o)
+	}
+	if err != nil {
+		env.Errorf("bqueues: %v", err)
+		return ExitUsage
+	}
+	return rc
+}

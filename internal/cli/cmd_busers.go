@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/cli/output"
+)
+
+var busersSpec = lsfopt.New("w|h|V|noheader")
+
+func init() {
+	Register(&Command{Name: "busers", Summary: "display information about users and user groups", Run: runBusers})
+}
+
+func busersUsage(env *Env) {
+	fmt.Fprintln(env.Stderr, "Usage: busers [-h] [-V] [-w] [user_name ... | user_group ... | all]")
+}
+
+func runBusers(ctx context.Context, env *Env, args []string) int {
+	res, err := busersSpec.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "busers: %v\n", err)
+		busersUsage(env)
+		return ExitUsage
+	}
+	if res.Has("h") {
+		busersUsage(env)
+		return 0
+	}
+	if res.Has("V") {
+		return runVersion(ctx, env, nil)
+	}
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return ExitUsage
+	}
+	defer c.Close()
+	var reply api.UsersReply
+	if err := c.Call(ctx, "MBatchd.Users", &api.UsersRequest{Users: res.Operands}, &reply); err != nil {
+		batchError(env, err)
+		return ExitUsage
+	}
+	rc := 0
+	for _, u := range reply.NotFound {
+		env.Errorf("%s: No such user or user group", u)
+		rc = ExitUsage
+	}
+	o := outputOptions(env)
+	o.Wide, o.NoHeader = res.Has("w"), res.Has("noheader")
+	if err := output.WriteUsers(env.Stdout, reply.Users, o); err != nil {
+		env.Errorf("busers: %v", err)
+		return ExitUsage
+	}
+	return rc
+}
