@@ -82,7 +82,10 @@ func kvs(c coder, name string, p *[]KV) {
 		if !c.(*decoder).checkCount(n, 2) {
 			return
 		}
-		*p = make([]KV, n)
+		*p = nil
+		if n > 0 {
+			*p = make([]KV, n)
+		}
 	}
 	for i := range *p {
 		c.str("key", &(*p)[i].Key)
@@ -99,7 +102,10 @@ func count[T any](c coder, name string, p *[]T, min int) bool {
 		if !c.(*decoder).checkCount(n, min) {
 			return false
 		}
-		*p = make([]T, n)
+		*p = nil
+		if n > 0 {
+			*p = make([]T, n)
+		}
 	}
 	return true
 }
@@ -235,8 +241,10 @@ type decoder struct {
 	line  string
 	pos   int // byte offset of the next field
 	field int // number of fields read
-	isIBM bool
-	err   *ParseError
+	// tokStart is the offset of the last field read.
+	tokStart int
+	isIBM    bool
+	err      *ParseError
 }
 
 // maxListLen bounds list counts: each element takes at least one field,
@@ -246,6 +254,7 @@ func (d *decoder) checkCount(n int64, min int) bool {
 		return false
 	}
 	if n < 0 || n > int64(len(d.line)-d.pos)/int64(2*min)+1 {
+		d.pos = d.tokStart
 		d.fail("", fmt.Sprintf("list of %d entries does not fit the rest of the line", n))
 		return false
 	}
@@ -282,6 +291,7 @@ func (d *decoder) next(name string) (tok string, quoted bool, ok bool) {
 	}
 	d.skipBlanks()
 	d.field++
+	d.tokStart = d.pos
 	if d.pos >= len(d.line) {
 		d.fail(name, "missing field at end of record")
 		return "", false, false
@@ -379,7 +389,10 @@ func (d *decoder) strs(name string, p *[]string) {
 	if !d.checkCount(n, 1) {
 		return
 	}
-	*p = make([]string, n)
+	*p = nil
+	if n > 0 {
+		*p = make([]string, n)
+	}
 	for i := range *p {
 		d.str(name, &(*p)[i])
 	}

@@ -193,11 +193,11 @@ func Lookup(kvs []KV, key string) (string, bool) {
 // Rusage is LSF's lsfRusage: the 19 numbers of getrusage(2) as LSF logs
 // them, -1 where unavailable. Times in seconds, sizes in KB.
 type Rusage struct {
-	UTime, STime                           float64
-	MaxRSS, IXRSS, ISMRSS, IDRSS, ISRSS    float64
+	UTime, STime                            float64
+	MaxRSS, IXRSS, ISMRSS, IDRSS, ISRSS     float64
 	MinFlt, MajFlt, NSwap, InBlock, OuBlock float64
-	IOCh, MsgSnd, MsgRcv, NSignals         float64
-	NVCSW, NIVCSW, ExUTime                 float64
+	IOCh, MsgSnd, MsgRcv, NSignals          float64
+	NVCSW, NIVCSW, ExUTime                  float64
 }
 
 // HostRusage is one host's usage in JOB_STATUS and JOB_FINISH (IBM).

@@ -204,7 +204,9 @@ func jobNew(ev *api.Event, t int64) *JobNew {
 		Cwd: cwdOf(s), ChkpntDir: s.ChkpntDir, InFile: s.InFile, OutFile: s.OutFile,
 		ErrFile: s.ErrFile, SubHomeDir: s.SubHome, JobFile: jobFile(t, n.JobID),
 		AskedHosts: s.AskedHosts, DependCond: s.Dependency, PreExecCmd: s.PreExec,
-		PostExecCmd: s.PostExec, JobName: jobNameOf(s, n.JobName, n.ArraySpec, n.ArrayLimit),
+		// PostExecCmd is not a JOB_NEW field in the IBM layout: the
+		// extension list carries it.
+		JobName: jobNameOf(s, n.JobName, n.ArraySpec, n.ArrayLimit),
 		Command: commandLine(s), XFiles: xfilesOf(s.Files), MailUser: s.MailUser,
 		ProjectName: n.Project, MaxNumProcessors: maxProcs, LoginShell: s.LoginShell,
 		UserGroup: s.UserGroup, Options2: opts2, UserPriority: prio,
