@@ -45,6 +45,7 @@ func jobValue(j *api.JobRecord, c *Column, o *Options) (string, bool) {
 // the format's delimiter, unset values shown as "-".
 func WriteJobsCustom(w io.Writer, jobs []*api.JobRecord, f *Format, o *Options) error {
 	var b strings.Builder
+	b.Grow(128 * len(jobs))
 	if !(o != nil && o.NoHeader) {
 		for i := range f.Columns {
 			if i > 0 {
@@ -133,6 +134,7 @@ func WriteJobsJSON(w io.Writer, jobs []*api.JobRecord, f *Format, notFound []Not
 		records = append(records, [][2]string{{"JOBID", nf.JobID}, {"ERROR", nf.Error}})
 	}
 	var b strings.Builder
+	b.Grow(128 * len(jobs))
 	b.WriteString("{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":")
 	b.WriteString(strconv.Itoa(len(records)))
 	b.WriteString(",\n  \"RECORDS\":[\n")

@@ -80,6 +80,7 @@ func jobID(id int64, w int) string {
 // WriteJobs writes bjobs' default list (and -w, -W, -p, -s) for jobs.
 func WriteJobs(w io.Writer, jobs []*api.JobRecord, o *Options, fl JobsFlags) error {
 	var b strings.Builder
+	b.Grow(128 * len(jobs))
 	idw := o.jobIDWidth()
 	wide := o != nil && o.Wide || fl.W
 	if len(jobs) > 0 && !(o != nil && o.NoHeader) {
