@@ -77,14 +77,17 @@ type resolver struct {
 	d      *Diagnostics
 	ctx    context.Context
 	egroup EGroupFunc
-	hosts  []string // batch host names, cluster order
+	hosts  []string          // batch host names, cluster order
+	byName map[string]string // lower-cased name -> batch host name
 }
 
 func (r *resolver) resolve() {
 	c := r.c
+	r.byName = map[string]string{}
 	for _, h := range c.Cluster.Hosts {
 		if h.Server {
 			r.hosts = append(r.hosts, h.Name)
+			r.byName[strings.ToLower(h.Name)] = h.Name
 		}
 	}
 	r.hostGroups()
@@ -100,12 +103,8 @@ func (r *resolver) resolve() {
 
 // host returns the canonical name of a batch host.
 func (r *resolver) host(name string) (string, bool) {
-	for _, h := range r.hosts {
-		if strings.EqualFold(h, name) {
-			return h, true
-		}
-	}
-	return "", false
+	h, ok := r.byName[strings.ToLower(name)]
+	return h, ok
 }
 
 // inClusterOrder sorts a set of host names by their cluster order.

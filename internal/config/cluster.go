@@ -24,6 +24,8 @@ type ClusterFile struct {
 	Admins      []string
 	Hosts       []*Host
 	ResourceMap []*ResourceMapping
+
+	byName map[string]*Host // lower-cased host name
 }
 
 // ClusterParams is the Parameters section of lsf.cluster.<name>.
@@ -121,6 +123,9 @@ func (m *ResourceMapping) Shared() bool {
 
 // Host returns the host named name (case-insensitively, as host names are).
 func (c *ClusterFile) Host(name string) *Host {
+	if c.byName != nil {
+		return c.byName[strings.ToLower(name)]
+	}
 	for _, h := range c.Hosts {
 		if strings.EqualFold(h.Name, name) {
 			return h
@@ -154,7 +159,7 @@ func (c *ClusterFile) Mapping(name string) *ResourceMapping {
 // parseCluster validates lsf.cluster.<name> against lsf.shared and lsf.conf.
 // No valid host is an error; everything else is a warning.
 func parseCluster(f *lex.File, name string, sh *Shared, conf *lsfconf.Conf, d *Diagnostics) *ClusterFile {
-	c := &ClusterFile{Path: f.Name, Name: name, Params: defaultClusterParams()}
+	c := &ClusterFile{Path: f.Name, Name: name, Params: defaultClusterParams(), byName: map[string]*Host{}}
 	c.Params.ELIMBlockTime = conf.ELIMBlockTime()
 	c.Params.ELIMDebug = conf.ELIMDebug()
 	c.Params.ELIMRestarts = conf.ELIMRestarts()
@@ -354,6 +359,7 @@ func (c *ClusterFile) parseHosts(sec *lex.Section, sh *Shared, d *Diagnostics) {
 			h.Resources = hostResources(tok, where, sh, d)
 		}
 		c.Hosts = append(c.Hosts, h)
+		c.byName[strings.ToLower(h.Name)] = h
 	}
 }
 

@@ -133,3 +133,15 @@ func TestExampleCheckIsClean(t *testing.T) {
 		t.Errorf("Check(base):\n%s", d)
 	}
 }
+
+// BenchmarkLoadExample loads the example cluster (in memory: no disk I/O),
+// every file and every resolution step.
+func BenchmarkLoadExample(b *testing.B) {
+	opts := exampleOptions()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

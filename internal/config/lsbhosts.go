@@ -20,6 +20,8 @@ type LSBHosts struct {
 	Rows        []*HostRow
 	Groups      []*HostGroup
 	Partitions  []*HostPartition
+
+	rowByName map[string]*HostRow // lower-cased row name
 }
 
 // HostRow is a row of the Host section. Name is a host, a host model, a
@@ -81,6 +83,9 @@ func (h *LSBHosts) Row(name string) *HostRow {
 	if h == nil {
 		return nil
 	}
+	if h.rowByName != nil {
+		return h.rowByName[strings.ToLower(name)]
+	}
 	for _, r := range h.Rows {
 		if strings.EqualFold(r.Name, name) {
 			return r
@@ -90,7 +95,7 @@ func (h *LSBHosts) Row(name string) *HostRow {
 }
 
 func parseLSBHosts(f *lex.File, d *Diagnostics) *LSBHosts {
-	h := &LSBHosts{Path: f.Name}
+	h := &LSBHosts{Path: f.Name, rowByName: map[string]*HostRow{}}
 	for _, sec := range f.Sections {
 		switch {
 		case sec.Is("Host"):
@@ -172,6 +177,7 @@ func (h *LSBHosts) parseHostRows(sec *lex.Section, d *Diagnostics) {
 			}
 		}
 		h.Rows = append(h.Rows, row)
+		h.rowByName[strings.ToLower(row.Name)] = row
 	}
 }
 

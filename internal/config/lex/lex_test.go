@@ -342,3 +342,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse lexes a 100-queue lsb.queues and reads every section.
+func BenchmarkParse(b *testing.B) {
+	var src strings.Builder
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&src, "Begin Queue\nQUEUE_NAME = q%d # comment\nPRIORITY = %d\nRES_REQ = select[mem>100] rusage[mem=10]\nDESCRIPTION = a long \\\n description\nEnd Queue\n\n", i, i)
+	}
+	data := []byte(src.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f, d := Parse("lsb.queues", data, Options{})
+		for _, s := range f.Sections {
+			_ = s.KeyValues(&d)
+		}
+		if len(f.Sections) != 100 || len(d) != 0 {
+			b.Fatal("bad parse")
+		}
+	}
+}

@@ -225,3 +225,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkOpen(b *testing.B) {
+	w := MustParse("5:19:00-1:8:30 20:00-8:30 12:00-13:00")
+	t := at(3, "12:30")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if !w.Open(t) {
+			b.Fatal("closed")
+		}
+	}
+}
+
+func BenchmarkNext(b *testing.B) {
+	w := MustParse("5:19:00-1:8:30 20:00-8:30 12:00-13:00")
+	t := at(3, "12:30")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if w.Next(t).IsZero() {
+			b.Fatal("no transition")
+		}
+	}
+}
