@@ -300,6 +300,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	o := outputOptions(env)
 	o.Wide = wide
 	o.NoHeader = res.Has("noheader")
+	o.Unformatted = res.Has("UF")
 	o.HMS = res.Has("hms") || strings.EqualFold(env.Getenv("LSB_HMS_TIME_FORMAT"), "y")
 	fl := output.JobsFlags{
 		W:           res.Has("W"),

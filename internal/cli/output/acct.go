@@ -163,7 +163,7 @@ func WriteAcctLong(w io.Writer, jobs []*api.JobRecord, o *Options) error {
 			continue
 		}
 		b.WriteByte('\n')
-		wrap(&b, jobHeaderLine(j, true), headerIndent(o))
+		o.wrap(&b, jobHeaderLine(j, true), headerIndent(o))
 		event(&b, j.SubmitTime, o, "Submitted from host <"+j.FromHost+">"+submitDetails(j, o, false))
 		hosts := ExecHostList(j.ExecHosts)
 		if j.StartTime > 0 && len(hosts) > 0 {

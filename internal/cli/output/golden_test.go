@@ -151,6 +151,9 @@ func TestJobsGolden(t *testing.T) {
 		{"bjobs_s", func(b *bytes.Buffer) error { return WriteJobs(b, susp, opts(), JobsFlags{SuspReasons: true}) }},
 		{"bjobs_l", func(b *bytes.Buffer) error { return WriteJobsLong(b, jobs, opts(), JobsFlags{}) }},
 		{"bjobs_lp", func(b *bytes.Buffer) error { return WriteJobsLong(b, pend, opts(), JobsFlags{PendHosts: true}) }},
+		{"bjobs_UF", func(b *bytes.Buffer) error {
+			return WriteJobsLong(b, jobs[:2], &Options{Now: now, Unformatted: true}, JobsFlags{})
+		}},
 		{"bjobs_l_year", func(b *bytes.Buffer) error {
 			return WriteJobsLong(b, jobs[4:5], &Options{Now: now, DisplayYear: true}, JobsFlags{})
 		}},

@@ -267,7 +267,7 @@ func WriteHistoryLong(w io.Writer, hs []*api.JobHistory, o *Options) error {
 		n++
 		j := h.Job
 		b.WriteByte('\n')
-		wrap(&b, jobHeaderLine(j, false), headerIndent(o))
+		o.wrap(&b, jobHeaderLine(j, false), headerIndent(o))
 		for _, ev := range sortedEvents(h.Events) {
 			event(&b, ev.Time, o, historyEventText(h, ev, o))
 			if ev.Kind == "JOB_NEW" {

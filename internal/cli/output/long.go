@@ -299,7 +299,7 @@ func cpuUsed(j *api.JobRecord) float64 {
 // bhist -l output).
 func event(b *strings.Builder, t int64, o *Options, text string) {
 	ts := LongTime(t, o)
-	wrap(b, ts+": "+text, len(ts)+2)
+	o.wrap(b, ts+": "+text, len(ts)+2)
 }
 
 // headerIndent is the continuation indent of a job's header line.
@@ -312,7 +312,7 @@ func headerIndent(o *Options) int {
 
 func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags) {
 	b.WriteByte('\n')
-	wrap(b, jobHeaderLine(j, true), headerIndent(o))
+	o.wrap(b, jobHeaderLine(j, true), headerIndent(o))
 	s := spec(j)
 	event(b, j.SubmitTime, o, "Submitted from host <"+j.FromHost+">"+submitDetails(j, o, false))
 	b.WriteString(limitsBlock(s.Limits))
@@ -344,7 +344,7 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 			for i, p := range u.PIDs {
 				ps[i] = strconv.Itoa(int(p))
 			}
-			wrap(b, ind+fmt.Sprintf("PGID: %d;  PIDs: %s", u.PGID, strings.Join(ps, " ")), indent21)
+			o.wrap(b, ind+fmt.Sprintf("PGID: %d;  PIDs: %s", u.PGID, strings.Join(ps, " ")), indent21)
 		}
 	}
 	if Finished(j.State) && j.EndTime > 0 {

@@ -17,6 +17,8 @@ type Options struct {
 	DisplayYear bool
 	// JobIDWidth is LSB_JOBID_DISP_LENGTH (7 to 10); 0 means 7.
 	JobIDWidth int
+	// Unformatted is bjobs -UF: long output without line wrapping.
+	Unformatted bool
 	// HMS is bjobs -hms: durations in -o output as hh:mm:ss.
 	HMS bool
 }

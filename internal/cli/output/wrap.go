@@ -40,3 +40,14 @@ func wrap(b *strings.Builder, s string, indent int) {
 		b.WriteByte('\n')
 	}
 }
+
+// wrap is the package-level wrap unless o.Unformatted (bjobs -UF) asks for
+// each logical line whole.
+func (o *Options) wrap(b *strings.Builder, s string, indent int) {
+	if o != nil && o.Unformatted {
+		b.WriteString(s)
+		b.WriteByte('\n')
+		return
+	}
+	wrap(b, s, indent)
+}
