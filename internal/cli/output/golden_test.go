@@ -154,6 +154,13 @@ func TestJobsGolden(t *testing.T) {
 		{"bjobs_UF", func(b *bytes.Buffer) error {
 			return WriteJobsLong(b, jobs[:2], &Options{Now: now, Unformatted: true}, JobsFlags{})
 		}},
+		{"bjobs_l_term", func(b *bytes.Buffer) error {
+			killed := *jobs[3]
+			killed.ExitStatus, killed.TermReason = 9, "TERM_RUNLIMIT"
+			owner := *jobs[3]
+			owner.JobID, owner.ExitStatus, owner.TermReason = 205, 130<<8, "TERM_OWNER"
+			return WriteJobsLong(b, []*api.JobRecord{&killed, &owner}, opts(), JobsFlags{})
+		}},
 		{"bjobs_l_year", func(b *bytes.Buffer) error {
 			return WriteJobsLong(b, jobs[4:5], &Options{Now: now, DisplayYear: true}, JobsFlags{})
 		}},

@@ -270,6 +270,9 @@ func WriteHistoryLong(w io.Writer, hs []*api.JobHistory, o *Options) error {
 		o.wrap(&b, jobHeaderLine(j, false), headerIndent(o))
 		for _, ev := range sortedEvents(h.Events) {
 			event(&b, ev.Time, o, historyEventText(h, ev, o))
+			if Stat(eventState(ev)) == "EXIT" && j.TermReason != "" {
+				event(&b, ev.Time, o, "Completed <exit>; "+termText(j.TermReason)+".")
+			}
 			if ev.Kind == "JOB_NEW" {
 				b.WriteString(limitsBlock(spec(j).Limits))
 			}

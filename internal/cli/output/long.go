@@ -282,6 +282,11 @@ func exitText(j *api.JobRecord) string {
 	}
 	st := j.ExitStatus
 	if sig := st & 0x7f; sig != 0 && sig != 0x7f {
+		// IBM 10.1: a job LSF itself killed names the termination reason
+		// ("Exited by LSF signal TERM_RUNLIMIT."; lsfMonitor matches it).
+		if j.TermReason != "" {
+			return "Exited by LSF signal " + j.TermReason + "."
+		}
 		return fmt.Sprintf("Exited by signal %d.", sig)
 	}
 	return fmt.Sprintf("Exited with exit code %d.", (st>>8)&0xff)
@@ -349,6 +354,9 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 	}
 	if Finished(j.State) && j.EndTime > 0 {
 		event(b, j.EndTime, o, fmt.Sprintf("%s The CPU time used is %.1f seconds.", exitText(j), cpuUsed(j)))
+		if j.State&api.StateExit != 0 && j.TermReason != "" {
+			event(b, j.EndTime, o, "Completed <exit>; "+termText(j.TermReason)+".")
+		}
 	}
 	if u := j.Usage; u != nil && u.MaxMem > 0 {
 		fmt.Fprintf(b, "\n MEMORY USAGE:\n MAX MEM: %s;  AVG MEM: %s\n", memText(u.MaxMem), memText(u.AvgMem))
