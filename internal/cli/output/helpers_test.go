@@ -241,3 +241,48 @@ func TestJSONOutputValid(t *testing.T) {
 		t.Errorf("records: %v / %v", doc.RECORDS[0], doc.RECORDS[8])
 	}
 }
+
+// TestAllFieldsAnyRecord: every -o field copes with empty and partial
+// records (no spec, no usage, no hosts) in text and JSON.
+func TestAllFieldsAnyRecord(t *testing.T) {
+	f := mustFormat(t, "all:8")
+	recs := append([]*api.JobRecord{{}, {JobID: 1, State: api.StateExit, ExitStatus: -1}, {ExecHosts: []*api.ExecHost{nil, {}}}}, fixtureJobs()...)
+	var b strings.Builder
+	if err := WriteJobsCustom(&b, recs, f, opts()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != len(recs)+1 {
+		t.Fatalf("%d lines for %d records", len(lines), len(recs))
+	}
+	for _, l := range lines {
+		// all:8 pads every column to 8: each line has the same width.
+		if len(l) != len(lines[0]) {
+			t.Errorf("line width %d, header %d: %q", len(l), len(lines[0]), l)
+		}
+	}
+	b.Reset()
+	if err := WriteJobsJSON(&b, recs, f, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCell(t *testing.T) {
+	tests := []struct {
+		c    Column
+		v    string
+		want string
+	}{
+		{Column{Name: "stat"}, "RUN", "RUN"},
+		{Column{Name: "stat", Width: 5}, "RUN", "RUN  "},
+		{Column{Name: "stat", Width: 5, Right: true}, "RUN", "  RUN"},
+		{Column{Name: "queue", Width: 3}, "normal", "nor"},
+		{Column{Name: "job_name", Width: 5}, "longname", "*name"},
+		{Column{Name: "job_name", Width: 1}, "longname", "*"},
+	}
+	for _, tt := range tests {
+		if got := cell(&tt.c, tt.v); got != tt.want {
+			t.Errorf("cell(%+v, %q) = %q, want %q", tt.c, tt.v, got, tt.want)
+		}
+	}
+}
