@@ -27,6 +27,8 @@ type Options struct {
 
 	// CacheEntries is how many of the most recently appended entries GetLog
 	// serves from memory (default DefaultCacheEntries; negative disables).
+	// The cache holds the encoded entries, so it is bounded by entries, not
+	// bytes.
 	CacheEntries int
 
 	// MaxRecordSize bounds one encoded entry, 40 bytes plus Data plus
@@ -138,7 +140,11 @@ var (
 func (s *Store) Repaired() *Repair {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.repaired
+	if s.repaired == nil {
+		return nil
+	}
+	r := *s.repaired
+	return &r
 }
 
 // IsMonotonic implements raft.MonotonicLogStore: the log never has gaps, so

@@ -353,7 +353,8 @@ func TestStable(t *testing.T) {
 }
 
 // TestConcurrentUse runs raft's access pattern under -race: one writer
-// appending and compacting, readers fetching recent and old entries.
+// appending, compacting and replacing suffixes, readers fetching recent and
+// old entries.
 func TestConcurrentUse(t *testing.T) {
 	s := openT(t, t.TempDir(), Options{SegmentSize: 4096, CacheEntries: 16})
 	defer s.Close()
@@ -403,6 +404,14 @@ func TestConcurrentUse(t *testing.T) {
 		}
 		if next%100 == 1 {
 			if err := s.DeleteRange(1, next-50); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if next%70 == 1 { // raft replacing a conflicting suffix (same content here)
+			if err := s.DeleteRange(next+5, next+9); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.StoreLogs(batch(next+5, 5, 1, 50)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -70,6 +70,7 @@ func (s *Store) truncateTail(newEnd uint64) error {
 	s.mu.Lock()
 	s.last = newEnd - 1
 	g.offs = g.offs[:k]
+	g.size = off
 	dead := s.segs[i+1:]
 	s.segs = s.segs[: i+1 : i+1]
 	s.nextSeq = g.seq + 1
@@ -88,7 +89,6 @@ func (s *Store) truncateTail(newEnd uint64) error {
 	if err := datasync(g.f); err != nil {
 		return s.fail(fmt.Errorf("raftlog: syncing %s: %w", g.path, err))
 	}
-	g.size = off
 	return nil
 }
 
