@@ -182,6 +182,12 @@ func TestJobsGolden(t *testing.T) {
 		{"bjobs_o_hms", func(b *bytes.Buffer) error {
 			return WriteJobsCustom(b, jobs[:2], mustFormat(t, "id cpu_used run_time time_left"), &Options{Now: now, HMS: true})
 		}},
+		{"bjobs_o_reasons", func(b *bytes.Buffer) error {
+			killed := *jobs[3]
+			killed.TermReason = "TERM_OWNER"
+			recs := []*api.JobRecord{jobs[0], jobs[2], &killed, jobs[7]}
+			return WriteJobsCustom(b, recs, mustFormat(t, "id pend_reason exit_reason sub_cwd pend_time alloc_slot delimiter='|'"), opts())
+		}},
 		{"bjobs_json", func(b *bytes.Buffer) error {
 			return WriteJobsJSON(b, jobs, mustFormat(t, "jobid stat user queue project exit_code exec_host submit_time proj_name output_file srcluster"), nil, opts())
 		}},

@@ -59,16 +59,10 @@ var jobFields = []jobField{
 	}},
 	{FieldInfo{Name: "dependency", Header: "DEPENDENCY", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).Dependency) }},
 	{FieldInfo{Name: "pend_reason", Header: "PEND_REASON", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		if j.State&(api.StatePend|api.StatePSusp) == 0 || len(j.PendReasons) == 0 {
-			return "", false
-		}
-		var texts []string
-		for _, r := range j.PendReasons {
-			if r != nil {
-				texts = append(texts, PendReasonText(r))
-			}
-		}
-		return str(strings.Join(texts, "; "))
+		// The reasons as bjobs -p prints them, on one line: real 10.1
+		// -json output shows "Job dependency condition not satisfied;",
+		// also for a job that has since finished.
+		return str(strings.Join(strings.Fields(strings.ReplaceAll(PendReasonLines(j.PendReasons, false), "\n", " ")), " "))
 	}},
 	{FieldInfo{Name: "command", Aliases: []string{"cmd"}, Header: "COMMAND", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(Command(j)) }},
 	{FieldInfo{Name: "pre_exec_command", Aliases: []string{"pre_cmd"}, Header: "PRE_EXEC_COMMAND", Width: 16}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).PreExec) }},
@@ -93,10 +87,14 @@ var jobFields = []jobField{
 		return "", false
 	}},
 	{FieldInfo{Name: "exit_reason", Header: "EXIT_REASON", Width: 50}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		// "TERM_OWNER: job killed by owner" (real 10.1 -json output).
 		if j.ExitInfo != "" {
 			return j.ExitInfo, true
 		}
-		return str(j.TermReason)
+		if j.TermReason == "" {
+			return "", false
+		}
+		return termText(j.TermReason), true
 	}},
 	{FieldInfo{Name: "interactive", Header: "INTERACTIVE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if spec(j).Interactive {
@@ -112,7 +110,10 @@ var jobFields = []jobField{
 		return str(j.ExecHosts[0].Host)
 	}},
 	{FieldInfo{Name: "exec_host", Header: "EXEC_HOST", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		return str(strings.Join(ExecHostList(j.ExecHosts), ":"))
+		// One name per slot, colon-separated: real 10.1 -json output shows
+		// "tbi-cn019:tbi-cn019" for two slots on one host (the 4*hostA form
+		// is the default listing's).
+		return str(strings.Join(slotHosts(j.ExecHosts), ":"))
 	}},
 	{FieldInfo{Name: "nexec_host", Header: "NEXEC_HOST", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if n := len(ExecHostList(j.ExecHosts)); n > 0 {
@@ -121,13 +122,7 @@ var jobFields = []jobField{
 		return "", false
 	}},
 	{FieldInfo{Name: "alloc_slot", Header: "ALLOC_SLOT", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		var parts []string
-		for _, h := range j.ExecHosts {
-			if h != nil {
-				parts = append(parts, fmt.Sprintf("%d*%s", max(h.Slots, 1), h.Host))
-			}
-		}
-		return str(strings.Join(parts, ":"))
+		return str(strings.Join(slotHosts(j.ExecHosts), ":"))
 	}},
 	{FieldInfo{Name: "nalloc_slot", Header: "NALLOC_SLOT", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if n := allocSlots(j); n > 0 {
@@ -194,7 +189,11 @@ var jobFields = []jobField{
 		return "", false
 	}},
 	{FieldInfo{Name: "pend_time", Header: "PEND_TIME", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		return seconds(float64(pendTime(j, c.o)), c, false), true
+		// Plain seconds ("PEND_TIME":"17" in real 10.1 -json output).
+		if c.o != nil && c.o.HMS {
+			return HMS(float64(pendTime(j, c.o))), true
+		}
+		return strconv.FormatInt(pendTime(j, c.o), 10), true
 	}},
 	{FieldInfo{Name: "cpu_used", Header: "CPU_USED", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if j.Usage == nil {
@@ -284,10 +283,12 @@ var jobFields = []jobField{
 	{FieldInfo{Name: "output_file", Header: "OUTPUT_FILE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).OutFile) }},
 	{FieldInfo{Name: "error_file", Header: "ERROR_FILE", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).ErrFile) }},
 	{FieldInfo{Name: "sub_cwd", Header: "SUB_CWD", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		if s := spec(j); s.SubCwd != "" {
-			return s.SubCwd, true
+		// "$HOME" or "$HOME/x" as bjobs -l shows it (real 10.1 -json
+		// output: "SUB_CWD":"$HOME").
+		if s := spec(j); s.SubCwd == "" && s.Cwd == "" {
+			return "", false
 		}
-		return str(spec(j).Cwd)
+		return cwdText(spec(j)), true
 	}},
 	{FieldInfo{Name: "exec_home", Header: "EXEC_HOME", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(j.ExecHome) }},
 	{FieldInfo{Name: "exec_cwd", Header: "EXEC_CWD", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(j.ExecCwd) }},
@@ -451,6 +452,20 @@ func ExecHostList(hosts []*api.ExecHost) []string {
 			out[i] = fmt.Sprintf("%d*%s", n, h)
 		} else {
 			out[i] = h
+		}
+	}
+	return out
+}
+
+// slotHosts lists a job's execution hosts once per slot.
+func slotHosts(hosts []*api.ExecHost) []string {
+	var out []string
+	for _, h := range hosts {
+		if h == nil || h.Host == "" {
+			continue
+		}
+		for i := int32(0); i < max(h.Slots, 1) && len(out) < 1<<20; i++ {
+			out = append(out, h.Host)
 		}
 	}
 	return out
