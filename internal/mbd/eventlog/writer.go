@@ -174,7 +174,7 @@ func (w *Writer) start() error {
 		if err != nil {
 			return err
 		}
-		if err := shiftArchives(w.dir, n+1); err != nil {
+		if err := shiftArchives(w.dir, n); err != nil {
 			return err
 		}
 		if err := os.Rename(ev, w.path(EventsFile+".1")); err != nil {
@@ -229,6 +229,8 @@ func (w *Writer) Append(index uint64, e *api.LogEntry, errs []error) error {
 	if index <= w.ck.Index {
 		return nil
 	}
+	// A switch left pending (MaxJobNum lowered since the checkpoint) happens
+	// before the entry.
 	if w.ck.Finished >= int64(w.opts.MaxJobNum) {
 		if err := w.switchLog(); err != nil {
 			w.broken = fmt.Errorf("switching %s: %w", EventsFile, err)
@@ -267,6 +269,17 @@ func (w *Writer) Append(index uint64, e *api.LogEntry, errs []error) error {
 	ck.AcctSize += int64(len(w.acctBuf))
 	w.ck = ck
 	w.sinceSync++
+	// The entry that reaches MaxJobNum switches the file, with the state
+	// right after it. Until the switch is checkpointed, the durable
+	// checkpoint stays before this entry: a crash replays the entry, and
+	// the switch, identically.
+	if w.ck.Finished >= int64(w.opts.MaxJobNum) {
+		if err := w.switchLog(); err != nil {
+			w.broken = fmt.Errorf("switching %s: %w", EventsFile, err)
+			return w.broken
+		}
+		return nil
+	}
 	if w.opts.SyncEvery > 0 && w.sinceSync >= w.opts.SyncEvery {
 		return w.Sync()
 	}
@@ -338,13 +351,33 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// switchLog switches lsb.events (see Writer).
+// crashAt, set by tests, simulates a crash at a named point of a log
+// switch: when it returns true the switch stops there with errCrash.
+var crashAt func(point string) bool
+
+var errCrash = errors.New("simulated crash")
+
+func crash(point string) error {
+	if crashAt != nil && crashAt(point) {
+		return errCrash
+	}
+	return nil
+}
+
+// switchLog switches lsb.events (see Writer). The checkpoint is not
+// written until the new files are ready: a crash before that recovers to the
+// previous checkpoint, and the replay switches again.
 func (w *Writer) switchLog() error {
-	if err := w.Sync(); err != nil {
-		return err
+	for _, f := range []*os.File{w.events, w.acct} {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("syncing %s: %w", filepath.Base(f.Name()), err)
+		}
 	}
 	// The archive: the history part of the current file.
 	if err := w.writeArchive(); err != nil {
+		return err
+	}
+	if err := crash("archive written"); err != nil {
 		return err
 	}
 	// The new current file: header, LOG_SWITCH, the live jobs.
@@ -356,12 +389,18 @@ func (w *Writer) switchLog() error {
 	if err := writeFileSync(w.path(tmpEvents), append(head, block...)); err != nil {
 		return err
 	}
+	if err := crash("events written"); err != nil {
+		return err
+	}
 	n, err := countArchives(w.dir)
 	if err != nil {
 		return err
 	}
 	w.ck.Switching, w.ck.Archives, w.ck.NewSize = true, int64(n), int64(len(head)+len(block))
 	if err := w.writeCheckpoint(); err != nil {
+		return err
+	}
+	if err := crash("switch checkpointed"); err != nil {
 		return err
 	}
 	w.events.Close()
@@ -375,6 +414,7 @@ func (w *Writer) switchLog() error {
 		return fmt.Errorf("opening %s: %w", EventsFile, ferr)
 	}
 	w.durable = w.ck.Index
+	w.sinceSync = 0
 	return nil
 }
 
@@ -421,10 +461,16 @@ func (w *Writer) finishSwitch() error {
 		if err := os.Rename(w.path(tmpArchive), w.path(archiveName(1))); err != nil {
 			return fmt.Errorf("switching %s: %w", EventsFile, err)
 		}
+		if err := crash("archive renamed"); err != nil {
+			return err
+		}
 	}
 	if exists(w.path(tmpEvents)) {
 		if err := os.Rename(w.path(tmpEvents), w.path(EventsFile)); err != nil {
 			return fmt.Errorf("switching %s: %w", EventsFile, err)
+		}
+		if err := crash("events renamed"); err != nil {
+			return err
 		}
 	}
 	if err := syncDir(w.dir); err != nil {
@@ -463,6 +509,9 @@ func shiftArchives(dir string, n int) error {
 	for i := int64(n); i >= 1; i-- {
 		if err := os.Rename(filepath.Join(dir, archiveName(i)), filepath.Join(dir, archiveName(i+1))); err != nil {
 			return fmt.Errorf("renaming %s: %w", archiveName(i), err)
+		}
+		if err := crash("shifted " + archiveName(i)); err != nil {
+			return err
 		}
 	}
 	return nil

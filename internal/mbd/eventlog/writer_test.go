@@ -1,0 +1,506 @@
+package eventlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/basalt-lsf/basalt/api"
+)
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// dirFiles returns every lsb.* file of dir with its content.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "lsb.") {
+			out[e.Name()] = readFile(t, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+func openW(t *testing.T, dir string, s *sim, max int) *Writer {
+	t.Helper()
+	w, err := Open(dir, Options{MaxJobNum: max, SyncEvery: -1, Jobs: s})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return w
+}
+
+// drive applies entries to the state and appends those after the writer's
+// last index, as mbatchd's FSM does after a restart.
+func drive(t *testing.T, w *Writer, s *sim, entries []*api.LogEntry) error {
+	t.Helper()
+	for i, e := range entries {
+		s.apply(e)
+		if err := w.Append(uint64(i+1), e, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestHeader(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 6, 7, 94, 95, 96, 995, 996, 1000, 123456} {
+		h := header(n)
+		want := fmt.Sprintf("# %d\n", len(h)+n)
+		if string(h) != want {
+			t.Errorf("header(%d) = %q, want %q", n, h, want)
+		}
+	}
+}
+
+func TestWriterAppendAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	w := openW(t, dir, s, 100)
+	var wl workload
+	wl.submit(1, "alice")
+	wl.start(1, 0, "h1")
+	wl.finish(1, 0, api.StateDone)
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	if w.LastIndex() != 3 {
+		t.Errorf("LastIndex = %d", w.LastIndex())
+	}
+	// Entries already rendered are skipped; an event the state rejected is
+	// not rendered.
+	before := readFile(t, filepath.Join(dir, EventsFile))
+	if err := w.Append(2, wl.entries[1], nil); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, filepath.Join(dir, EventsFile)) != before {
+		t.Error("a replayed entry was written again")
+	}
+	rejected := &api.LogEntry{Events: []*api.Event{
+		{Time: (t0 + 9) * 1e9, JobClean: &api.EvJobClean{JobID: 1}},
+		{Time: (t0 + 9) * 1e9, JobClean: &api.EvJobClean{JobID: 99}},
+	}}
+	if err := w.Append(4, rejected, []error{nil, errors.New("no such job")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, filepath.Join(dir, EventsFile))
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	var types []string
+	for _, l := range lines[1:] {
+		types = append(types, strings.Fields(l)[0])
+	}
+	if lines[0] != "# 4" || strings.Join(types, " ") != `"JOB_NEW" "JOB_START" "JOB_START_ACCEPT" "JOB_EXECUTE" "JOB_STATUS" "JOB_CLEAN"` {
+		t.Errorf("lsb.events:\n%s", got)
+	}
+	if !strings.HasSuffix(got, `"JOB_CLEAN" "10.1" 1700000009 1 0`+"\n") {
+		t.Errorf("last record of\n%s", got)
+	}
+	acct := readFile(t, filepath.Join(dir, AcctFile))
+	if strings.Count(acct, "\n") != 1 || !strings.HasPrefix(acct, `"JOB_FINISH" "10.1" 1700000004 1 1000 `) {
+		t.Errorf("lsb.acct:\n%s", acct)
+	}
+	if err := w.Append(5, rejected, nil); err == nil {
+		t.Error("Append after Close succeeded")
+	}
+}
+
+// After a crash, Open cuts off what the checkpoint does not cover (here a
+// torn last line and unsynced records) and replay renders it again: the
+// files end up exactly as without the crash.
+func TestWriterRecoversFromCrash(t *testing.T) {
+	var wl workload
+	for id := int64(1); id <= 6; id++ {
+		wl.submit(id, "alice")
+		wl.start(id, 0, "h1")
+		wl.finish(id, 0, api.StateDone)
+	}
+	ref := t.TempDir()
+	s := newSim()
+	w := openW(t, ref, s, 100)
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	dir := t.TempDir()
+	s = newSim()
+	w = openW(t, dir, s, 100)
+	if err := drive(t, w, s, wl.entries[:7]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := drive(t, w, s, wl.entries[:11]); err != nil { // 8..11 unsynced
+		t.Fatal(err)
+	}
+	// The crash: no Close; a torn record at the end of each file.
+	for _, f := range []string{EventsFile, AcctFile} {
+		fh, _ := os.OpenFile(filepath.Join(dir, f), os.O_WRONLY|os.O_APPEND, 0)
+		fh.WriteString(`"JOB_STATUS" "10.1" 17000`)
+		fh.Close()
+	}
+	s2 := newSim()
+	w2 := openW(t, dir, s2, 100)
+	if w2.LastIndex() != 7 {
+		t.Fatalf("LastIndex after the crash = %d, want 7", w2.LastIndex())
+	}
+	if err := drive(t, w2, s2, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if got, want := dirFiles(t, dir), dirFiles(t, ref); !equalFiles(got, want) {
+		t.Errorf("files after recovery differ from a run without crash:\n%s", diffFiles(got, want))
+	}
+}
+
+func equalFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func diffFiles(got, want map[string]string) string {
+	var b strings.Builder
+	for k, v := range want {
+		if got[k] != v {
+			fmt.Fprintf(&b, "%s:\n got %q\nwant %q\n", k, got[k], v)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			fmt.Fprintf(&b, "%s: unexpected\n", k)
+		}
+	}
+	return b.String()
+}
+
+// rotationWorkload finishes two jobs per round while one job stays pending
+// and one array element keeps running, so every switch has live jobs to
+// re-log.
+func rotationWorkload() *workload {
+	var wl workload
+	wl.submit(100, "bob")            // pending for ever
+	wl.submit(200, "carol", 1, 2, 3) // an array
+	wl.start(200, 2, "h9")           // element 2 runs for ever
+	wl.finish(200, 1, api.StateExit) // element 1 exits
+	for id := int64(1); id <= 10; id++ {
+		wl.submit(id, "alice")
+		wl.start(id, 0, "h1")
+		wl.finish(id, 0, api.StateDone)
+	}
+	return &wl
+}
+
+func TestWriterRotation(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	w := openW(t, dir, s, 3)
+	wl := rotationWorkload()
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := dirFiles(t, dir)
+	// 11 jobs finished (element 200[1] and jobs 1-10): switches after the
+	// 3rd, 6th and 9th, so three archives.
+	for _, name := range []string{EventsFile, "lsb.events.1", "lsb.events.2", "lsb.events.3", AcctFile} {
+		if _, ok := files[name]; !ok {
+			t.Fatalf("missing %s; have %v", name, mapKeys(files))
+		}
+	}
+	if _, ok := files["lsb.events.4"]; ok {
+		t.Error("four switches, want three")
+	}
+	if n := strings.Count(files[AcctFile], "\n"); n != 11 {
+		t.Errorf("lsb.acct has %d records, want 11", n)
+	}
+	// Archives start with the time of their last event and hold history only.
+	for _, name := range []string{"lsb.events.1", "lsb.events.2", "lsb.events.3"} {
+		lines := strings.Split(strings.TrimSuffix(files[name], "\n"), "\n")
+		last, err := ParseRecord(lines[len(lines)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines[0] != fmt.Sprintf("# %d", last.Time) {
+			t.Errorf("%s header %q, last event at %d", name, lines[0], last.Time)
+		}
+	}
+	if !strings.Contains(files["lsb.events.3"], `"JOB_NEW" "10.1" 1700000001 100 `) {
+		t.Error("the oldest archive does not start with the first submission")
+	}
+	// The current file: "# <seek>", LOG_SWITCH and the live jobs above the
+	// seek position, history below.
+	cur := files[EventsFile]
+	var seek int
+	fmt.Sscanf(cur, "# %d", &seek)
+	block, hist := cur[:seek], cur[seek:]
+	if !strings.Contains(block, `"LOG_SWITCH" "10.1" `) {
+		t.Errorf("no LOG_SWITCH in the state block:\n%s", block)
+	}
+	for _, want := range []string{`"JOB_NEW" "10.1" 1700000001 100 `, `"JOB_NEW" "10.1" 1700000002 200 `,
+		`"activeIdx" "2-3"`, `"JOB_START" "10.1" 1700000003 200 4 0 0 1.0 1 "h9"`} {
+		if !strings.Contains(block, want) {
+			t.Errorf("state block lacks %s:\n%s", want, block)
+		}
+	}
+	if strings.Contains(block, `"JOB_NEW" "10.1" 1700000006 1 `) {
+		t.Error("a finished job was re-logged")
+	}
+	// The switch follows the entry with the 9th finished job (job 8's);
+	// the history goes on with job 9's submission, logged once.
+	if f := strings.Fields(hist); len(f) < 4 || f[0] != `"JOB_NEW"` || f[3] != "9" || strings.Contains(block, `.9" `) {
+		t.Errorf("history part starts with %.40q; block:\n%s", hist, block)
+	}
+	// Every line of every file parses.
+	for name, content := range files {
+		r := NewReader(strings.NewReader(content), name)
+		for {
+			_, err := r.Next()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Errorf("%v", err)
+				}
+				break
+			}
+		}
+	}
+}
+
+func mapKeys(m map[string]string) []string {
+	var k []string
+	for n := range m {
+		k = append(k, n)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// A crash at any point of a log switch is repaired by Open and the replay:
+// the files end up exactly as without the crash.
+func TestWriterCrashDuringSwitch(t *testing.T) {
+	wl := rotationWorkload()
+	ref := t.TempDir()
+	s := newSim()
+	w := openW(t, ref, s, 3)
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	want := dirFiles(t, ref)
+
+	// Every crash point of each of the three switches; the third switch
+	// shifts two archives, so a crash can leave a hole in the numbering.
+	points := []string{"archive written", "events written", "switch checkpointed",
+		"shifted lsb.events.2", "shifted lsb.events.1", "archive renamed", "events renamed"}
+	crashes := 0
+	for _, point := range points {
+		for _, nth := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/%d", point, nth), func(t *testing.T) {
+				dir := t.TempDir()
+				seen := 0
+				crashAt = func(p string) bool {
+					if p == point {
+						seen++
+						return seen == nth
+					}
+					return false
+				}
+				defer func() { crashAt = nil }()
+				s := newSim()
+				w := openW(t, dir, s, 3)
+				err := drive(t, w, s, wl.entries)
+				crashAt = nil
+				if err == nil {
+					// The point is reached fewer than nth times.
+					w.Close()
+					if got := dirFiles(t, dir); !equalFiles(got, want) {
+						t.Errorf("files differ:\n%s", diffFiles(got, want))
+					}
+					return
+				}
+				if !errors.Is(err, errCrash) {
+					t.Fatalf("drive: %v, want the simulated crash", err)
+				}
+				crashes++
+				// Restart: the state is rebuilt by replay; the writer resumes.
+				s2 := newSim()
+				w2 := openW(t, dir, s2, 3)
+				if err := drive(t, w2, s2, wl.entries); err != nil {
+					t.Fatal(err)
+				}
+				w2.Close()
+				if got := dirFiles(t, dir); !equalFiles(got, want) {
+					t.Errorf("files differ from a run without crash:\n%s", diffFiles(got, want))
+				}
+				for _, tmp := range []string{tmpEvents, tmpArchive} {
+					if exists(filepath.Join(dir, tmp)) {
+						t.Errorf("%s left behind", tmp)
+					}
+				}
+			})
+		}
+	}
+	// 3 switches x 5 points, plus the shift of lsb.events.1 at the 2nd and
+	// 3rd switch and of lsb.events.2 at the 3rd.
+	if crashes != 3*5+2+1 {
+		t.Errorf("%d simulated crashes, want 18", crashes)
+	}
+}
+
+func TestWriterDamagedFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	w := openW(t, dir, s, 10)
+	var wl workload
+	wl.submit(1, "alice")
+	drive(t, w, s, wl.entries)
+	w.Close()
+	if err := os.Truncate(filepath.Join(dir, EventsFile), 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{Jobs: s}); !errors.Is(err, ErrDamaged) {
+		t.Errorf("Open of a truncated lsb.events: %v, want ErrDamaged", err)
+	}
+	os.WriteFile(filepath.Join(dir, checkpointFile), []byte("garbage\n"), 0o644)
+	if _, err := Open(dir, Options{Jobs: s}); !errors.Is(err, ErrDamaged) {
+		t.Errorf("Open with a bad checkpoint: %v, want ErrDamaged", err)
+	}
+	if _, err := Open(dir, Options{}); err == nil {
+		t.Error("Open without a JobSource succeeded")
+	}
+}
+
+// A directory with LSF's own files and no checkpoint: the old lsb.events
+// becomes an archive, lsb.acct is appended to.
+func TestWriterAdoptsExistingFiles(t *testing.T) {
+	dir := t.TempDir()
+	oldEvents := "# 4\n" + `"JOB_NEW" "9.13" 5 1 500 0 1 5 0 0 0 0 0 "u"` + "\n"
+	oldAcct := `"JOB_CLEAN" "9.13" 6 1 0` + "\n"
+	os.WriteFile(filepath.Join(dir, EventsFile), []byte(oldEvents), 0o644)
+	os.WriteFile(filepath.Join(dir, "lsb.events.1"), []byte("# 3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, AcctFile), []byte(oldAcct), 0o644)
+	s := newSim()
+	w := openW(t, dir, s, 10)
+	var wl workload
+	wl.submit(7, "alice")
+	wl.start(7, 0, "h")
+	wl.finish(7, 0, api.StateDone)
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	files := dirFiles(t, dir)
+	if files["lsb.events.1"] != oldEvents || files["lsb.events.2"] != "# 3\n" {
+		t.Errorf("archives %q %q", files["lsb.events.1"], files["lsb.events.2"])
+	}
+	if !strings.HasPrefix(files[AcctFile], oldAcct) || strings.Count(files[AcctFile], "\n") != 2 {
+		t.Errorf("lsb.acct %q", files[AcctFile])
+	}
+	if !strings.HasPrefix(files[EventsFile], "# 4\n\"JOB_NEW\" \"10.1\"") {
+		t.Errorf("lsb.events %q", files[EventsFile])
+	}
+}
+
+// The readers see a rotated directory the way bhist -n does.
+func TestHistoryAcrossRotatedFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	w := openW(t, dir, s, 3)
+	wl := rotationWorkload()
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ctx := context.Background()
+	ids := func(n int, f Filter) string {
+		res, err := ReadHistory(ctx, &HistoryQuery{Filter: f, Dir: dir, NumLogFiles: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Warnings) > 0 {
+			t.Errorf("warnings %v", res.Warnings)
+		}
+		var out []string
+		for _, h := range res.Jobs {
+			id := fmt.Sprint(h.Job.JobID)
+			if h.Job.Index > 0 {
+				id += fmt.Sprintf("[%d]", h.Job.Index)
+			}
+			out = append(out, id)
+		}
+		return strings.Join(out, " ")
+	}
+	all := Filter{States: AllStates}
+	// -n 1: the current file; jobs finished in archived files are not
+	// there, the live ones are, from the state block.
+	if got, want := ids(1, all), "9 10 100 200[2] 200[3]"; got != want {
+		t.Errorf("-n 1: %s, want %s", got, want)
+	}
+	if got, want := ids(2, all), "6 7 8 9 10 100 200[2] 200[3]"; got != want {
+		t.Errorf("-n 2: %s, want %s", got, want)
+	}
+	if got, want := ids(0, all), "1 2 3 4 5 6 7 8 9 10 100 200[1] 200[2] 200[3]"; got != want {
+		t.Errorf("-n 0: %s, want %s", got, want)
+	}
+	if got, want := ids(9, all), ids(0, all); got != want {
+		t.Errorf("-n 9: %s, want %s", got, want)
+	}
+	// Default states: unfinished jobs only.
+	if got, want := ids(0, Filter{}), "100 200[2] 200[3]"; got != want {
+		t.Errorf("unfinished: %s, want %s", got, want)
+	}
+	// A job found in the archives and again in the state block is one
+	// history, with its events once.
+	res, _ := ReadHistory(ctx, &HistoryQuery{Filter: Filter{Jobs: []*api.JobRef{{JobID: 200, Index: 2}}}, Dir: dir})
+	if len(res.Jobs) != 1 {
+		t.Fatalf("%d histories for 200[2]", len(res.Jobs))
+	}
+	res0, _ := ReadHistory(ctx, &HistoryQuery{Filter: Filter{Jobs: []*api.JobRef{{JobID: 200, Index: 2}}}, Dir: dir, NumLogFiles: 0})
+	var kinds []string
+	for _, e := range res0.Jobs[0].Events {
+		kinds = append(kinds, e.Kind)
+	}
+	if got := strings.Join(kinds, " "); got != "JOB_NEW JOB_START JOB_START_ACCEPT JOB_EXECUTE" {
+		t.Errorf("200[2] events across all files: %s", got)
+	}
+	if j := res0.Jobs[0].Job; j.State != api.StateRun || j.JobPID != 1200 || j.ExecHosts[0].Host != "h9" {
+		t.Errorf("200[2] = %+v", j)
+	}
+	// bacct sees every finished run in lsb.acct.
+	acct, err := ReadAcct(ctx, &AcctQuery{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acct.Jobs) != 11 {
+		t.Errorf("bacct: %d jobs, want 11", len(acct.Jobs))
+	}
+}
