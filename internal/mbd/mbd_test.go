@@ -1,0 +1,453 @@
+package mbd
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+// trustHello authenticates a connection as the user its hello names: tests
+// act as several users without real accounts.
+type trustHello struct{}
+
+func (trustHello) Authenticate(_ context.Context, _ net.Conn, h *api.ConnHello) (auth.Identity, error) {
+	if h.User == "root" {
+		return auth.Identity{User: "root", UID: 0}, nil
+	}
+	f := fnv.New32a()
+	f.Write([]byte(h.User))
+	return auth.Identity{User: h.User, UID: 1000 + int(f.Sum32()%1000), Host: h.Host}, nil
+}
+
+type testMbd struct {
+	t      *testing.T
+	dir    string
+	srv    *Server
+	addr   string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func writeCluster(t *testing.T, hosts, slots int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := defaults.Write(dir, defaults.Options{Hosts: hosts, Slots: slots, Admin: "root"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func startMbd(t *testing.T, dir string) *testMbd {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	srv, err := New(ctx, Options{EnvDir: defaults.EnvDir(dir), Host: "host1", Log: log, Auth: trustHello{}, Listener: ln,
+		DataDir: filepath.Join(dir, "raft")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &testMbd{t: t, dir: dir, srv: srv, addr: ln.Addr().String(), cancel: cancel, done: make(chan error, 1)}
+	go func() { m.done <- srv.Run(ctx) }()
+	// Wait until it answers.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c := m.client("root")
+		err := c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+		c.Close()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mbatchd did not start: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Cleanup(m.stop)
+	return m
+}
+
+func (m *testMbd) stop() {
+	if m.cancel == nil {
+		return
+	}
+	m.cancel()
+	m.cancel = nil
+	select {
+	case err := <-m.done:
+		if err != nil {
+			m.t.Errorf("mbatchd: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		m.t.Error("mbatchd did not stop")
+	}
+}
+
+func (m *testMbd) client(user string) *rpc.Client {
+	c, err := rpc.Dial(context.Background(), m.addr, &api.ConnHello{User: user, Host: "host1"})
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return c
+}
+
+func (m *testMbd) submit(user string, specs ...*api.JobSpec) []*api.SubmitResult {
+	m.t.Helper()
+	c := m.client(user)
+	defer c.Close()
+	var reply api.SubmitReply
+	if err := c.Call(context.Background(), "MBatchd.Submit", &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
+		m.t.Fatal(err)
+	}
+	return reply.Results
+}
+
+func (m *testMbd) jobs(user string, req *api.JobsRequest) *api.JobsReply {
+	m.t.Helper()
+	c := m.client(user)
+	defer c.Close()
+	st, err := c.Stream(context.Background(), "MBatchd.Jobs", req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	all := &api.JobsReply{}
+	for {
+		var r api.JobsReply
+		err := st.Recv(&r)
+		if err == io.EOF {
+			return all
+		}
+		if err != nil {
+			m.t.Fatal(err)
+		}
+		all.Jobs = append(all.Jobs, r.Jobs...)
+		all.NotFound = append(all.NotFound, r.NotFound...)
+	}
+}
+
+func (m *testMbd) job(id int64) *api.JobRecord {
+	r := m.jobs("root", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: id}}})
+	if len(r.Jobs) == 0 {
+		return nil
+	}
+	return r.Jobs[0]
+}
+
+// waitState waits until job id reaches state st.
+func (m *testMbd) waitState(id int64, st api.JobState) *api.JobRecord {
+	m.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		j := m.job(id)
+		if j != nil && j.State == st {
+			return j
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("job %d: state %v, want %v", id, stateOf(j), st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// fakeSbd speaks the sbatchd session protocol; each launched job runs until
+// finish is called.
+type fakeSbd struct {
+	t       *testing.T
+	host    string
+	st      *rpc.ClientStream
+	c       *rpc.Client
+	mu      sync.Mutex
+	running map[int64]*api.JobLaunch
+	signals []*api.JobSignal
+	welcome *api.SbdWelcome
+	seq     uint64
+	pid     int32
+}
+
+func connectSbd(t *testing.T, m *testMbd, host string, hello []*api.JobStatusReport) *fakeSbd {
+	t.Helper()
+	f := &fakeSbd{t: t, host: host, c: m.client("root"), running: map[int64]*api.JobLaunch{}, pid: 1000}
+	st, err := f.c.Bidi(context.Background(), "MBatchd.SbdSession", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.st = st
+	if err := st.Send(&api.SbdMessage{Hello: &api.SbdHello{Host: host, Jobs: hello}}); err != nil {
+		t.Fatal(err)
+	}
+	var w api.MbdMessage
+	if err := st.Recv(&w); err != nil || w.Welcome == nil {
+		t.Fatalf("no welcome: %v %+v", err, w)
+	}
+	f.welcome = w.Welcome
+	go f.loop()
+	t.Cleanup(func() { f.c.Close() })
+	return f
+}
+
+func (f *fakeSbd) loop() {
+	for {
+		var m api.MbdMessage
+		if err := f.st.Recv(&m); err != nil {
+			return
+		}
+		switch {
+		case m.Launch != nil:
+			f.mu.Lock()
+			f.pid++
+			pid := f.pid
+			f.running[m.Launch.JobID] = m.Launch
+			f.mu.Unlock()
+			f.st.Send(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq, PID: pid}})
+			f.report(&api.JobStatusReport{JobID: m.Launch.JobID, Index: m.Launch.Index, State: api.StateRun, PID: pid, PGID: pid,
+				RunCount: m.Launch.RunCount, ExecCwd: "/tmp", ExecUser: m.Launch.User})
+		case m.Signal != nil:
+			f.mu.Lock()
+			f.signals = append(f.signals, m.Signal)
+			l := f.running[m.Signal.JobID]
+			f.mu.Unlock()
+			f.st.Send(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq}})
+			if l != nil && (m.Signal.Action == api.ActTerminate || m.Signal.Action == api.ActRequeue) {
+				r := &api.JobStatusReport{JobID: l.JobID, Index: l.Index, State: api.StateExit, ExitStatus: 9,
+					TermReason: m.Signal.TermReason, RunCount: l.RunCount, Final: true}
+				if m.Signal.Action == api.ActRequeue {
+					r.State, r.Requeue = api.StatePend, true
+				}
+				f.report(r)
+			}
+			if l != nil && m.Signal.Action == api.ActSuspend {
+				f.report(&api.JobStatusReport{JobID: l.JobID, Index: l.Index, State: api.StateUSusp, SuspReasons: m.Signal.SuspReasons, RunCount: l.RunCount})
+			}
+		}
+	}
+}
+
+func (f *fakeSbd) report(r *api.JobStatusReport) {
+	f.mu.Lock()
+	f.seq++
+	r.Seq = f.seq
+	f.mu.Unlock()
+	if err := f.st.Send(&api.SbdMessage{Status: r}); err != nil {
+		f.t.Logf("fake sbd send: %v", err)
+	}
+}
+
+// finish reports job id finished with exit code code.
+func (f *fakeSbd) finish(id int64, code int) {
+	f.mu.Lock()
+	l := f.running[id]
+	delete(f.running, id)
+	f.mu.Unlock()
+	if l == nil {
+		f.t.Fatalf("job %d is not running on %s", id, f.host)
+	}
+	st := api.StateDone
+	if code != 0 {
+		st = api.StateExit
+	}
+	f.report(&api.JobStatusReport{JobID: id, Index: l.Index, State: st, ExitStatus: int32(code << 8), RunCount: l.RunCount, Final: true,
+		Usage: &api.Usage{CPUTime: 0.5}})
+}
+
+func (f *fakeSbd) waitRunning(id int64) *api.JobLaunch {
+	f.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		f.mu.Lock()
+		l := f.running[id]
+		f.mu.Unlock()
+		if l != nil {
+			return l
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("job %d never launched on %s", id, f.host)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func spec(cmd string) *api.JobSpec {
+	return &api.JobSpec{Command: cmd, FromHost: "host1", SubCwd: "/tmp", Env: []string{"PATH=/bin"}}
+}
+
+func TestSubmitRunFinish(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 2, 2))
+	sbd := connectSbd(t, m, "host1", nil)
+	res := m.submit("alice", spec("sleep 1"))
+	if res[0].Status != nil && res[0].Status.Code != 0 || res[0].JobID != 1 || res[0].Queue != "normal" || !res[0].DefaultQueue {
+		t.Fatalf("submit result: %+v", res[0])
+	}
+	l := sbd.waitRunning(1)
+	if l.User != "alice" || l.Queue.Name != "normal" || len(l.ExecHosts) != 1 || l.ExecHosts[0].Host != "host1" || l.Spec.Env[0] != "PATH=/bin" {
+		t.Fatalf("launch: %+v", l)
+	}
+	j := m.waitState(1, api.StateRun)
+	if j.JobPID == 0 {
+		// The RUN report with the PID arrives right after the launch.
+		time.Sleep(50 * time.Millisecond)
+		j = m.job(1)
+	}
+	sbd.finish(1, 0)
+	j = m.waitState(1, api.StateDone)
+	if j.EndTime == 0 || j.Usage == nil || j.Usage.CPUTime != 0.5 {
+		t.Fatalf("finished record: %+v", j)
+	}
+	// bjobs without -a hides it; with its ID or -a it shows.
+	if r := m.jobs("alice", &api.JobsRequest{}); len(r.Jobs) != 0 {
+		t.Fatalf("unfinished jobs listed: %d", len(r.Jobs))
+	}
+	if r := m.jobs("alice", &api.JobsRequest{IncludeFinished: true}); len(r.Jobs) != 1 {
+		t.Fatalf("bjobs -a: %d jobs", len(r.Jobs))
+	}
+	if r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 99}}}); len(r.NotFound) != 1 {
+		t.Fatalf("unknown job not reported: %+v", r)
+	}
+}
+
+func TestSubmitErrors(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 2, 2))
+	s := func(mod func(*api.JobSpec)) *api.JobSpec { x := spec("true"); mod(x); return x }
+	res := m.submit("alice",
+		s(func(x *api.JobSpec) { x.Queues = []string{"nosuch"} }),
+		s(func(x *api.JobSpec) { x.ResReq = []string{"select[[["} }),
+		s(func(x *api.JobSpec) { x.Dependency = "done(" }),
+		s(func(x *api.JobSpec) { x.Dependency = "done(4242)" }),
+		s(func(x *api.JobSpec) { x.AskedHosts = []string{"nohost"} }),
+		s(func(x *api.JobSpec) { x.JobName = "arr[1-2000]" }),
+		s(func(x *api.JobSpec) { x.Command = "" }),
+		s(func(x *api.JobSpec) { x.Queues = []string{"priority"} }),
+	)
+	want := []string{
+		"nosuch: No such queue",
+		"Bad resource requirement syntax",
+		"Dependency condition syntax error",
+		"4242: No matching job found",
+		"nohost: Bad host name, host group name or cluster name",
+		"Job array index too large",
+		"Empty job",
+		"",
+	}
+	for i, w := range want {
+		got := ""
+		if res[i].Status != nil {
+			got = res[i].Status.Message
+		}
+		if got != w {
+			t.Errorf("case %d: %q, want %q", i, got, w)
+		}
+	}
+	if res[7].Queue != "priority" || res[7].DefaultQueue || res[7].JobID == 0 {
+		t.Errorf("explicit queue: %+v", res[7])
+	}
+}
+
+func TestControlAndPermissions(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 1, 1))
+	sbd := connectSbd(t, m, "host1", nil)
+	m.submit("alice", spec("sleep 100"), spec("sleep 100"))
+	sbd.waitRunning(1)
+	m.waitState(1, api.StateRun)
+	control := func(user string, req *api.ControlRequest) *api.ControlReply {
+		c := m.client(user)
+		defer c.Close()
+		var r api.ControlReply
+		if err := c.Call(context.Background(), "MBatchd.Control", req, &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	// Bob may not kill alice's job.
+	r := control("bob", &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: 1}}})
+	if r.Results[0].Status == nil || r.Results[0].Status.Message != "User permission denied" {
+		t.Fatalf("bob killing alice's job: %+v", r.Results[0])
+	}
+	// Alice stops the running job (sbatchd suspends it) and kills the pending one.
+	r = control("alice", &api.ControlRequest{Op: api.OpStop, Jobs: []*api.JobRef{{JobID: 1}}})
+	if r.Results[0].Status != nil && r.Results[0].Status.Code != 0 {
+		t.Fatalf("bstop: %+v", r.Results[0].Status)
+	}
+	m.waitState(1, api.StateUSusp)
+	r = control("alice", &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: 2}}})
+	j := m.waitState(2, api.StateExit)
+	if j.TermReason != "TERM_OWNER" {
+		t.Fatalf("killed pending job: %+v", j)
+	}
+	// root (an administrator) kills alice's running job: TERM_ADMIN.
+	control("root", &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: 1}}})
+	j = m.waitState(1, api.StateExit)
+	if j.TermReason != "TERM_ADMIN" {
+		t.Fatalf("admin kill reason %q", j.TermReason)
+	}
+	// Killing a finished job.
+	r = control("alice", &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: 1}}})
+	if r.Results[0].Status.Message != "Job has already finished" {
+		t.Fatalf("kill finished: %+v", r.Results[0].Status)
+	}
+	// No job matches.
+	r = control("carol", &api.ControlRequest{Op: api.OpKill, AllJobs: true})
+	if r.Status == nil || r.Status.Message != "No matching job found" {
+		t.Fatalf("bkill 0 with no jobs: %+v", r)
+	}
+}
+
+func TestRestartKeepsJobsAndIDs(t *testing.T) {
+	dir := writeCluster(t, 1, 1)
+	m := startMbd(t, dir)
+	for i := 0; i < 5; i++ {
+		m.submit("alice", spec(fmt.Sprintf("echo %d", i)))
+	}
+	m.stop()
+	m2 := startMbd(t, dir)
+	r := m2.jobs("alice", &api.JobsRequest{})
+	if len(r.Jobs) != 5 {
+		t.Fatalf("%d jobs after restart, want 5", len(r.Jobs))
+	}
+	res := m2.submit("alice", spec("echo again"))
+	if res[0].JobID != 6 {
+		t.Fatalf("job ID after restart = %d, want 6", res[0].JobID)
+	}
+}
+
+func TestSbdReconnectAndWelcome(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 1, 2))
+	sbd := connectSbd(t, m, "host1", nil)
+	m.submit("alice", spec("sleep 100"))
+	sbd.waitRunning(1)
+	m.waitState(1, api.StateRun)
+	// sbatchd restarts and has lost its records: mbatchd tells it which jobs
+	// it should hold.
+	sbd.c.Close()
+	sbd2 := connectSbd(t, m, "host1", nil)
+	if len(sbd2.welcome.Jobs) != 1 || sbd2.welcome.Jobs[0].JobID != 1 {
+		t.Fatalf("welcome: %+v", sbd2.welcome)
+	}
+	// It reports the job finished while it was away.
+	sbd2.report(&api.JobStatusReport{JobID: 1, State: api.StateDone, RunCount: 1, Final: true})
+	m.waitState(1, api.StateDone)
+}
+
+func stateOf(r *api.JobRecord) api.JobState {
+	if r == nil {
+		return 0
+	}
+	return r.State
+}
