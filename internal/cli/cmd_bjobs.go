@@ -304,7 +304,9 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	o.HMS = res.Has("hms") || strings.EqualFold(env.Getenv("LSB_HMS_TIME_FORMAT"), "y")
 	fl := output.JobsFlags{
 		W:           res.Has("W"),
-		PendOnly:    res.Has("p") && !res.Has("d") && !res.Has("r") && !res.Has("s") && !res.Has("a"),
+		// OpenLava: the pending header only when -p is the sole state
+		// option and no job IDs were given (IDs add ALL_JOB).
+		PendOnly:    res.Has("p") && !res.Has("d") && !res.Has("r") && !res.Has("s") && !res.Has("a") && len(refs) == 0,
 		PendReasons: res.Has("p"),
 		SuspReasons: res.Has("s"),
 		PendHosts:   req.PendHosts,
