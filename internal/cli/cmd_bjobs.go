@@ -303,7 +303,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	o.Unformatted = res.Has("UF")
 	o.HMS = res.Has("hms") || strings.EqualFold(env.Getenv("LSB_HMS_TIME_FORMAT"), "y")
 	fl := output.JobsFlags{
-		W:           res.Has("W"),
+		W: res.Has("W"),
 		// OpenLava: the pending header only when -p is the sole state
 		// option and no job IDs were given (IDs add ALL_JOB).
 		PendOnly:    res.Has("p") && !res.Has("d") && !res.Has("r") && !res.Has("s") && !res.Has("a") && len(refs) == 0,
