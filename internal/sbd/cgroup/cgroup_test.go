@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/basalt-lsf/basalt/internal/clock"
 )
 
 const sampleMountinfo = `30 22 0:27 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -347,5 +349,32 @@ func TestLiveMemoryLimit(t *testing.T) {
 	}
 	if err := g.SetPIDsLimit(0); err != nil {
 		t.Errorf("SetPIDsLimit(0): %v", err)
+	}
+}
+
+func TestLiveWaitEmpty(t *testing.T) {
+	m := liveManager(t)
+	g, err := m.Create("job.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Remove()
+	if err := g.WaitEmpty(clock.Real(), time.Second); err != nil {
+		t.Fatalf("empty group: %v", err)
+	}
+	cmd := startIn(t, g, "sleep 300")
+	waitFor(t, "the sleep", func() bool { p, _ := g.PIDs(); return len(p) == 1 })
+	if err := g.WaitEmpty(clock.Real(), 50*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("populated group: %v, want ErrTimeout", err)
+	}
+	if err := g.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	if err := g.WaitEmpty(clock.Real(), 10*time.Second); err != nil {
+		t.Fatalf("after Kill: %v", err)
+	}
+	if err := g.Remove(); err != nil {
+		t.Fatalf("Remove after WaitEmpty: %v", err)
 	}
 }

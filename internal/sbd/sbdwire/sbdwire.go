@@ -30,6 +30,7 @@ type Params struct {
 	MemLimitEnforce   bool     `wire:"19"` // LSB_RESOURCE_ENFORCE memory: cgroup hard limit
 	SocketName        string   `wire:"20"` // abstract unix socket of the shepherd
 	EexecInput        []byte   `wire:"21"` // esub's standard output, for eexec's standard input
+	Admin             string   `wire:"22"` // primary LSF administrator (the report's sender)
 }
 
 // Command operations.

@@ -79,6 +79,9 @@ func (m *Params) SizeWire() int {
 	if len(m.EexecInput) > 0 {
 		n += 2 + wire.SizeBytes(len(m.EexecInput))
 	}
+	if m.Admin != "" {
+		n += 2 + wire.SizeBytes(len(m.Admin))
+	}
 	return n
 }
 
@@ -177,6 +180,10 @@ func (m *Params) AppendWire(b []byte) []byte {
 	if len(m.EexecInput) > 0 {
 		b = wire.AppendTag(b, 21, wire.BytesType)
 		b = wire.AppendBytes(b, m.EexecInput)
+	}
+	if m.Admin != "" {
+		b = wire.AppendTag(b, 22, wire.BytesType)
+		b = wire.AppendString(b, m.Admin)
 	}
 	return b
 }
@@ -419,6 +426,16 @@ func (m *Params) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Params", 21, off, n)
 			}
 			m.EexecInput = append([]byte(nil), v...)
+			off += n
+		case 22:
+			if typ != wire.BytesType {
+				return wire.TypeError("Params", 22, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 22, off, n)
+			}
+			m.Admin = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -1,0 +1,169 @@
+package shepherd
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+)
+
+// Frame types on a shepherd's socket. Each frame is a uvarint length (type
+// byte included), the type byte and a wire-encoded message.
+const (
+	frameStatus  = 'S' // shepherd -> sbatchd: api.JobStatusReport, the job's whole state
+	frameAck     = 'A' // shepherd -> sbatchd: sbdwire.Ack
+	frameLaunch  = 'L' // shepherd -> sbatchd: api.JobLaunch, after the first state
+	frameParams  = 'P' // shepherd -> sbatchd: sbdwire.Params, after the launch
+	frameCommand = 'C' // sbatchd -> shepherd: sbdwire.Command
+)
+
+// maxFrame bounds a frame (a launch carries the job's environment and
+// script).
+const maxFrame = 64 << 20
+
+// SocketName is the abstract unix socket of the shepherd of job key under
+// sbatchd's state directory stateDir. It depends only on those, so sbatchd
+// finds a job's shepherd even after losing the job's spool directory.
+func SocketName(stateDir, key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(stateDir))
+	return "@basalt-shepherd-" + strconv.FormatUint(h.Sum64(), 16) + "-" + key
+}
+
+func writeFrame(w io.Writer, typ byte, m wire.Message) error {
+	payload := wire.Marshal(m)
+	buf := make([]byte, 0, binary.MaxVarintLen64+1+len(payload))
+	buf = binary.AppendUvarint(buf, uint64(len(payload)+1))
+	buf = append(buf, typ)
+	buf = append(buf, payload...)
+	_, err := w.Write(buf)
+	return err
+}
+
+func readFrame(r *bufio.Reader) (byte, []byte, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if n == 0 || n > maxFrame {
+		return 0, nil, fmt.Errorf("shepherd: bad frame length %d", n)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, err
+	}
+	return buf[0], buf[1:], nil
+}
+
+// Event is one message from a shepherd; exactly one field is set.
+type Event struct {
+	Status *api.JobStatusReport
+	Ack    *sbdwire.Ack
+	Launch *api.JobLaunch
+	Params *sbdwire.Params
+}
+
+// Client is sbatchd's connection to one shepherd.
+type Client struct {
+	conn net.Conn
+	r    *bufio.Reader
+	wmu  sync.Mutex
+}
+
+// Dial connects to the shepherd listening on the abstract socket name. It
+// fails at once when no shepherd is listening (the shepherd is gone).
+func Dial(ctx context.Context, name string) (*Client, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", name)
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(c), nil
+}
+
+// NewClient runs the protocol over an established connection.
+func NewClient(c net.Conn) *Client { return &Client{conn: c, r: bufio.NewReaderSize(c, 32<<10)} }
+
+// Recv reads the next event; io.EOF when the shepherd closed the socket
+// (it exits after its final state).
+func (c *Client) Recv() (Event, error) {
+	typ, b, err := readFrame(c.r)
+	if err != nil {
+		if errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
+			err = io.EOF
+		}
+		return Event{}, err
+	}
+	var ev Event
+	var m wire.Message
+	switch typ {
+	case frameStatus:
+		ev.Status = &api.JobStatusReport{}
+		m = ev.Status
+	case frameAck:
+		ev.Ack = &sbdwire.Ack{}
+		m = ev.Ack
+	case frameLaunch:
+		ev.Launch = &api.JobLaunch{}
+		m = ev.Launch
+	case frameParams:
+		ev.Params = &sbdwire.Params{}
+		m = ev.Params
+	default:
+		return Event{}, fmt.Errorf("shepherd: unknown frame type %q", typ)
+	}
+	if err := m.UnmarshalWire(b); err != nil {
+		return Event{}, fmt.Errorf("shepherd: frame %q: %w", typ, err)
+	}
+	return ev, nil
+}
+
+// Send sends a command.
+func (c *Client) Send(cmd *sbdwire.Command) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	return writeFrame(c.conn, frameCommand, cmd)
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// peerUID returns the uid of the process at the other end of a unix
+// socket.
+func peerUID(c net.Conn) (int, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return -1, fmt.Errorf("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *syscall.Ucred
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, serr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if serr != nil {
+		return -1, serr
+	}
+	return int(cred.Uid), nil
+}

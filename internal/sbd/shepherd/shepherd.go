@@ -1,0 +1,1438 @@
+package shepherd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
+	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
+	"github.com/basalt-lsf/basalt/internal/sbd/report"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+	"github.com/basalt-lsf/basalt/internal/sbd/spool"
+)
+
+// LSF pending reasons the shepherd reports when a run cannot start.
+const (
+	PendJobPreExec   = 6   // PEND_JOB_PRE_EXEC
+	PendJobNoFile    = 7   // PEND_JOB_NO_FILE
+	PendJobPaths     = 9   // PEND_JOB_PATHS
+	PendJobOpenFiles = 10  // PEND_JOB_OPEN_FILES
+	PendJobExecInit  = 11  // PEND_JOB_EXEC_INIT
+	PendQueuePreExec = 306 // PEND_QUE_PRE_FAIL
+)
+
+// Suspend reason bits (LSB_SUSP_REASONS).
+const (
+	SuspUserResume = 0x1
+	SuspUserStop   = 0x2
+	SuspAdminStop  = 0x4000
+)
+
+// Config is a shepherd's wiring.
+type Config struct {
+	Dir      spool.Dir
+	Listener net.Listener
+	Clock    clock.Clock
+	// Log receives the shepherd's diagnostics; the exec helper's standard
+	// error is LogFile.
+	LogFile *os.File
+}
+
+// Shepherd runs one job; see the package documentation.
+type Shepherd struct {
+	dir     spool.Dir
+	l       *api.JobLaunch
+	p       *sbdwire.Params
+	clk     clock.Clock
+	logFile *os.File
+	log     *log.Logger
+	devnull *os.File
+	lst     net.Listener
+
+	cg   *cgroup.Group
+	proc procfs.FS
+
+	st    api.JobStatusReport
+	env   []string
+	files jobenv.Files
+
+	children map[int]*child
+	job      *child
+	started  bool // the job process executed
+	ended    bool // the job process ended (or never will)
+	done     bool
+	jobPre   bool // the job's -E ran (its output files now exist)
+
+	suspended  bool
+	term       *termination
+	termReason string // set by a signal that may kill the job
+	requeue    bool
+	termTimer  clock.Timer
+	runTimer   clock.Timer
+	sampler    clock.Ticker
+
+	startTime time.Time
+	endTime   time.Time
+	runSince  time.Time // zero while suspended
+	runAccum  time.Duration
+	endWS     syscall.WaitStatus
+
+	// usage
+	cpu        float64
+	maxMem     int64
+	maxSwap    int64
+	memSum     float64
+	samples    int
+	maxProcs   int
+	maxThreads int
+	oomBase    int64
+
+	execRes  *sbdwire.ExecResult
+	notes    []string
+	posts    []postCmd
+	postRan  bool
+	postFail bool
+	reported bool
+
+	conns    map[*sconn]bool
+	exits    chan exitEvent
+	results  chan resultEvent
+	cmds     chan cmdEvent
+	newConns chan net.Conn
+	gone     chan *sconn
+	reapWake chan struct{}
+}
+
+type termination struct {
+	reason  string
+	requeue bool
+	plan    []step
+	next    int
+}
+
+type postCmd struct {
+	kind childKind
+	cmd  string
+}
+
+type sconn struct {
+	c net.Conn
+	w *bufio.Writer
+}
+
+type cmdEvent struct {
+	from *sconn
+	cmd  *sbdwire.Command
+}
+
+// Main is the job-shepherd command: "-exec" runs the exec helper, a spool
+// directory runs the shepherd of that job with its socket on fd 3.
+func Main(args []string) int {
+	if len(args) == 1 && args[0] == "-exec" {
+		return ExecMain()
+	}
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(os.Stderr, "usage: basalt job-shepherd SPOOLDIR | -exec")
+		return 2
+	}
+	dir := spool.Dir(args[0])
+	logFile, err := os.OpenFile(dir.Log(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "job-shepherd: %v\n", err)
+		return 1
+	}
+	// Runtime panics and the helpers' messages go to the log.
+	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
+	lst, err := net.FileListener(os.NewFile(3, "socket"))
+	if err != nil {
+		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
+		return 1
+	}
+	s, err := New(Config{Dir: dir, Listener: lst, Clock: clock.Real(), LogFile: logFile})
+	if err != nil {
+		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
+		return 1
+	}
+	if err := s.Run(context.Background()); err != nil {
+		s.logf("exiting: %v", err)
+		return 1
+	}
+	return 0
+}
+
+// New reads the job's launch and parameters from its spool directory.
+func New(cfg Config) (*Shepherd, error) {
+	l, err := cfg.Dir.ReadLaunch()
+	if err != nil {
+		return nil, fmt.Errorf("reading launch: %w", err)
+	}
+	p, err := cfg.Dir.ReadParams()
+	if err != nil {
+		return nil, fmt.Errorf("reading params: %w", err)
+	}
+	if l.Spec == nil {
+		l.Spec = &api.JobSpec{}
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shepherd{
+		dir: cfg.Dir, l: l, p: p, clk: cfg.Clock, logFile: cfg.LogFile, devnull: devnull, lst: cfg.Listener,
+		log:      log.New(cfg.LogFile, "", 0),
+		children: map[int]*child{}, conns: map[*sconn]bool{},
+		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
+		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4), reapWake: make(chan struct{}, 1),
+	}
+	s.st = api.JobStatusReport{JobID: l.JobID, Index: l.Index, RunCount: l.RunCount}
+	if old, err := cfg.Dir.ReadState(); err == nil {
+		s.st.Seq = old.Seq
+	}
+	return s, nil
+}
+
+func (s *Shepherd) logf(format string, args ...any) {
+	s.log.Printf("%s job %s: %s", s.clk.Now().Format("Jan 02 15:04:05.000"), spool.Key(s.l.JobID, s.l.Index),
+		fmt.Sprintf(format, args...))
+}
+
+func (s *Shepherd) now() time.Time { return s.clk.Now() }
+
+func timerC(t clock.Timer) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C()
+}
+
+// Run runs the job to its end and returns once its final state is
+// written.
+func (s *Shepherd) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Orphans of the job become the shepherd's children.
+	if err := prctl(pr_SET_CHILD_SUBREAPER, 1); err != nil {
+		s.logf("cannot become subreaper: %v", err)
+	}
+	go s.reap(ctx)
+	go s.accept(ctx)
+	s.begin()
+	for !s.done {
+		var sampleC <-chan time.Time
+		if s.sampler != nil {
+			sampleC = s.sampler.C()
+		}
+		select {
+		case e := <-s.exits:
+			s.onExit(e)
+		case r := <-s.results:
+			s.onResult(r)
+		case c := <-s.newConns:
+			s.onConn(c)
+		case ce := <-s.cmds:
+			s.onCommand(ce)
+		case sc := <-s.gone:
+			s.drop(sc)
+		case <-timerC(s.termTimer):
+			s.termTimer = nil
+			s.termStep()
+		case <-timerC(s.runTimer):
+			s.runTimer = nil
+			s.limitExceeded("TERM_RUNLIMIT")
+		case <-sampleC:
+			s.sample()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s.lst.Close()
+	for c := range s.conns {
+		c.c.Close()
+	}
+	return nil
+}
+
+const pr_SET_CHILD_SUBREAPER = 36
+
+func prctl(option, arg uintptr) error {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, option, arg, 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// ---- sockets
+
+func (s *Shepherd) accept(ctx context.Context) {
+	for {
+		c, err := s.lst.Accept()
+		if err != nil {
+			return
+		}
+		select {
+		case s.newConns <- c:
+		case <-ctx.Done():
+			c.Close()
+			return
+		}
+	}
+}
+
+func (s *Shepherd) onConn(c net.Conn) {
+	if uid, err := peerUID(c); err != nil || (uid != 0 && uid != os.Geteuid()) {
+		s.logf("refusing connection from uid %d: %v", uid, err)
+		c.Close()
+		return
+	}
+	sc := &sconn{c: c, w: bufio.NewWriter(c)}
+	s.conns[sc] = true
+	if !s.send(sc, frameStatus, &s.st) || !s.send(sc, frameLaunch, s.l) || !s.send(sc, frameParams, s.p) {
+		return
+	}
+	go func() {
+		r := bufio.NewReader(c)
+		for {
+			typ, b, err := readFrame(r)
+			if err != nil {
+				s.gone <- sc
+				return
+			}
+			if typ != frameCommand {
+				continue
+			}
+			cmd := &sbdwire.Command{}
+			if cmd.UnmarshalWire(b) != nil {
+				continue
+			}
+			s.cmds <- cmdEvent{from: sc, cmd: cmd}
+		}
+	}()
+}
+
+func (s *Shepherd) send(sc *sconn, typ byte, m interface {
+	AppendWire([]byte) []byte
+	SizeWire() int
+	UnmarshalWire([]byte) error
+}) bool {
+	_ = sc.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	err := writeFrame(sc.w, typ, m)
+	if err == nil {
+		err = sc.w.Flush()
+	}
+	if err != nil {
+		s.drop(sc)
+		return false
+	}
+	return true
+}
+
+func (s *Shepherd) drop(sc *sconn) {
+	if s.conns[sc] {
+		delete(s.conns, sc)
+		sc.c.Close()
+	}
+}
+
+// update records a change of the job's state: a new Seq, the spool file,
+// and a push to every connected sbatchd.
+func (s *Shepherd) update() {
+	s.st.Seq++
+	s.st.Time = s.now().Unix()
+	if err := s.dir.WriteState(&s.st); err != nil {
+		s.logf("%v", err)
+	}
+	for c := range s.conns {
+		s.send(c, frameStatus, &s.st)
+	}
+}
+
+// ---- start
+
+// begin prepares the job's files, cgroup and environment, then starts the
+// first stage.
+func (s *Shepherd) begin() {
+	s.logf("starting (run %d) for user %s", s.l.RunCount, s.p.User)
+	s.files = jobenv.Files{JobFile: s.dir.JobFile(), HostFile: s.dir.HostFile()}
+	if s.l.Spec.FromScript {
+		s.files.Script = s.dir.Script()
+	}
+	if err := s.prepareFiles(); err != nil {
+		s.logf("preparing job files: %v", err)
+		s.finishPending(PendJobNoFile)
+		return
+	}
+	if s.p.CgroupParent != "" {
+		h, err := cgroup.Detect()
+		if err == nil {
+			var g *cgroup.Group
+			m := cgroup.New(h, s.p.CgroupParent)
+			if g, err = m.Open(s.p.CgroupName); err != nil {
+				g, err = m.Create(s.p.CgroupName)
+			}
+			s.cg = g
+		}
+		if err != nil {
+			s.logf("no cgroup, tracking processes by descent: %v", err)
+		} else if s.p.MemLimitEnforce && s.l.Limits != nil && s.l.Limits.Mem > 0 {
+			if err := s.cg.SetMemoryLimit(s.l.Limits.Mem * 1024); err != nil {
+				s.logf("memory limit: %v", err)
+			}
+		}
+		if s.cg != nil {
+			if st, err := s.cg.Stats(); err == nil && st.OOMKills > 0 {
+				s.oomBase = st.OOMKills
+			}
+		}
+	}
+	s.env = jobenv.Env(s.l, jobenv.Host{ExecUser: s.p.User, ExecHome: s.p.Home, ExecShell: s.p.Shell, Extra: s.p.ExtraEnv}, s.files)
+	s.update()
+	s.startQueuePre()
+}
+
+// prepareFiles writes the job's directory: created by the shepherd, then
+// given to the job user, so the user cannot plant links in it beforehand.
+func (s *Shepherd) prepareFiles() error {
+	ud := s.dir.UserDir()
+	if err := os.RemoveAll(ud); err != nil {
+		return err
+	}
+	if err := os.Mkdir(ud, 0o700); err != nil {
+		return err
+	}
+	// Other users must reach job/ (mode 0700, the job user's) through
+	// the spool directory.
+	if err := os.Chmod(string(s.dir), 0o711); err != nil {
+		return err
+	}
+	write := func(path string, data []byte, mode os.FileMode) error {
+		if err := os.WriteFile(path, data, mode); err != nil {
+			return err
+		}
+		if s.p.SetCred {
+			return os.Chown(path, int(s.p.UID), int(s.p.GID))
+		}
+		return nil
+	}
+	if s.files.Script != "" {
+		if err := write(s.files.Script, []byte(s.l.Spec.Command), 0o700); err != nil {
+			return err
+		}
+	}
+	if err := write(s.files.JobFile, jobenv.JobFile(s.l, s.files), 0o700); err != nil {
+		return err
+	}
+	if err := write(s.files.HostFile, jobenv.HostFile(s.l.ExecHosts), 0o600); err != nil {
+		return err
+	}
+	if len(s.p.EexecInput) > 0 {
+		if err := write(s.dir.EexecIn(), s.p.EexecInput, 0o600); err != nil {
+			return err
+		}
+	}
+	if s.p.SetCred {
+		return os.Chown(ud, int(s.p.UID), int(s.p.GID))
+	}
+	return nil
+}
+
+// baseSpec is an exec helper spec running as the job user with the job's
+// environment.
+func (s *Shepherd) baseSpec(argv []string, env []string) *sbdwire.ExecSpec {
+	spec := &sbdwire.ExecSpec{Argv: argv, Env: env, SetCred: s.p.SetCred, UID: s.p.UID, GID: s.p.GID, Groups: s.p.Groups}
+	spec.SetMask, spec.Umask = true, s.l.Spec.Umask
+	if spec.Umask == 0 {
+		spec.Umask = 0o022
+	}
+	return spec
+}
+
+func (s *Shepherd) inCgroup(spec *sbdwire.ExecSpec) *sbdwire.ExecSpec {
+	if s.cg != nil {
+		spec.Cgroups = s.cg.ProcsFiles()
+	}
+	spec.Setpgid = true
+	return spec
+}
+
+// prePostSpec runs a queue-level command: as PRE_POST_EXEC_USER when set,
+// in /tmp, with /dev/null as its standard streams and LSF's fixed PATH.
+func (s *Shepherd) prePostSpec(cmd string, env []string) (*sbdwire.ExecSpec, error) {
+	spec := s.inCgroup(s.baseSpec([]string{"/bin/sh", "-c", cmd}, jobenv.PrePostEnv(env)))
+	spec.Dirs = []string{"/tmp"}
+	if q := s.l.Queue; q != nil && q.PrePostExecUser != "" && s.p.SetCred {
+		acct, err := LookupAccount(q.PrePostExecUser)
+		if err != nil {
+			return nil, err
+		}
+		spec.UID, spec.GID, spec.Groups = acct.UID, acct.GID, acct.Groups
+	}
+	return spec, nil
+}
+
+func (s *Shepherd) startQueuePre() {
+	q := s.l.Queue
+	if q == nil || strings.TrimSpace(q.PreExec) == "" {
+		s.startJobPre()
+		return
+	}
+	spec, err := s.prePostSpec(q.PreExec, append(s.env[:len(s.env):len(s.env)], "LSB_EXIT_PRE_ABORT="+strconv.Itoa(jobenv.ExitPreAbort)))
+	if err != nil {
+		s.logf("queue pre-exec: %v", err)
+		s.finishPending(PendQueuePreExec)
+		return
+	}
+	if _, err := s.spawn(kindQueuePre, spec, nil); err != nil {
+		s.logf("%v", err)
+		s.finishPending(PendJobExecInit)
+	}
+}
+
+// ioSpecs are the job's standard streams: -i, -o/-oo (else the spool's
+// output file), -e/-eo (else with the output).
+func (s *Shepherd) ioSpecs(spec *sbdwire.ExecSpec) {
+	js := s.l.Spec
+	if js.InFile != "" {
+		spec.Stdin = &sbdwire.FileSpec{Path: jobenv.Expand(js.InFile, s.l.JobID, s.l.Index), Read: true}
+	}
+	id := strconv.FormatInt(s.l.JobID, 10)
+	if js.OutFile != "" {
+		spec.Stdout = &sbdwire.FileSpec{Path: jobenv.Expand(js.OutFile, s.l.JobID, s.l.Index), Append: !js.OutOverwrite || s.jobPre,
+			DirName: id + ".out", Fallback: s.dir.Output()}
+	} else {
+		spec.Stdout = &sbdwire.FileSpec{Path: s.dir.Output(), Append: true}
+	}
+	if js.ErrFile != "" {
+		spec.Stderr = &sbdwire.FileSpec{Path: jobenv.Expand(js.ErrFile, s.l.JobID, s.l.Index), Append: !js.ErrOverwrite || s.jobPre,
+			DirName: id + ".err", Fallback: s.dir.Output()}
+	} else {
+		spec.StderrToStdout = true
+	}
+}
+
+func (s *Shepherd) startJobPre() {
+	if s.term != nil {
+		s.finishKilled()
+		return
+	}
+	if strings.TrimSpace(s.l.Spec.PreExec) == "" {
+		s.startJob()
+		return
+	}
+	env := append(s.env[:len(s.env):len(s.env)], "LSB_EXIT_PRE_ABORT="+strconv.Itoa(jobenv.ExitPreAbort))
+	spec := s.inCgroup(s.baseSpec([]string{"/bin/sh", "-c", s.l.Spec.PreExec}, env))
+	spec.Dirs = jobenv.Dirs(s.l, s.p.Home)
+	s.ioSpecs(spec)
+	s.jobPre = true
+	if _, err := s.spawn(kindJobPre, spec, nil); err != nil {
+		s.logf("%v", err)
+		s.finishPending(PendJobExecInit)
+	}
+}
+
+func (s *Shepherd) startJob() {
+	if s.term != nil {
+		s.finishKilled()
+		return
+	}
+	spec := s.inCgroup(s.baseSpec(jobenv.Argv(s.l, s.files), s.env))
+	spec.Dirs = jobenv.Dirs(s.l, s.p.Home)
+	spec.Rlimits = rlimits(s.l.Limits, s.p.JobCPULimit)
+	s.ioSpecs(spec)
+	spec.SetJobPID = true
+	if s.l.Queue != nil {
+		spec.Nice = s.l.Queue.Nice
+	}
+	if e := s.eexec(); e != "" {
+		spec.Eexec = e
+		if len(s.p.EexecInput) > 0 {
+			spec.EexecInput = s.dir.EexecIn()
+		}
+	}
+	c, err := s.spawn(kindJob, spec, nil)
+	if err != nil {
+		s.logf("%v", err)
+		s.finishPending(PendJobExecInit)
+		return
+	}
+	s.job = c
+}
+
+// eexec is LSF_SERVERDIR/eexec when it exists.
+func (s *Shepherd) eexec() string {
+	if s.p.ServerDir == "" {
+		return ""
+	}
+	p := filepath.Join(s.p.ServerDir, "eexec")
+	if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
+// rlimits are the per-process limits of -F -D -S -C (KB) and, unless
+// LSB_JOB_CPULIMIT=y makes it a per-job limit only, -c.
+func rlimits(l *api.Limits, jobCPULimit int32) []*sbdwire.Rlimit {
+	if l == nil {
+		return nil
+	}
+	var out []*sbdwire.Rlimit
+	add := func(res int, v uint64) {
+		out = append(out, &sbdwire.Rlimit{Resource: int32(res), Cur: v, Max: v})
+	}
+	if l.CPU > 0 && jobCPULimit != 1 {
+		add(syscall.RLIMIT_CPU, uint64(l.CPU))
+	}
+	for _, x := range []struct {
+		res int
+		kb  int64
+	}{{syscall.RLIMIT_FSIZE, l.File}, {syscall.RLIMIT_DATA, l.Data}, {syscall.RLIMIT_STACK, l.Stack}, {syscall.RLIMIT_CORE, l.Core}} {
+		if x.kb > 0 {
+			add(x.res, uint64(x.kb)*1024)
+		}
+	}
+	return out
+}
+
+// ---- events
+
+func (s *Shepherd) onExit(e exitEvent) {
+	c := s.children[e.pid]
+	if c == nil {
+		return // an orphan of the job, reaped
+	}
+	c.exited, c.ws, c.ru = true, e.ws, e.ru
+	if c.resDone {
+		s.complete(c)
+	}
+}
+
+func (s *Shepherd) onResult(r resultEvent) {
+	c := s.children[r.pid]
+	if c == nil {
+		return
+	}
+	c.res, c.resDone = r.res, true
+	if c.kind == kindJob && r.res != nil && r.res.Err == "" && !s.started {
+		s.jobStarted(c)
+	}
+	if c.exited {
+		s.complete(c)
+	}
+}
+
+func (s *Shepherd) complete(c *child) {
+	delete(s.children, c.pid)
+	failed := c.res != nil && c.res.Err != ""
+	if failed {
+		s.logf("%s: %s failed: %s", c.kind, c.res.Step, c.res.Err)
+	}
+	switch c.kind {
+	case kindQueuePre, kindJobPre:
+		pend := PendQueuePreExec
+		if c.kind == kindJobPre {
+			pend = PendJobPreExec
+		}
+		switch {
+		case s.term != nil:
+			s.finishKilled()
+		case failed:
+			s.finishSetupFailed(c.res, c.ws)
+		case c.ws.Exited() && c.ws.ExitStatus() == 0:
+			if c.kind == kindQueuePre {
+				s.startJobPre()
+			} else {
+				s.startJob()
+			}
+		case c.ws.Exited() && c.ws.ExitStatus() == jobenv.ExitPreAbort:
+			s.logf("%s exited %d: job aborted", c.kind, jobenv.ExitPreAbort)
+			s.st.Abort = true
+			s.finish(api.StateExit, c.ws)
+		default:
+			s.logf("%s failed (status %#x): job back to pending", c.kind, int(c.ws))
+			s.finishPending(int32(pend))
+		}
+	case kindJob:
+		if failed || !s.started {
+			s.finishSetupFailed(c.res, c.ws)
+			return
+		}
+		s.jobEnded(c.ws, c.ru)
+	case kindEexecEnd:
+		s.writeReport()
+	case kindAppend:
+		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
+			s.reportFailed(c)
+			return
+		}
+		s.runPosts()
+	case kindJobPost, kindQueuePost:
+		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
+			s.postFail = true
+			s.logf("%s failed (status %#x)", c.kind, int(c.ws))
+		}
+		s.runPosts()
+	case kindControl:
+		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
+			s.logf("job control command failed (status %#x)", int(c.ws))
+		}
+	}
+}
+
+func (s *Shepherd) jobStarted(c *child) {
+	s.started = true
+	s.execRes = c.res
+	s.notes = append(s.notes, c.res.OpenErrors...)
+	now := s.now()
+	s.startTime, s.runSince = now, now
+	s.st.State = api.StateRun
+	s.st.PID, s.st.PGID = int32(c.pid), int32(c.pid)
+	s.st.ExecCwd, s.st.ExecHome, s.st.ExecUser = c.res.Dir, s.p.Home, s.p.User
+	s.logf("job started: pid %d in %s", c.pid, c.res.Dir)
+	if s.suspended {
+		// Suspended while its pre-execution ran: stop it now.
+		s.st.State = api.StateSSusp
+		if s.st.SuspReasons&(SuspUserStop|SuspAdminStop) != 0 {
+			s.st.State = api.StateUSusp
+		}
+		s.runSince = time.Time{}
+		s.apply(suspendStep(s.l), nil)
+	}
+	s.armRunLimit()
+	if iv := time.Duration(s.p.SampleInterval); iv > 0 {
+		s.sampler = s.clk.NewTicker(iv)
+	}
+	s.update()
+}
+
+// ---- ends
+
+// finish records the final state and ends the shepherd.
+func (s *Shepherd) finish(state api.JobState, ws syscall.WaitStatus) {
+	s.ended = true
+	s.st.State = state
+	s.st.ExitStatus = int32(ws)
+	s.finalize()
+}
+
+func (s *Shepherd) finishPending(reason int32) {
+	s.ended = true
+	s.st.State = api.StatePend
+	s.st.PendReason = reason
+	s.finalize()
+}
+
+// finishKilled ends a job killed before it started.
+func (s *Shepherd) finishKilled() {
+	s.ended = true
+	s.st.State = api.StateExit
+	s.st.TermReason = s.term.reason
+	s.st.Requeue = s.term.requeue
+	s.st.ExitStatus = int32(syscall.SIGKILL)
+	s.finalize()
+}
+
+// finishSetupFailed ends a run whose helper could not set the process up.
+func (s *Shepherd) finishSetupFailed(res *sbdwire.ExecResult, ws syscall.WaitStatus) {
+	if res == nil {
+		s.logf("helper ended without a result (status %#x)", int(ws))
+		s.finishPending(PendJobExecInit)
+		return
+	}
+	switch res.Step {
+	case StepDir:
+		s.finishPending(PendJobPaths)
+	case StepStdout, StepStderr:
+		s.finishPending(PendJobOpenFiles)
+	case StepStdin, StepExec, StepEexec:
+		// The job ran and failed, as a shell would report it.
+		s.started = true
+		now := s.now()
+		s.startTime, s.endTime = now, now
+		s.st.ExecCwd, s.st.ExecHome, s.st.ExecUser = res.Dir, s.p.Home, s.p.User
+		s.notes = append(s.notes, setupNote(res))
+		s.endWS = ws
+		s.st.State, s.st.ExitStatus = api.StateExit, int32(ws)
+		s.ended = true
+		s.afterJob()
+	default:
+		s.finishPending(PendJobExecInit)
+	}
+}
+
+func setupNote(res *sbdwire.ExecResult) string {
+	switch res.Step {
+	case StepStdin:
+		return "Unable to open the input file: " + res.Err + "."
+	case StepEexec:
+		return "eexec failed: " + res.Err + "."
+	}
+	return "Unable to execute the job: " + res.Err + "."
+}
+
+// killLeftovers kills what the job left running when its main process
+// ended.
+// It waits (a bounded time) for them to be gone, so that a final state
+// means the job holds nothing any more.
+func (s *Shepherd) killLeftovers() {
+	if s.cg != nil {
+		if err := s.cg.Kill(); err != nil {
+			s.logf("killing the job's cgroup: %v", err)
+		}
+		if err := s.cg.WaitEmpty(s.clk, 10*time.Second); err != nil {
+			s.logf("waiting for the job's processes to exit: %v", err)
+		}
+		return
+	}
+	type proc struct {
+		pid   int
+		start uint64
+	}
+	var killed []proc
+	for _, pid := range s.jobPIDs() {
+		if st, err := s.proc.Stat(pid); err == nil {
+			killed = append(killed, proc{pid, st.StartTime})
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := s.now().Add(10 * time.Second)
+	for _, p := range killed {
+		for s.proc.Alive(p.pid, p.start) && s.now().Before(deadline) {
+			t := s.clk.NewTimer(10 * time.Millisecond)
+			<-t.C()
+		}
+	}
+}
+
+func (s *Shepherd) jobEnded(ws syscall.WaitStatus, ru syscall.Rusage) {
+	s.ended = true
+	s.endTime = s.now()
+	s.endWS = ws
+	s.stopTimers()
+	s.sample() // last look at the processes before the cleanup
+	s.killLeftovers()
+	s.accountRun()
+	// CPU: the cgroup counts every process that ever ran in it; without
+	// one, the job process's rusage covers the children it waited for.
+	cpuRU := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+	if s.cg != nil {
+		if st, err := s.cg.Stats(); err == nil && st.User >= 0 {
+			s.cpu = max(s.cpu, (st.User + st.System).Seconds())
+		}
+	}
+	s.cpu = max(s.cpu, cpuRU)
+	if kb := ru.Maxrss; kb > s.maxMem {
+		s.maxMem = kb
+	}
+	termReason := s.termReason
+	requeue := s.requeue
+	if s.term != nil {
+		termReason, requeue = s.term.reason, s.term.requeue
+	}
+	if termReason == "" && s.cg != nil {
+		if st, err := s.cg.Stats(); err == nil && st.OOMKills > s.oomBase {
+			termReason = "TERM_MEMLIMIT"
+		}
+	}
+	state, reason, rq, excl := outcome(ws, s.l.Queue, termReason, requeue)
+	s.st.State, s.st.TermReason, s.st.Requeue, s.st.ExcludeHost = state, reason, rq, excl
+	s.st.ExitStatus = int32(ws)
+	s.st.SuspReasons, s.st.SuspSubreason = 0, 0
+	s.st.Usage = s.usage(nil)
+	s.logf("job ended: status %#x, %s %s", int(ws), stateName(state), reason)
+	s.afterJob()
+}
+
+func stateName(st api.JobState) string {
+	switch st {
+	case api.StateDone:
+		return "DONE"
+	case api.StateExit:
+		return "EXIT"
+	case api.StatePend:
+		return "PEND"
+	}
+	return strconv.Itoa(int(st))
+}
+
+// afterJob runs what follows the job: eexec END, the report, the
+// post-execution commands.
+func (s *Shepherd) afterJob() {
+	s.posts = nil
+	if c := strings.TrimSpace(s.l.Spec.PostExec); c != "" {
+		s.posts = append(s.posts, postCmd{kindJobPost, c})
+	}
+	if s.l.Queue != nil && strings.TrimSpace(s.l.Queue.PostExec) != "" {
+		s.posts = append(s.posts, postCmd{kindQueuePost, s.l.Queue.PostExec})
+	}
+	e := s.eexec()
+	if len(s.posts) > 0 || e != "" {
+		// The job's end is known now; the final report waits for the rest.
+		s.update()
+	}
+	if e != "" {
+		spec := s.baseSpec([]string{e}, append(s.env[:len(s.env):len(s.env)], "LS_EXEC_T=END"))
+		spec.Dirs = s.endDirs()
+		if _, err := s.spawn(kindEexecEnd, spec, nil); err == nil {
+			return
+		}
+	}
+	s.writeReport()
+}
+
+func (s *Shepherd) endDirs() []string {
+	if s.st.ExecCwd != "" {
+		return []string{s.st.ExecCwd, "/tmp"}
+	}
+	return []string{"/tmp"}
+}
+
+// reportTarget is where the report goes: the job's output file, or the
+// spool's output file when the job has none or writes to /dev/null.
+func (s *Shepherd) reportTarget() string {
+	if s.execRes != nil && s.execRes.Stdout != "" && s.execRes.Stdout != os.DevNull {
+		return s.execRes.Stdout
+	}
+	return s.dir.Output()
+}
+
+func (s *Shepherd) writeReport() {
+	// A run requeued by REQUEUE_EXIT_VALUES is not reported (LSF sends no
+	// mail for it).
+	if s.st.Requeue && s.st.TermReason == "" {
+		s.runPosts()
+		return
+	}
+	if err := s.appendReport(s.reportTarget()); err != nil {
+		s.logf("report: %v", err)
+		s.runPosts()
+	}
+}
+
+func (s *Shepherd) appendReport(target string) error {
+	data := report.Format(s.reportJob())
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	spec := s.baseSpec(nil, nil)
+	spec.Dirs = s.endDirs()
+	spec.Append = &sbdwire.FileSpec{Path: target, Append: true}
+	_, err = s.spawn(kindAppend, spec, r)
+	r.Close()
+	if err != nil {
+		w.Close()
+		return err
+	}
+	go func() {
+		w.Write(data)
+		w.Close()
+	}()
+	s.reported = true
+	return nil
+}
+
+// reportFailed: the report could not be appended to the job's output file
+// (disk full, removed directory...): it goes to the spool's output file,
+// with a note, so it is not lost.
+func (s *Shepherd) reportFailed(c *child) {
+	why := fmt.Sprintf("status %#x", int(c.ws))
+	if c.res != nil && c.res.Err != "" {
+		why = c.res.Err
+	}
+	s.logf("appending the report to %s: %s", s.reportTarget(), why)
+	if s.reportTarget() != s.dir.Output() {
+		s.notes = append(s.notes, fmt.Sprintf("Unable to append this report to the output file <%s>: %s.", s.reportTarget(), why))
+		s.execRes.Stdout = ""
+		if err := s.appendReport(s.dir.Output()); err == nil {
+			return
+		}
+	}
+	s.runPosts()
+}
+
+func (s *Shepherd) reportJob() *report.Job {
+	js := s.l.Spec
+	j := &report.Job{
+		JobID: s.l.JobID, Index: s.l.Index, JobName: jobenv.JobName(s.l), Cluster: firstNonEmpty(s.l.Cluster, s.p.Cluster),
+		User: s.l.User, ExecUser: s.p.User, FromHost: js.FromHost, Hosts: s.l.ExecHosts,
+		ExecHome: s.st.ExecHome, ExecCwd: s.st.ExecCwd, Command: js.Command, Admin: s.p.Admin, Host: s.p.Host,
+		SubmitTime: unix(s.l.SubmitTime), StartTime: s.startTime, EndTime: s.endTime, ReportTime: s.now(),
+		WaitStatus: s.st.ExitStatus, TermReason: s.st.TermReason, Requeued: s.st.Requeue && s.st.TermReason != "",
+		Usage: s.st.Usage, MaxProcs: s.maxProcs, MaxThreads: s.maxThreads, ReqMem: reqMemKB(s.l.EffectiveResReq),
+	}
+	if s.l.Queue != nil {
+		j.Queue = s.l.Queue.Name
+	}
+	j.Notes = append(j.Notes, s.notes...)
+	if s.execRes != nil && s.execRes.Stderr != "" && s.execRes.Stderr != s.execRes.Stdout && js.ErrFile != "" {
+		j.Notes = append(j.Notes, "Read file <"+s.execRes.Stderr+"> for stderr output of this job.")
+	}
+	return j
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func unix(sec int64) time.Time {
+	if sec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(sec, 0)
+}
+
+// reqMemKB is the memory the job reserved (rusage[mem=...] of its effective
+// requirement), in KB; 0 when none or unknown.
+func reqMemKB(effective string) int64 {
+	if strings.TrimSpace(effective) == "" {
+		return 0
+	}
+	r, err := resreq.Parse(effective, resreq.Options{})
+	if err != nil {
+		return 0
+	}
+	c, err := r.Compile(resreq.BuiltinTable(), resreq.Local{})
+	if err != nil || len(c.Rusage) == 0 {
+		return 0
+	}
+	for _, u := range c.Rusage[0] {
+		if u.Index == resreq.IdxMem {
+			return int64(u.Value * 1024)
+		}
+	}
+	return 0
+}
+
+// runPosts runs the next post-execution command, or finishes.
+func (s *Shepherd) runPosts() {
+	if len(s.posts) == 0 {
+		s.finalize()
+		return
+	}
+	pc := s.posts[0]
+	s.posts = s.posts[1:]
+	s.postRan = true
+	env := jobenv.PostEnv(s.env, jobenv.PostInfo{WaitStatus: s.st.ExitStatus, Info: report.ExitInfo(s.st.TermReason), Pending: s.st.Requeue})
+	var spec *sbdwire.ExecSpec
+	var err error
+	if pc.kind == kindQueuePost {
+		spec, err = s.prePostSpec(pc.cmd, env)
+	} else {
+		spec = s.inCgroup(s.baseSpec([]string{"/bin/sh", "-c", pc.cmd}, env))
+		spec.Dirs = s.endDirs()
+	}
+	if err == nil {
+		_, err = s.spawn(pc.kind, spec, nil)
+	}
+	if err != nil {
+		s.logf("%s: %v", pc.kind, err)
+		s.postFail = true
+		s.runPosts()
+	}
+}
+
+// finalize writes and pushes the final state; the loop then ends.
+func (s *Shepherd) finalize() {
+	s.stopTimers()
+	if s.postRan {
+		s.st.PostDone = !s.postFail
+		s.st.PostFailed = s.postFail
+	}
+	s.st.Final = true
+	if s.cg != nil {
+		s.cg.Kill()
+		s.cg.WaitEmpty(s.clk, 2*time.Second)
+		if err := s.cg.Remove(); err != nil {
+			s.logf("cgroup left for sbatchd to remove: %v", err)
+		}
+	}
+	s.update()
+	s.logf("final state %s written", stateName(s.st.State))
+	s.done = true
+}
+
+func (s *Shepherd) stopTimers() {
+	for _, t := range []clock.Timer{s.termTimer, s.runTimer} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	s.termTimer, s.runTimer = nil, nil
+	if s.sampler != nil {
+		s.sampler.Stop()
+		s.sampler = nil
+	}
+}
+
+// ---- control
+
+func (s *Shepherd) onCommand(ce cmdEvent) {
+	err := s.command(ce.cmd)
+	ack := &sbdwire.Ack{Seq: ce.cmd.Seq}
+	if err != nil {
+		ack.Err = err.Error()
+	}
+	if s.conns[ce.from] {
+		s.send(ce.from, frameAck, ack)
+	}
+}
+
+// ErrFinished is the answer to a control request for a job that has ended.
+var ErrFinished = errors.New("Job has already finished")
+
+func (s *Shepherd) command(c *sbdwire.Command) error {
+	if c.Op == sbdwire.OpPersist {
+		return s.persist()
+	}
+	if s.ended || s.done {
+		return ErrFinished
+	}
+	switch c.Op {
+	case sbdwire.OpSuspend:
+		s.suspend(c.SuspReasons, c.SuspSubreason, c.User)
+	case sbdwire.OpResume:
+		s.resume()
+	case sbdwire.OpUserResume:
+		if s.st.State == api.StateUSusp {
+			s.st.State = api.StateSSusp
+			s.st.SuspReasons, s.st.SuspSubreason = SuspUserResume, 0
+			s.update()
+		}
+	case sbdwire.OpTerminate:
+		plan := terminatePlan(s.l.Queue)
+		if strings.HasPrefix(c.TermReason, "TERM_FORCE") {
+			plan = []step{{sig: syscall.SIGKILL}}
+		}
+		s.terminate(c.TermReason, c.Requeue, plan)
+	case sbdwire.OpSignal:
+		sig := syscall.Signal(c.Signal)
+		if sig <= 0 || sig > 64 {
+			return fmt.Errorf("bad signal %d", c.Signal)
+		}
+		if c.TermReason != "" {
+			s.termReason = c.TermReason
+		}
+		s.signal(sig)
+	default:
+		return fmt.Errorf("unknown operation %d", c.Op)
+	}
+	return nil
+}
+
+func (s *Shepherd) persist() error {
+	if err := os.MkdirAll(string(s.dir), 0o711); err != nil {
+		return err
+	}
+	if err := s.dir.WriteLaunch(s.l); err != nil {
+		return err
+	}
+	if err := s.dir.WriteParams(s.p); err != nil {
+		return err
+	}
+	return s.dir.WriteState(&s.st)
+}
+
+func (s *Shepherd) suspend(reasons, subreason int32, user bool) {
+	state := api.StateSSusp
+	if user {
+		state = api.StateUSusp
+	}
+	s.st.State, s.st.SuspReasons, s.st.SuspSubreason = state, reasons, subreason
+	if !s.started {
+		s.st.State = 0 // not running yet: remembered for the start
+	}
+	if !s.suspended {
+		s.suspended = true
+		s.accountRun()
+		s.runSince = time.Time{}
+		if s.runTimer != nil {
+			s.runTimer.Stop()
+			s.runTimer = nil
+		}
+		s.apply(suspendStep(s.l), []string{"LSB_SUSP_REASONS=" + strconv.Itoa(int(reasons)),
+			"LSB_SUSP_SUBREASONS=" + strconv.Itoa(int(subreason))})
+	}
+	s.update()
+}
+
+func (s *Shepherd) resume() {
+	if !s.suspended {
+		return
+	}
+	s.suspended = false
+	s.apply(resumeStep(s.l.Queue), nil)
+	if s.started {
+		s.st.State = api.StateRun
+		s.runSince = s.now()
+		s.armRunLimit()
+	}
+	s.st.SuspReasons, s.st.SuspSubreason = 0, 0
+	s.update()
+}
+
+// terminate starts killing the job with plan, the steps
+// JOB_TERMINATE_INTERVAL apart.
+func (s *Shepherd) terminate(reason string, requeue bool, plan []step) {
+	if s.term != nil {
+		return // already being terminated
+	}
+	s.term = &termination{reason: reason, requeue: requeue, plan: plan}
+	s.logf("terminating (%s): %v", reason, plan)
+	if !s.started && len(s.children) == 0 {
+		s.finishKilled()
+		return
+	}
+	if s.suspended && plan[0].cmd == "" {
+		// Stopped processes would not handle the signals.
+		s.signal(syscall.SIGCONT)
+		if s.cg != nil {
+			s.cg.Thaw()
+		}
+	}
+	s.termStep()
+}
+
+func (s *Shepherd) termStep() {
+	t := s.term
+	if t == nil || t.next >= len(t.plan) || s.ended {
+		return
+	}
+	st := t.plan[t.next]
+	t.next++
+	s.apply(st, nil)
+	if t.next < len(t.plan) {
+		iv := time.Duration(s.p.TerminateInterval)
+		if iv <= 0 {
+			iv = 10 * time.Second
+		}
+		s.termTimer = s.clk.NewTimer(iv)
+	}
+}
+
+func (s *Shepherd) limitExceeded(reason string) {
+	if s.term != nil || s.ended {
+		return
+	}
+	s.logf("%s: %s", reason, report.TermText(reason))
+	s.terminate(reason, false, limitPlan(s.l.Queue, reason))
+}
+
+// apply carries out one job control step.
+func (s *Shepherd) apply(st step, extraEnv []string) {
+	if st.cmd != "" {
+		s.runControl(st.cmd, extraEnv)
+		return
+	}
+	s.signal(st.sig)
+}
+
+// signal sends sig to every process of the job (SIGKILL through the
+// cgroup's kill when it has one).
+func (s *Shepherd) signal(sig syscall.Signal) {
+	if s.cg != nil {
+		if sig == syscall.SIGKILL {
+			if err := s.cg.Kill(); err != nil {
+				s.logf("kill: %v", err)
+			}
+			return
+		}
+		n, err := s.cg.Signal(sig)
+		if err != nil {
+			s.logf("signal %d: %v", sig, err)
+		}
+		s.logf("%s sent to %d processes", report.SignalText(sig), n)
+		return
+	}
+	pids := s.jobPIDs()
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+	s.logf("%s sent to %d processes", report.SignalText(sig), len(pids))
+}
+
+// runControl runs a JOB_CONTROLS command as the job user, outside the job's
+// cgroup (so a TERMINATE command does not kill itself), with the job's
+// environment and LSB_JOBPIDS / LSB_JOBPGIDS.
+func (s *Shepherd) runControl(cmd string, extraEnv []string) {
+	pids := s.jobPIDs()
+	tab, _ := s.table(pids)
+	u := tab.Sum(pids)
+	env := append(s.env[:len(s.env):len(s.env)], "LSB_JOBPIDS="+joinInts(u.PIDs), "LSB_JOBPGIDS="+joinInts(u.PGIDs))
+	env = append(env, extraEnv...)
+	spec := s.baseSpec([]string{"/bin/sh", "-c", cmd}, env)
+	spec.Dirs = []string{"/tmp"}
+	if _, err := s.spawn(kindControl, spec, nil); err != nil {
+		s.logf("job control command: %v", err)
+	}
+}
+
+func joinInts(v []int) string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, " ")
+}
+
+// jobPIDs are the job's processes: its cgroup's, or, without one, every
+// descendant of the shepherd that is not one of its own helpers (job
+// control commands, eexec, the report writer).
+func (s *Shepherd) jobPIDs() []int {
+	if s.cg != nil {
+		pids, err := s.cg.PIDs()
+		if err != nil {
+			s.logf("%v", err)
+		}
+		return pids
+	}
+	tab, err := s.proc.Snapshot()
+	if err != nil {
+		return nil
+	}
+	exclude := map[int]bool{}
+	for pid, c := range s.children {
+		if c.kind == kindControl || c.kind == kindEexecEnd || c.kind == kindAppend {
+			exclude[pid] = true
+			for _, d := range tab.Descendants(pid) {
+				exclude[d] = true
+			}
+		}
+	}
+	var out []int
+	for _, pid := range tab.Descendants(os.Getpid()) {
+		if !exclude[pid] && tab[pid].State != 'Z' {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func (s *Shepherd) table(pids []int) (procfs.Table, error) {
+	t := procfs.Table{}
+	for _, pid := range pids {
+		if st, err := s.proc.Stat(pid); err == nil {
+			t[pid] = st
+		}
+	}
+	return t, nil
+}
+
+// ---- usage and limits
+
+func (s *Shepherd) accountRun() {
+	if !s.runSince.IsZero() {
+		s.runAccum += s.now().Sub(s.runSince)
+		s.runSince = s.now()
+	}
+}
+
+func (s *Shepherd) runTime() time.Duration {
+	d := s.runAccum
+	if !s.runSince.IsZero() && !s.ended {
+		d += s.now().Sub(s.runSince)
+	}
+	return d
+}
+
+func (s *Shepherd) armRunLimit() {
+	if s.l.Limits == nil || s.l.Limits.Run <= 0 || s.ended || s.term != nil {
+		return
+	}
+	left := time.Duration(s.l.Limits.Run)*time.Second - s.runTime()
+	if left < 0 {
+		left = 0
+	}
+	if s.runTimer != nil {
+		s.runTimer.Stop()
+	}
+	s.runTimer = s.clk.NewTimer(left)
+}
+
+// sample measures the job's processes, updates the peaks and averages,
+// checks the limits and pushes the new usage.
+func (s *Shepherd) sample() {
+	if !s.started {
+		return
+	}
+	pids := s.jobPIDs()
+	tab, _ := s.table(pids)
+	u := tab.Sum(pids)
+	if len(u.PIDs) == 0 && s.ended {
+		return
+	}
+	cpu := float64(u.UTicks+u.STicks) / procfs.TicksPerSecond
+	if s.cg != nil {
+		if st, err := s.cg.Stats(); err == nil && st.User >= 0 {
+			cpu = (st.User + st.System).Seconds()
+		}
+	}
+	s.cpu = max(s.cpu, cpu)
+	mem, swap := u.RSS/1024, u.VSize/1024
+	s.maxMem = max(s.maxMem, mem)
+	s.maxSwap = max(s.maxSwap, swap)
+	s.memSum += float64(mem)
+	s.samples++
+	s.maxProcs = max(s.maxProcs, len(u.PIDs))
+	s.maxThreads = max(s.maxThreads, u.Threads)
+	s.st.Usage = s.usage(&u)
+	if !s.ended {
+		s.checkLimits(mem, swap, len(u.PIDs), u.Threads)
+		s.update()
+	}
+}
+
+func (s *Shepherd) usage(u *procfs.Usage) *api.Usage {
+	out := &api.Usage{CPUTime: round2(s.cpu), MaxMem: s.maxMem, MaxSwap: s.maxSwap,
+		RunTime: int64(s.runTime() / time.Second), SampledAt: s.now().Unix(), PGID: s.st.PGID}
+	if s.samples > 0 {
+		out.AvgMem = int64(s.memSum / float64(s.samples))
+	}
+	if u != nil {
+		out.UTime = float64(u.UTicks) / procfs.TicksPerSecond
+		out.STime = float64(u.STicks) / procfs.TicksPerSecond
+		out.Mem, out.Swap = u.RSS/1024, u.VSize/1024
+		out.NThreads = int32(u.Threads)
+		for _, p := range u.PIDs {
+			out.PIDs = append(out.PIDs, int32(p))
+		}
+	}
+	return out
+}
+
+func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+func (s *Shepherd) checkLimits(memKB, swapKB int64, procs, threads int) {
+	l := s.l.Limits
+	if l == nil || s.term != nil {
+		return
+	}
+	switch {
+	case l.Mem > 0 && memKB > l.Mem:
+		s.limitExceeded("TERM_MEMLIMIT")
+	case l.Swap > 0 && swapKB > l.Swap:
+		s.limitExceeded("TERM_SWAP")
+	case l.CPU > 0 && s.p.JobCPULimit != 2 && s.cpu >= float64(l.CPU):
+		s.limitExceeded("TERM_CPULIMIT")
+	case l.Process > 0 && int64(procs) > l.Process:
+		s.limitExceeded("TERM_PROCESSLIMIT")
+	case l.Thread > 0 && int64(threads) > l.Thread:
+		s.limitExceeded("TERM_THREADLIMIT")
+	}
+}

@@ -1,0 +1,480 @@
+package shepherd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+)
+
+func TestDoneWithOutputFileAndReport(t *testing.T) {
+	j := newJob(t, `echo "hello $LSB_JOBID $LSB_JOBINDEX [$LSB_MCPU_HOSTS] $FROM_SUBMITTER"; echo oops >&2`)
+	out := filepath.Join(j.launch.Spec.SubCwd, "out.%J")
+	j.launch.Spec.OutFile = out
+	st := j.start(t).final()
+	if st.State != api.StateDone || st.ExitStatus != 0 || st.TermReason != "" {
+		t.Fatalf("final %+v, want DONE", st)
+	}
+	if st.ExecCwd != j.launch.Spec.SubCwd || st.PID == 0 || st.PGID != st.PID || st.RunCount != 1 {
+		t.Errorf("exec details %+v", st)
+	}
+	if st.Usage == nil || st.Usage.CPUTime < 0 {
+		t.Errorf("usage %+v", st.Usage)
+	}
+	text := readFile(t, strings.ReplaceAll(out, "%J", strconv.FormatInt(j.launch.JobID, 10)))
+	id := strconv.FormatInt(j.launch.JobID, 10)
+	mustContain(t, "output file", text,
+		"hello "+id+" 0 [hostA 1 ] yes\noops\n\n------------------------------------------------------------\nSender: LSF System <lsfadmin@hostA>\n",
+		"Subject: Job "+id+": <testjob> in cluster <testcluster> Done\n",
+		"Job was executed on host(s) <hostA>, in queue <normal>, as user <tester> in cluster <testcluster> at ",
+		"<"+j.launch.Spec.SubCwd+"> was used as the working directory.\n",
+		"# LSBATCH: User input\necho \"hello",
+		"\nSuccessfully completed.\n\nResource usage summary:\n\n    CPU time :",
+		"The output (if any) is above this job summary.\n")
+}
+
+func TestExitStatuses(t *testing.T) {
+	tests := []struct {
+		name, cmd  string
+		state      api.JobState
+		exit       int
+		reportLine string
+	}{
+		{"exit value", "exit 3", api.StateExit, 3, "Exited with exit code 3."},
+		{"missing executable", "/nonexistent/program arg", api.StateExit, 127, "Exited with exit code 127."},
+		{"killed by a signal", "kill -SEGV $$", api.StateExit, -1, "Exited with signal termination: Segmentation fault"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := newJob(t, tt.cmd)
+			j.launch.Spec.OutFile = filepath.Join(j.launch.Spec.SubCwd, "out")
+			st := j.start(t).final()
+			ws := syscall.WaitStatus(st.ExitStatus)
+			if st.State != tt.state {
+				t.Errorf("state %#x, want %#x", st.State, tt.state)
+			}
+			if tt.exit >= 0 && (!ws.Exited() || ws.ExitStatus() != tt.exit) {
+				t.Errorf("wait status %#x, want exit %d", st.ExitStatus, tt.exit)
+			}
+			if tt.exit < 0 {
+				if !ws.Signaled() || ws.Signal() != syscall.SIGSEGV || st.TermReason != "TERM_EXTERNAL_SIGNAL" {
+					t.Errorf("wait status %#x reason %q, want SIGSEGV, TERM_EXTERNAL_SIGNAL", st.ExitStatus, st.TermReason)
+				}
+			}
+			mustContain(t, "report", readFile(t, j.launch.Spec.OutFile), tt.reportLine)
+		})
+	}
+}
+
+func TestNoOutputFileKeepsOutputInSpool(t *testing.T) {
+	j := newJob(t, "echo to-spool; echo err-to-spool >&2")
+	r := j.start(t)
+	st := r.final()
+	if st.State != api.StateDone {
+		t.Fatalf("final %+v", st)
+	}
+	mustContain(t, "spool output", readFile(t, r.dir.Output()), "to-spool\nerr-to-spool\n", "Successfully completed.")
+}
+
+func TestErrorFileSeparate(t *testing.T) {
+	j := newJob(t, "echo out; echo err >&2")
+	sub := j.launch.Spec.SubCwd
+	j.launch.Spec.OutFile, j.launch.Spec.ErrFile = "o.%J", filepath.Join(sub, "e.%J")
+	st := j.start(t).final()
+	id := strconv.FormatInt(j.launch.JobID, 10)
+	o := readFile(t, filepath.Join(sub, "o."+id))
+	e := readFile(t, filepath.Join(sub, "e."+id))
+	if e != "err\n" {
+		t.Errorf("error file %q: the report never goes to -e", e)
+	}
+	mustContain(t, "output", o, "out\n", "Successfully completed.", "PS:\n\nRead file <"+filepath.Join(sub, "e."+id)+"> for stderr output of this job.")
+	if st.State != api.StateDone {
+		t.Errorf("state %#x", st.State)
+	}
+}
+
+func TestNonexistentCwdRunsInTmp(t *testing.T) {
+	j := newJob(t, "pwd")
+	j.launch.Spec.SubCwd = "/nonexistent/dir"
+	j.launch.Spec.OutFile = "/tmp/" + fmt.Sprintf("basalt-cwd-test-%d", os.Getpid())
+	defer os.Remove(j.launch.Spec.OutFile)
+	st := j.start(t).final()
+	if st.ExecCwd != "/tmp" || st.State != api.StateDone {
+		t.Errorf("final %+v, want DONE in /tmp", st)
+	}
+	mustContain(t, "output", readFile(t, j.launch.Spec.OutFile), "/tmp\n", "</tmp> was used as the working directory.")
+}
+
+func TestRunsAsJobUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	j := newJob(t, `id -un; id -gn; umask; touch made-here`)
+	j.user = "basalt1"
+	j.launch.Spec.Umask = 0o027
+	j.launch.Spec.OutFile = "out"
+	sub := j.launch.Spec.SubCwd
+	st := j.start(t).final()
+	if st.State != api.StateDone || st.ExecUser != "basalt1" {
+		t.Fatalf("final %+v", st)
+	}
+	mustContain(t, "output", readFile(t, filepath.Join(sub, "out")), "basalt1\nbasalt1\n0027\n")
+	for _, f := range []string{"out", "made-here"} {
+		fi, err := os.Stat(filepath.Join(sub, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		acct, _ := LookupAccount("basalt1")
+		if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != uint32(acct.UID) {
+			t.Errorf("%s owned by uid %d, want basalt1", f, uid)
+		}
+	}
+}
+
+func TestPreExec(t *testing.T) {
+	tests := []struct {
+		name       string
+		queuePre   string
+		jobPre     string
+		state      api.JobState
+		pendReason int32
+		abort      bool
+	}{
+		{"queue pre-exec fails", "exit 1", "", api.StatePend, PendQueuePreExec, false},
+		{"job pre-exec fails", "true", "exit 2", api.StatePend, PendJobPreExec, false},
+		{"pre-exec aborts", "exit $LSB_EXIT_PRE_ABORT", "", api.StateExit, 0, true},
+		{"both succeed", "test -n \"$LSB_JOBID\"", "true", api.StateDone, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := newJob(t, "echo ran > ran")
+			j.launch.Queue.PreExec = tt.queuePre
+			j.launch.Spec.PreExec = tt.jobPre
+			st := j.start(t).final()
+			if st.State != tt.state || st.PendReason != tt.pendReason || st.Abort != tt.abort {
+				t.Errorf("final state %#x pend %d abort %v, want %#x %d %v", st.State, st.PendReason, st.Abort, tt.state, tt.pendReason, tt.abort)
+			}
+			_, err := os.Stat(filepath.Join(j.launch.Spec.SubCwd, "ran"))
+			if ran := err == nil; ran != (tt.state == api.StateDone) {
+				t.Errorf("job ran: %v", ran)
+			}
+		})
+	}
+}
+
+func TestPostExecAndJobStarter(t *testing.T) {
+	j := newJob(t, "exit 5")
+	sub := j.launch.Spec.SubCwd
+	j.launch.Queue.JobStarter = `/bin/sh -c "echo started-by-starter > ` + sub + `/starter; %USRCMD"`
+	j.launch.Spec.PostExec = "echo job:$LSB_JOBEXIT_STAT > " + sub + "/jobpost"
+	j.launch.Queue.PostExec = "echo queue:$LSB_JOBEXIT_STAT:$PATH > " + sub + "/queuepost; exit 1"
+	r := j.start(t)
+	// The end of the job is reported before the post-execution commands.
+	ended := r.until("EXIT", func(st *api.JobStatusReport) bool { return st.State == api.StateExit })
+	if ended.Final {
+		t.Errorf("EXIT report is final before post-exec ran")
+	}
+	st := r.final()
+	if st.State != api.StateExit || !st.PostFailed || st.PostDone {
+		t.Errorf("final %+v, want EXIT with post-exec failed", st)
+	}
+	status := strconv.Itoa(5 << 8)
+	if got := readFile(t, filepath.Join(sub, "jobpost")); got != "job:"+status+"\n" {
+		t.Errorf("job post-exec saw %q", got)
+	}
+	if got := readFile(t, filepath.Join(sub, "queuepost")); got != "queue:"+status+":/bin:/usr/bin:/sbin:/usr/sbin\n" {
+		t.Errorf("queue post-exec saw %q", got)
+	}
+	if got := readFile(t, filepath.Join(sub, "starter")); got != "started-by-starter\n" {
+		t.Errorf("job starter wrote %q", got)
+	}
+}
+
+func TestRequeueExitValues(t *testing.T) {
+	tests := []struct {
+		cmd              string
+		requeue, exclude bool
+	}{
+		{"exit 30", true, false},
+		{"exit 20", true, true},
+		{"exit 31", false, false},
+		{"kill -TERM $$", false, false}, // killed by a signal: never requeued
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			j := newJob(t, tt.cmd)
+			j.launch.Queue.RequeueExitValues = []int32{30, 15}
+			j.launch.Queue.ExcludeExitValues = []int32{20}
+			st := j.start(t).final()
+			if st.State != api.StateExit || st.Requeue != tt.requeue || st.ExcludeHost != tt.exclude {
+				t.Errorf("final %+v, want requeue %v exclude %v", st, tt.requeue, tt.exclude)
+			}
+		})
+	}
+}
+
+func TestTerminateEscalates(t *testing.T) {
+	for _, cg := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cgroup=%v", cg), func(t *testing.T) {
+			// The job ignores SIGINT and SIGTERM: only the final SIGKILL,
+			// two intervals later, ends it.
+			j := newJob(t, `trap "echo got-INT" INT; trap "echo got-TERM" TERM; touch trapping; while :; do sleep 0.05; done`)
+			j.cgroup = cg
+			j.launch.Spec.OutFile = "out"
+			r := j.start(t)
+			r.running()
+			waitFor(t, "the traps", func() bool {
+				_, err := os.Stat(filepath.Join(j.launch.Spec.SubCwd, "trapping"))
+				return err == nil
+			})
+			r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+			st := r.final()
+			if st.State != api.StateExit || st.TermReason != "TERM_OWNER" {
+				t.Fatalf("final %+v, want EXIT TERM_OWNER", st)
+			}
+			if ws := syscall.WaitStatus(st.ExitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+				t.Errorf("wait status %#x, want SIGKILL", st.ExitStatus)
+			}
+			mustContain(t, "output", readFile(t, filepath.Join(j.launch.Spec.SubCwd, "out")), "got-INT", "got-TERM",
+				"TERM_OWNER: job killed by owner.\nExited with signal termination: Killed.\n")
+		})
+	}
+}
+
+// TestDaemonIsKilled: a job that double-forks a setsid daemon leaves
+// nothing behind when it is killed, with or without cgroups (without, the
+// shepherd is the daemon's subreaper).
+func TestDaemonIsKilled(t *testing.T) {
+	for _, cg := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cgroup=%v", cg), func(t *testing.T) {
+			j := newJob(t, `setsid sh -c '(sleep 300 & echo $! > daemon.pid) &' ; while [ ! -s daemon.pid ]; do sleep 0.05; done; sleep 300`)
+			j.cgroup = cg
+			r := j.start(t)
+			r.running()
+			pidFile := filepath.Join(j.launch.Spec.SubCwd, "daemon.pid")
+			var pid int
+			waitFor(t, "the daemon's pid", func() bool {
+				b, _ := os.ReadFile(pidFile)
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return pid > 0
+			})
+			r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_ADMIN"})
+			st := r.final()
+			if st.TermReason != "TERM_ADMIN" {
+				t.Errorf("final %+v", st)
+			}
+			// The final state comes once every process of the job is gone.
+			if s := procState(pid); s != 0 && s != 'Z' {
+				t.Errorf("daemon %d survived the job (state %c)", pid, s)
+			}
+		})
+	}
+}
+
+func TestSuspendResume(t *testing.T) {
+	j := newJob(t, "sleep 300")
+	j.cgroup = true
+	r := j.start(t)
+	run := r.running()
+	pid := int(run.PID)
+	r.send(&sbdwire.Command{Op: sbdwire.OpSuspend, SuspReasons: SuspUserStop, User: true})
+	st := r.until("USUSP", func(st *api.JobStatusReport) bool { return st.State == api.StateUSusp })
+	if st.SuspReasons != SuspUserStop {
+		t.Errorf("reasons %#x", st.SuspReasons)
+	}
+	waitFor(t, "job stopped", func() bool { return jobStopped(pid) })
+	// bresume of a USUSP job makes it SSUSP, still stopped.
+	r.send(&sbdwire.Command{Op: sbdwire.OpUserResume})
+	st = r.until("SSUSP", func(st *api.JobStatusReport) bool { return st.State == api.StateSSusp })
+	if st.SuspReasons != SuspUserResume || !jobStopped(pid) {
+		t.Errorf("after user resume: %+v, stopped %v", st, jobStopped(pid))
+	}
+	r.send(&sbdwire.Command{Op: sbdwire.OpResume})
+	r.until("RUN", func(st *api.JobStatusReport) bool { return st.State == api.StateRun && st.SuspReasons == 0 })
+	waitFor(t, "job running", func() bool { return !jobStopped(pid) })
+	// A suspended job is killed at once: it is resumed before the signals.
+	r.send(&sbdwire.Command{Op: sbdwire.OpSuspend, SuspReasons: 0x40, SuspSubreason: 1})
+	r.until("SSUSP", func(st *api.JobStatusReport) bool { return st.State == api.StateSSusp })
+	r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+	if st := r.final(); st.State != api.StateExit || st.TermReason != "TERM_OWNER" {
+		t.Errorf("final %+v", st)
+	}
+}
+
+func TestJobControlsCommands(t *testing.T) {
+	j := newJob(t, "sleep 300")
+	sub := j.launch.Spec.SubCwd
+	j.launch.Queue.SuspendAction = "echo $LSB_SUSP_REASONS:$LSB_JOBPIDS > " + sub + "/suspended; kill -STOP $LSB_JOBPIDS"
+	j.launch.Queue.TerminateAction = "SIGTERM"
+	r := j.start(t)
+	run := r.running()
+	r.send(&sbdwire.Command{Op: sbdwire.OpSuspend, SuspReasons: 0x40})
+	r.until("SSUSP", func(st *api.JobStatusReport) bool { return st.State == api.StateSSusp })
+	waitFor(t, "the SUSPEND command", func() bool {
+		b, _ := os.ReadFile(filepath.Join(sub, "suspended"))
+		return strings.HasPrefix(string(b), "64:") && strings.Contains(string(b), strconv.Itoa(int(run.PID)))
+	})
+	r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+	st := r.final()
+	if ws := syscall.WaitStatus(st.ExitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("TERMINATE[SIGTERM]: wait status %#x", st.ExitStatus)
+	}
+}
+
+func TestSignalAndRequeue(t *testing.T) {
+	t.Run("bkill -s", func(t *testing.T) {
+		j := newJob(t, "sleep 300")
+		r := j.start(t)
+		r.running()
+		r.send(&sbdwire.Command{Op: sbdwire.OpSignal, Signal: int32(syscall.SIGUSR1), TermReason: "TERM_OWNER"})
+		st := r.final()
+		if ws := syscall.WaitStatus(st.ExitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGUSR1 || st.TermReason != "TERM_OWNER" {
+			t.Errorf("final %+v", st)
+		}
+	})
+	t.Run("brequeue", func(t *testing.T) {
+		j := newJob(t, "sleep 300")
+		j.launch.Spec.OutFile = "out"
+		r := j.start(t)
+		r.running()
+		r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_REQUEUE_OWNER", Requeue: true})
+		st := r.final()
+		if st.State != api.StateExit || !st.Requeue || st.TermReason != "TERM_REQUEUE_OWNER" {
+			t.Errorf("final %+v", st)
+		}
+	})
+	t.Run("finished job", func(t *testing.T) {
+		j := newJob(t, "true")
+		j.launch.Spec.PostExec = "sleep 0.5"
+		r := j.start(t)
+		r.until("DONE", func(st *api.JobStatusReport) bool { return st.State == api.StateDone })
+		r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+		for ev := range r.events {
+			if ev.Ack != nil {
+				if ev.Ack.Err != ErrFinished.Error() {
+					t.Errorf("ack %+v, want %q", ev.Ack, ErrFinished)
+				}
+				break
+			}
+		}
+		if st := r.final(); st.State != api.StateDone || !st.PostDone {
+			t.Errorf("final %+v", st)
+		}
+	})
+}
+
+func TestLimits(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    string
+		limits *api.Limits
+		reason string
+		sig    syscall.Signal // the signal that ends the job
+	}{
+		{"run limit", "sleep 300", &api.Limits{Run: 1}, "TERM_RUNLIMIT", syscall.SIGUSR2},
+		{"memory limit", "head -c 200000000 /dev/zero | tail", &api.Limits{Mem: 20 * 1024}, "TERM_MEMLIMIT", syscall.SIGINT},
+		{"CPU limit", "while :; do :; done", &api.Limits{CPU: 1}, "TERM_CPULIMIT", syscall.SIGXCPU},
+		{"process limit", "sleep 300 & sleep 300 & sleep 300 & wait", &api.Limits{Process: 2}, "TERM_PROCESSLIMIT", syscall.SIGQUIT},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := newJob(t, tt.cmd)
+			j.launch.Limits = tt.limits
+			j.params.JobCPULimit = 1 // the CPU limit is LSF's, per job, not the kernel's
+			st := j.start(t).final()
+			if st.State != api.StateExit || st.TermReason != tt.reason {
+				t.Fatalf("final %+v, want EXIT %s", st, tt.reason)
+			}
+			ws := syscall.WaitStatus(st.ExitStatus)
+			// The job file's shell reports 128+signal when its command is
+			// killed, or dies of the signal itself.
+			if !(ws.Signaled() && ws.Signal() == tt.sig) && !(ws.Exited() && ws.ExitStatus() == 128+int(tt.sig)) {
+				t.Errorf("wait status %#x, want death by %v", st.ExitStatus, tt.sig)
+			}
+		})
+	}
+}
+
+func TestDiskFullOutput(t *testing.T) {
+	j := newJob(t, "echo lost; echo 'still ran' >&2; exit 0")
+	j.launch.Spec.OutFile = "/dev/full"
+	j.launch.Spec.ErrFile = "err"
+	r := j.start(t)
+	st := r.final()
+	if st.State != api.StateDone {
+		t.Errorf("final %+v", st)
+	}
+	if got := readFile(t, filepath.Join(j.launch.Spec.SubCwd, "err")); !strings.Contains(got, "still ran") {
+		t.Errorf("error file %q", got)
+	}
+	mustContain(t, "spool output", readFile(t, r.dir.Output()),
+		"Unable to append this report to the output file </dev/full>", "Successfully completed.")
+}
+
+func TestReconnectAndPersist(t *testing.T) {
+	j := newJob(t, "sleep 300")
+	r := j.start(t)
+	run := r.running()
+	r.c.Close()
+	r.connect()
+	// A new connection first gets the current state, the launch and the
+	// parameters.
+	first := <-r.events
+	if first.Status == nil || first.Status.Seq != run.Seq || first.Status.State != api.StateRun {
+		t.Fatalf("first event %+v", first)
+	}
+	if ev := <-r.events; ev.Launch == nil || ev.Launch.JobID != j.launch.JobID {
+		t.Fatalf("second event %+v, want the launch", ev)
+	}
+	if ev := <-r.events; ev.Params == nil || ev.Params.Host != "hostA" {
+		t.Fatalf("third event %+v, want the params", ev)
+	}
+	// The spool is lost; the shepherd writes it again.
+	os.Remove(r.dir.State())
+	os.Remove(r.dir.Launch())
+	r.send(&sbdwire.Command{Op: sbdwire.OpPersist})
+	waitFor(t, "spool rewritten", func() bool {
+		_, err1 := r.dir.ReadState()
+		_, err2 := r.dir.ReadLaunch()
+		return err1 == nil && err2 == nil
+	})
+	r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+	r.final()
+}
+
+func TestEexec(t *testing.T) {
+	j := newJob(t, "echo job-ran")
+	serverDir := filepath.Join(filepath.Dir(j.params.SpoolDir), "serverdir")
+	os.Mkdir(serverDir, 0o755)
+	sub := j.launch.Spec.SubCwd
+	os.WriteFile(filepath.Join(serverDir, "eexec"), []byte("#!/bin/sh\necho \"$LS_EXEC_T $(cat)\" >> "+sub+"/eexec.log\n"), 0o755)
+	j.params.ServerDir = serverDir
+	j.params.EexecInput = []byte("from-esub")
+	st := j.start(t).final()
+	if st.State != api.StateDone {
+		t.Fatalf("final %+v", st)
+	}
+	if got := readFile(t, filepath.Join(sub, "eexec.log")); got != "START from-esub\nEND \n" {
+		t.Errorf("eexec log %q", got)
+	}
+}
+
+func TestKillBeforeStart(t *testing.T) {
+	j := newJob(t, "echo ran > ran")
+	j.launch.Queue.PreExec = "sleep 300"
+	r := j.start(t)
+	r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+	st := r.final()
+	if st.State != api.StateExit || st.TermReason != "TERM_OWNER" {
+		t.Errorf("final %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(j.launch.Spec.SubCwd, "ran")); err == nil {
+		t.Error("the job ran")
+	}
+}

@@ -1,0 +1,133 @@
+package shepherd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+)
+
+// childKind says what a child of the shepherd is.
+type childKind int
+
+const (
+	kindQueuePre childKind = iota + 1
+	kindJobPre
+	kindJob
+	kindJobPost
+	kindQueuePost
+	kindEexecEnd
+	kindAppend
+	kindControl // a JOB_CONTROLS command
+)
+
+func (k childKind) String() string {
+	return [...]string{"?", "queue pre-exec", "job pre-exec", "job", "job post-exec", "queue post-exec",
+		"eexec END", "report", "job control command"}[k]
+}
+
+// child is a process the shepherd started through the exec helper.
+type child struct {
+	pid     int
+	kind    childKind
+	res     *sbdwire.ExecResult // nil until the helper's result pipe closed
+	resDone bool
+	exited  bool
+	ws      syscall.WaitStatus
+	ru      syscall.Rusage
+}
+
+type exitEvent struct {
+	pid int
+	ws  syscall.WaitStatus
+	ru  syscall.Rusage
+}
+
+type resultEvent struct {
+	pid int
+	res *sbdwire.ExecResult
+}
+
+// spawn starts the exec helper with spec; stdin, when not nil, becomes the
+// helper's standard input. The helper's own diagnostics go to the log.
+func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File) (*child, error) {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return nil, err
+	}
+	in := s.devnull
+	if stdin != nil {
+		in = stdin
+	}
+	argv := append(append([]string(nil), s.p.ExecArgv...), "-exec")
+	attr := &syscall.ProcAttr{
+		Files: []uintptr{in.Fd(), s.devnull.Fd(), s.logFile.Fd(), specR.Fd(), resW.Fd()},
+	}
+	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	specR.Close()
+	resW.Close()
+	if err != nil {
+		specW.Close()
+		resR.Close()
+		return nil, fmt.Errorf("starting %s: %w", kind, err)
+	}
+	s.wakeReaper()
+	payload := wire.Marshal(spec)
+	go func() {
+		specW.Write(payload)
+		specW.Close()
+	}()
+	go func() {
+		res := readResults(resR)
+		resR.Close()
+		s.results <- resultEvent{pid: pid, res: res}
+	}()
+	c := &child{pid: pid, kind: kind}
+	s.children[pid] = c
+	return c, nil
+}
+
+func (s *Shepherd) wakeReaper() {
+	select {
+	case s.reapWake <- struct{}{}:
+	default:
+	}
+}
+
+// reap waits for every child of the shepherd (it is their subreaper, so
+// orphans of the job come here too) and passes their ends to the main loop.
+func (s *Shepherd) reap(ctx context.Context) {
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.ECHILD:
+			select {
+			case <-s.reapWake:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		case err != nil:
+			s.logf("wait4: %v", err)
+			return
+		}
+		select {
+		case s.exits <- exitEvent{pid: pid, ws: ws, ru: ru}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
