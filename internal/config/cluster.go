@@ -246,7 +246,7 @@ func (c *ClusterFile) parseParams(sec *lex.Section, d *Diagnostics) {
 				p.ELIMRestarts = n
 			}
 		default:
-			d.Warnf(kv.KeyPos, "Parameters: unknown parameter %s; ignored", kv.Key)
+			d.Warnf(kv.KeyPos, "Parameters: parameter %s is not supported by Basalt; ignored", kv.Key)
 		}
 	}
 }

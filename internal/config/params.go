@@ -55,8 +55,14 @@ type Params struct {
 	JobSpoolDir                string
 	JobDepLastSub              bool
 	MaxSchedStay               time.Duration // 0 = undefined
-	PreemptionWaitTime         time.Duration // 300s
-	DisableUACCTMap            bool
+	// Parameters of a fresh LSF 10 lsb.params.
+	JobSchedulingInterval  time.Duration // JOB_SCHEDULING_INTERVAL, 5s; "n ms" accepted
+	AbsRunLimit            bool          // ABS_RUNLIMIT: run limits are not normalised
+	MinSwitchPeriod        time.Duration // MIN_SWITCH_PERIOD: lsb.events switch; 0 = undefined
+	MaxConcurrentQuery     int           // MAX_CONCURRENT_QUERY; 0 = undefined
+	CondensePendingReasons string        // CONDENSE_PENDING_REASONS: "Y", "N" or "ALL"
+	PreemptionWaitTime     time.Duration // 300s
+	DisableUACCTMap        bool
 
 	// Accounting file archiving (lsb.acct): 0 means undefined.
 	AcctArchiveAge     time.Duration // ACCT_ARCHIVE_AGE, days
@@ -94,23 +100,25 @@ func (p *Params) HasPreemptFor(kw string) bool {
 // DefaultParams returns lsb.params' defaults (an empty file).
 func DefaultParams() *Params {
 	return &Params{
-		DefaultProject:       "default",
-		MBDSleepTime:         60 * time.Second,
-		SBDSleepTime:         30 * time.Second,
-		JobAcceptInterval:    1,
-		PGSuspIT:             180 * time.Second,
-		MaxJobNum:            1000,
-		MaxJobID:             999999,
-		CleanPeriod:          3600 * time.Second,
-		MaxSBDFail:           3,
-		JobTerminateInterval: 10 * time.Second,
-		MaxJobArraySize:      1000,
-		SubTryInterval:       60 * time.Second,
-		PreemptionWaitTime:   300 * time.Second,
-		CPUTimeFactor:        0.7,
-		RunTimeFactor:        0.7,
-		RunJobFactor:         3.0,
-		HistHours:            5,
+		DefaultProject:         "default",
+		MBDSleepTime:           60 * time.Second,
+		SBDSleepTime:           30 * time.Second,
+		JobAcceptInterval:      1,
+		PGSuspIT:               180 * time.Second,
+		MaxJobNum:              1000,
+		MaxJobID:               999999,
+		CleanPeriod:            3600 * time.Second,
+		MaxSBDFail:             3,
+		JobTerminateInterval:   10 * time.Second,
+		MaxJobArraySize:        1000,
+		SubTryInterval:         60 * time.Second,
+		PreemptionWaitTime:     300 * time.Second,
+		JobSchedulingInterval:  5 * time.Second,
+		CondensePendingReasons: "N",
+		CPUTimeFactor:          0.7,
+		RunTimeFactor:          0.7,
+		RunJobFactor:           3.0,
+		HistHours:              5,
 	}
 }
 
@@ -262,7 +270,39 @@ func (p *Params) set(v val) {
 	case "RESOURCE_RESERVE_PER_TASK":
 		setBool(&p.ResourceReservePerTask)
 	case "JOB_DEP_LAST_SUB":
-		setBool(&p.JobDepLastSub)
+		switch strings.TrimSpace(v.text) { // LSF writes 1
+		case "1":
+			p.JobDepLastSub = true
+		case "0":
+			p.JobDepLastSub = false
+		default:
+			setBool(&p.JobDepLastSub)
+		}
+	case "JOB_SCHEDULING_INTERVAL":
+		t := strings.ToLower(strings.TrimSpace(v.text))
+		unit := time.Second
+		if strings.HasSuffix(t, "ms") {
+			t, unit = strings.TrimSpace(strings.TrimSuffix(t, "ms")), time.Millisecond
+		}
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 0 {
+			v.bad("is not seconds or milliseconds (n ms)")
+			return
+		}
+		p.JobSchedulingInterval = time.Duration(n) * unit
+	case "ABS_RUNLIMIT":
+		setBool(&p.AbsRunLimit)
+	case "MIN_SWITCH_PERIOD":
+		setSec(&p.MinSwitchPeriod, 0)
+	case "MAX_CONCURRENT_QUERY":
+		setInt(&p.MaxConcurrentQuery, 1, math.MaxInt32)
+	case "CONDENSE_PENDING_REASONS":
+		switch u := strings.ToUpper(strings.TrimSpace(v.text)); u {
+		case "Y", "N", "ALL":
+			p.CondensePendingReasons = u
+		default:
+			v.bad("must be ALL, Y or N")
+		}
 	case "COMPUTE_UNIT_TYPES":
 		p.ComputeUnitTypes = nil
 		defaults := 0
