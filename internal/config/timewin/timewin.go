@@ -19,8 +19,9 @@ type span struct{ start, end int }
 // Window is a parsed window specification. The zero Window is always open
 // (an undefined RUN_WINDOW or DISPATCH_WINDOW). Windows are immutable.
 type Window struct {
-	text  string
-	spans []span // sorted, merged, non-overlapping
+	text   string
+	spans  []span // sorted, merged, non-overlapping
+	bounds []int  // minutes of the week where the window changes state
 }
 
 // Error is a syntax error in a window specification. Offset is the byte
@@ -64,6 +65,7 @@ func Parse(s string) (Window, error) {
 	}
 	w.text = strings.Join(texts, " ")
 	w.spans = merge(raw)
+	w.bounds = w.boundaries()
 	return w, nil
 }
 
@@ -253,7 +255,7 @@ func (w Window) Next(t time.Time) time.Time {
 	if w.Always() {
 		return time.Time{}
 	}
-	bs := w.boundaries()
+	bs := w.bounds
 	m := minuteOfWeek(t)
 	y, mo, d := t.Date()
 	weekStartDay := d - int(t.Weekday())
