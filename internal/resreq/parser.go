@@ -578,33 +578,9 @@ func (p *parser) condOnlySelect(s *Simple) {
 // typeRule decides the default type rule (the seed's "If no type is
 // specified, the default depends on the command").
 func typeRule(sel *SelectSection, t *Table, ctx Context) TypeRule {
-	var hasType, hasStrBool, hasModelBool bool
+	var n names
 	if sel != nil {
-		walk(sel.X, func(x Expr) {
-			var idx int
-			switch x := x.(type) {
-			case *Ident:
-				idx = x.Index
-			case *CallExpr:
-				idx = x.Arg.Index
-			default:
-				return
-			}
-			if idx < 0 || idx >= t.Len() {
-				return
-			}
-			d := t.Def(idx)
-			switch {
-			case idx == IdxType:
-				hasType = true
-			case idx == IdxModel:
-				hasStrBool, hasModelBool = true, true
-			case d.Type == Boolean:
-				hasStrBool, hasModelBool = true, true
-			case d.Type == String:
-				hasStrBool = true
-			}
-		})
+		n.collect(sel.X, t)
 	}
 	switch ctx {
 	case CtxLsload, CtxLshosts:
@@ -613,12 +589,41 @@ func typeRule(sel *SelectSection, t *Table, ctx Context) TypeRule {
 		return TypeExplicit
 	}
 	switch {
-	case hasType:
+	case n.hasType:
 		return TypeExplicit
-	case ctx == CtxQueue && hasModelBool, ctx != CtxQueue && hasStrBool:
+	case ctx == CtxQueue && n.hasModelBool, ctx != CtxQueue && n.hasStrBool:
 		return TypeAny
 	}
 	return TypeLocal
+}
+
+// names records the kinds of resources a select string names.
+type names struct{ hasType, hasStrBool, hasModelBool bool }
+
+func (n *names) collect(x Expr, t *Table) {
+	idx := -1
+	switch x := x.(type) {
+	case *Ident:
+		idx = x.Index
+	case *CallExpr:
+		idx = x.Arg.Index
+	case *UnaryExpr:
+		n.collect(x.X, t)
+	case *BinaryExpr:
+		n.collect(x.X, t)
+		n.collect(x.Y, t)
+	}
+	if idx < 0 || idx >= t.Len() {
+		return
+	}
+	switch d := t.Def(idx); {
+	case idx == IdxType:
+		n.hasType = true
+	case idx == IdxModel, d.Type == Boolean:
+		n.hasStrBool, n.hasModelBool = true, true
+	case d.Type == String:
+		n.hasStrBool = true
+	}
 }
 
 // walk calls f for x and every expression below it.

@@ -296,7 +296,8 @@ func (c checker) stringComparison(x *BinaryExpr) Expr {
 		if !ok || p.t.Def(i).Type != String {
 			return nil
 		}
-		return &Ident{NamePos: id.NamePos, Name: p.t.Name(i), Index: i}
+		id.Index, id.Name = i, p.t.Name(i)
+		return id
 	}
 	value := func(e Expr, res *Ident) Expr {
 		switch v := e.(type) {
@@ -317,10 +318,12 @@ func (c checker) stringComparison(x *BinaryExpr) Expr {
 		return nil
 	}
 	if res := strRes(x.X); res != nil {
-		return &BinaryExpr{X: res, OpPos: x.OpPos, Op: x.Op, Y: value(x.Y, res)}
+		x.Y = value(x.Y, res)
+		return x
 	}
 	if res := strRes(x.Y); res != nil {
-		return &BinaryExpr{X: value(x.X, res), OpPos: x.OpPos, Op: x.Op, Y: res}
+		x.X = value(x.X, res)
+		return x
 	}
 	return nil
 }
