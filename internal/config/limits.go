@@ -31,6 +31,7 @@ type Limit struct {
 	Swp               LimitValue
 	Tmp               LimitValue
 	Resources         []NamedLimit // RESOURCE: shared resources
+	Licenses          []NamedLimit // LICENSE: License Scheduler licenses
 }
 
 // Consumer is one consumer of a limit: all (with ~exclusions) or names.
@@ -77,7 +78,7 @@ type NamedLimit struct {
 }
 
 var consumerKeys = []string{"USERS", "PER_USER", "QUEUES", "PER_QUEUE", "HOSTS", "PER_HOST", "PROJECTS", "PER_PROJECT"}
-var resourceKeys = []string{"SLOTS", "SLOTS_PER_PROCESSOR", "JOBS", "MEM", "SWP", "TMP", "RESOURCE"}
+var resourceKeys = []string{"SLOTS", "SLOTS_PER_PROCESSOR", "JOBS", "MEM", "SWP", "TMP", "RESOURCE", "LICENSE"}
 
 func (l *Limit) consumer(key string) *Consumer {
 	switch key {
@@ -142,7 +143,7 @@ func parseLimits(f *lex.File, memScale float64, d *Diagnostics) []*Limit {
 		t := sec.Table(d)
 		for i, c := range t.Columns {
 			key := strings.ToUpper(c.Text)
-			if key != "NAME" && (&Limit{}).consumer(key) == nil && (&Limit{}).value(key) == nil && key != "RESOURCE" {
+			if key != "NAME" && (&Limit{}).consumer(key) == nil && (&Limit{}).value(key) == nil && key != "RESOURCE" && key != "LICENSE" {
 				d.Warnf(c.Pos, "section Limit: column %s is not supported by Basalt; ignored", c.Text)
 				t.Columns[i].Text = ""
 			}
@@ -156,7 +157,7 @@ func parseLimits(f *lex.File, memScale float64, d *Diagnostics) []*Limit {
 					continue
 				}
 				v := tokVal(strings.ToUpper(c.Text), tok, "Limit", d)
-				if v.key != "NAME" && v.key != "RESOURCE" {
+				if v.key != "NAME" && v.key != "RESOURCE" && v.key != "LICENSE" {
 					v = v.inner()
 				}
 				ok = l.set(v, memScale) && ok
@@ -219,18 +220,23 @@ func (l *Limit) set(v val, memScale float64) bool {
 		}
 		return true
 	}
-	if v.key == "RESOURCE" {
-		l.Resources = nil
+	if v.key == "RESOURCE" || v.key == "LICENSE" {
+		var list []NamedLimit
 		for _, w := range v.inner().words() {
 			name, num, ok := strings.Cut(strings.Trim(w.Text, "[]"), ",")
 			f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 			if !ok || !strings.HasPrefix(w.Text, "[") || !nameOK(strings.TrimSpace(name)) || err != nil || f < 0 {
-				v.d.Warnf(w.Pos, "Limit: RESOURCE item <%s> is not [resource, value]; limit ignored", w.Text)
+				v.d.Warnf(w.Pos, "Limit: %s item <%s> is not [%s, value]; limit ignored", v.key, w.Text, strings.ToLower(v.key))
 				return false
 			}
-			l.Resources = append(l.Resources, NamedLimit{Name: strings.TrimSpace(name), Value: f})
+			list = append(list, NamedLimit{Name: strings.TrimSpace(name), Value: f})
 		}
-		return len(l.Resources) > 0
+		if v.key == "RESOURCE" {
+			l.Resources = list
+		} else {
+			l.Licenses = list
+		}
+		return len(list) > 0
 	}
 	lv := l.value(v.key)
 	if lv == nil {
@@ -302,7 +308,7 @@ func (l *Limit) check(d *Diagnostics) bool {
 	if l.Name != "" {
 		where = "Limit <" + l.Name + ">"
 	}
-	consumers, resources := 0, len(l.Resources)
+	consumers, resources := 0, len(l.Resources)+len(l.Licenses)
 	for _, k := range consumerKeys {
 		if l.consumer(k).Set {
 			consumers++
@@ -325,7 +331,7 @@ func (l *Limit) check(d *Diagnostics) bool {
 		d.Warnf(l.Pos, "%s: no consumer (USERS, QUEUES, HOSTS, PROJECTS or PER_*); limit ignored", where)
 		return false
 	case resources == 0:
-		d.Warnf(l.Pos, "%s: no resource (SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP or RESOURCE); limit ignored", where)
+		d.Warnf(l.Pos, "%s: no resource (SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP, RESOURCE or LICENSE); limit ignored", where)
 		return false
 	case l.SlotsPerProcessor.Set && !l.PerHost.Set:
 		d.Warnf(l.Pos, "%s: SLOTS_PER_PROCESSOR requires PER_HOST; limit ignored", where)
