@@ -219,7 +219,11 @@ func explainSimple(w io.Writer, s *resreq.Simple, c *resreq.Compiled, indent str
 		if !k.Ascending {
 			dir = "largest first"
 		}
-		keys = append(keys, fmt.Sprintf("%s%s (%s)", map[bool]string{true: "-"}[k.Reverse], k.Name, dir))
+		name := k.Name
+		if k.Reverse {
+			name = "-" + name
+		}
+		keys = append(keys, fmt.Sprintf("%s (%s)", name, dir))
 	}
 	dflt := ""
 	if s.Order == nil {
