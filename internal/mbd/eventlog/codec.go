@@ -267,7 +267,7 @@ func (d *decoder) fail(name, msg string) {
 	}
 }
 
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 func (d *decoder) skipBlanks() {
 	for d.pos < len(d.line) && isBlank(d.line[d.pos]) {
@@ -455,10 +455,14 @@ func ParseRecord(line string) (*Record, error) {
 	d := decoder{line: line}
 	r := &Record{}
 	d.str("type", &r.Type)
-	if d.err == nil && r.Type == "" {
+	if d.err == nil && !validType(r.Type) {
 		d.pos = 0
 		d.skipBlanks()
-		d.fail("type", "empty event type")
+		if r.Type == "" {
+			d.fail("type", "empty event type")
+		} else {
+			d.fail("type", fmt.Sprintf("bad event type %s", shorten(r.Type, true)))
+		}
 	}
 	d.skipBlanks()
 	verPos := d.pos
@@ -486,6 +490,21 @@ func ParseRecord(line string) (*Record, error) {
 		return nil, d.err
 	}
 	return r, nil
+}
+
+// validType accepts event type names: letters, digits and underscores
+// (JOB_NEW, JOB_START_ACCEPT...).
+func validType(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // versionOK is lsb.log.c's check: the version must read as a positive

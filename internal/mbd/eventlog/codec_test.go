@@ -96,6 +96,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty", ``, 1, 1, "type", "missing field"},
 		{"blank", `   `, 1, 4, "type", "missing field"},
 		{"empty type", `"" "10.1" 5`, 1, 1, "type", "empty event type"},
+		{"bad type", `"JOB NEW" "10.1" 5`, 1, 1, "type", `bad event type "JOB NEW"`},
 		{"no version", `"JOB_CLEAN"`, 2, 12, "version", "missing field"},
 		{"bad version", `"JOB_CLEAN" "abc" 5 1 0`, 2, 13, "version", `bad version "abc"`},
 		{"zero version", `"JOB_CLEAN" "0" 5 1 0`, 2, 13, "version", "bad version"},

@@ -320,6 +320,10 @@ func (h *History) apply(j *hist, r *Record) {
 			rec.SuspReasons, rec.SuspSubreason = int32(l.Reason), int32(l.Subreasons)
 			rec.SuspendTime = r.Time
 		case api.StateDone, api.StateExit:
+			post := api.JobState(l.JStatus)&(api.StatePDone|api.StatePErr) != 0
+			if post && rec.EndTime != 0 {
+				break // the post-execution result of the run already seen
+			}
 			rec.ExitStatus, rec.TermReason = int32(l.ExitStatus), TermName(l.ExitInfo)
 			if l.EndTime > 0 {
 				rec.EndTime = l.EndTime
@@ -327,7 +331,8 @@ func (h *History) apply(j *hist, r *Record) {
 				rec.EndTime = r.Time
 			}
 		}
-		if l.Rusage != nil {
+		post := api.JobState(l.JStatus)&(api.StatePDone|api.StatePErr) != 0
+		if l.Rusage != nil && !(post && rec.Usage != nil) {
 			u := usageOf(l.Rusage)
 			if l.CPUTime > 0 {
 				u.CPUTime = l.CPUTime

@@ -107,6 +107,25 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 		}, nil
 	case ev.JobStatus != nil:
 		s := ev.JobStatus
+		if (s.PostDone || s.PostFailed) && job != nil {
+			// The post-execution result of a finished run: LSF logs it
+			// with the run's end time, exit status and usage.
+			post := *s
+			if post.Usage == nil {
+				post.Usage = job.Usage
+			}
+			if post.ExitStatus == 0 {
+				post.ExitStatus = job.ExitStatus
+			}
+			if post.TermReason == "" {
+				post.TermReason = job.TermReason
+			}
+			st := jobStatus(&post, t)
+			if job.EndTime > 0 {
+				st.EndTime = job.EndTime
+			}
+			return []*Record{rec(TypeJobStatus, st)}, nil
+		}
 		st := jobStatus(s, t)
 		events = []*Record{rec(TypeJobStatus, st)}
 		if (s.State == api.StateDone || s.State == api.StateExit) && !s.PostDone && !s.PostFailed {
