@@ -139,9 +139,9 @@ const (
 
 type node struct {
 	op   opcode
-	cmp  Token // opStrCmp: the comparison
 	idx  int32 // resource index
 	a, b int32 // operands
+	cmp  Token // the comparison or arithmetic operator of fused and string nodes
 	val  float64
 	str  string
 }
@@ -197,7 +197,7 @@ func (c *compiler) index(name string) (int, error) {
 }
 
 func (c *compiler) simple(s *Simple) (*Compiled, error) {
-	out := &Compiled{Kind: KindSimple, root: -1, named: make([]uint64, (c.t.Len()+63)/64), nodes: make([]node, 0, 16)}
+	out := &Compiled{Kind: KindSimple, root: -1, named: make([]uint64, (c.t.Len()+63)/64), nodes: make([]node, 0, 8)}
 	if s == nil {
 		s = &Simple{TypeRule: TypeLocal}
 	}
