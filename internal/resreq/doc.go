@@ -65,7 +65,8 @@
 // with && || !; string resources only with comparisons; no blanks inside
 // defined( ); no !!; sections separated (no "type==anyrusage[...]"); one
 // select section; no colon; quotes only around the whole string; no escapes
-// in quoted strings; no text outside sections; ut between 0.0 and 1.0; and
+// in quoted strings; values of shared string resources in single quotes
+// (os_version=='4.2'); no text outside sections; ut between 0.0 and 1.0; and
 // rusage rejects non-consumable resources.
 //
 // Without it, the parser accepts what LSF's old syntax accepted, with these
@@ -84,7 +85,8 @@
 //     non-consumable resources in rusage;
 //   - ut compared with a number above 1 takes it as a percentage (LSF 6:
 //     ut < 70 is ut < 0.7);
-//   - backslashes in quoted strings are kept as written.
+//   - backslashes in quoted strings are kept as written;
+//   - a shared string resource may be compared with a bare word.
 //
 // Quotes inside a section, unknown names and functions, and malformed
 // sections are errors in both modes.

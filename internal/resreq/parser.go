@@ -86,6 +86,7 @@ const (
 	MsgBooleanOp        = "Boolean resource can only be used with &&, || and !"
 	MsgStringOp         = "string resource can only be used with =, ==, !=, <, >, <= and >="
 	MsgStringValue      = "string resource must be compared with a string value"
+	MsgSharedQuotes     = "values of shared string resources must be in single quotes"
 	MsgNonConsumable    = "non-consumable resource in rusage"
 	MsgDefinedArg       = "resource name not accepted by defined()"
 	MsgUtRange          = "ut must be a number between 0.0 and 1.0"

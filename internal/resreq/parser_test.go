@@ -472,6 +472,9 @@ func TestStrictErrors(t *testing.T) {
 		// non-consumable resources in rusage
 		`rusage[/*ERROR "non-consumable resource in rusage"*/ngpus=1]`,
 		`rusage[mem=1:/*ERROR "non-consumable resource in rusage"*/maxmem=1]`,
+		// values of shared string resources in single quotes
+		`os_version == /*ERROR "values of shared string resources must be in single quotes"*/rhel8`,
+		`/*ERROR "values of shared string resources must be in single quotes"*/ia == cpu_type`,
 		// ut is a fraction
 		`ut > /*ERROR "ut must be a number between 0.0 and 1.0"*/50`,
 		`/*ERROR "ut must be"*/70 > ut`,
@@ -515,6 +518,7 @@ func TestLooseAccepts(t *testing.T) {
 		{"rusage[ngpus=1]", "", []string{"ngpus"}, false},
 		{"2*{rusage[mem=1] foo} + {fs}", "2*{rusage[mem=1]} + {select[fs]}", []string{"foo"}, false},
 		{"ut < 70", "select[ut < 70]", nil, false},
+		{"os_version == rhel8", "select[os_version == rhel8]", nil, false},
 	}
 	for _, tt := range tests {
 		r, err := Parse(tt.in, looseOpts)

@@ -302,6 +302,9 @@ func (c checker) stringComparison(x *BinaryExpr) Expr {
 	value := func(e Expr, res *Ident) Expr {
 		switch v := e.(type) {
 		case *Ident:
+			if p.strict && p.t.Def(res.Index).Shared {
+				p.fail(v.NamePos, v.Name, MsgSharedQuotes)
+			}
 			s := &StringLit{ValuePos: v.NamePos, Value: v.Name}
 			if (res.Index == IdxType || res.Index == IdxModel) && !p.strict {
 				for _, w := range []string{"any", "local"} {
