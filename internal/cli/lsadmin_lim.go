@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -208,8 +209,8 @@ func startLIMProcess(env *Env, self, host string) error {
 	}
 	defer null.Close()
 	cmd := exec.Command(self, "lim")
-	if strings.HasSuffix(self, "/lim") {
-		cmd = exec.Command(self)
+	if p := limBinary(env); p != "" {
+		cmd = exec.Command(p)
 	}
 	cmd.Env = envv
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
@@ -218,6 +219,18 @@ func startLIMProcess(env *Env, self, host string) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// limBinary finds the "lim" link of the multi-call binary in the caller's
+// PATH ("" when there is none: the binary is then run as "basalt lim").
+func limBinary(env *Env) string {
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		p := filepath.Join(dir, "lim")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // waitLIM waits for host's LIM to answer, asking every 100 ms (the process

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/lim/limtest"
@@ -140,6 +141,16 @@ func scriptLimStop(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func scriptStopAll(ts *testscript.TestScript) {
+	// LIMs started by lsadmin limstartup are not ours to signal: ask every
+	// LIM of this script's cluster (its own port) to shut down.
+	if c, b := scriptClient(ts); c != nil {
+		for _, h := range b.Cluster.ServerHosts() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			c.Control(ctx, h, &api.LimControlRequest{Op: api.LimOpShutdown})
+			cancel()
+		}
+		c.Close()
+	}
 	scriptLimsMu.Lock()
 	cmds := scriptLims[ts]
 	delete(scriptLims, ts)
