@@ -12,7 +12,9 @@ type ScriptError struct {
 	Msg  string
 }
 
-func (e *ScriptError) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg) }
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
 
 // parseBSUBLines extracts the options of a job script's "#BSUB" lines, in
 // order. As in LSF, directives are read until the first line that is
@@ -28,16 +30,19 @@ func parseBSUBLines(script string) ([]string, error) {
 		if !strings.HasPrefix(t, "#") {
 			break // the first command ends the directives
 		}
-		if !strings.HasPrefix(t, "#BSUB") {
+		// "#BSUB" and "# BSUB" are both directives (LSF skips blanks
+		// after the #).
+		d := strings.TrimLeft(t[1:], " \t")
+		if !strings.HasPrefix(d, "BSUB") {
 			continue
 		}
-		rest := t[len("#BSUB"):]
+		rest := d[len("BSUB"):]
 		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 			continue // e.g. #BSUBX: not a directive
 		}
 		words, err := shellWords(rest)
 		if err != nil {
-			col := strings.Index(line, "#BSUB") + len("#BSUB") + 1 + err.(*ScriptError).Col
+			col := strings.Index(line, "BSUB") + len("BSUB") + 1 + err.(*ScriptError).Col
 			return nil, &ScriptError{Line: i + 1, Col: col, Msg: err.(*ScriptError).Msg}
 		}
 		args = append(args, words...)

@@ -18,6 +18,7 @@ func TestParseBSUBLines(t *testing.T) {
 		{"comments and blanks skipped", "#!/bin/sh\n\n# a comment\n#BSUB -o out.%J\n", []string{"-o", "out.%J"}, ""},
 		{"not a directive", "#BSUBX -q a\n#BSUB -x\n", []string{"-x"}, ""},
 		{"indented", "  #BSUB -W 10\n", []string{"-W", "10"}, ""},
+		{"space after hash", "# BSUB -q night\n", []string{"-q", "night"}, ""},
 		{"escaped quote", `#BSUB -J "a\"b"` + "\n", []string{"-J", `a"b`}, ""},
 		{"crlf", "#BSUB -q short\r\n", []string{"-q", "short"}, ""},
 		{"unterminated", "#BSUB -J \"abc\n", nil, `line 1, column 10: unterminated " quote`},

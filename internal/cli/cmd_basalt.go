@@ -11,8 +11,8 @@ import (
 
 func init() {
 	Register(
-		&Command{Name: "version", Summary: "print Basalt's version", Run: runVersion},
-		&Command{Name: "links", Summary: "create the LSF command links to this binary in a directory", Run: runLinks},
+		&Command{Name: "version", Sub: true, Summary: "print Basalt's version", Run: runVersion},
+		&Command{Name: "links", Sub: true, Summary: "create the LSF command links to this binary in a directory", Run: runLinks},
 	)
 }
 
@@ -36,6 +36,19 @@ func runLinks(_ context.Context, env *Env, args []string) int {
 	target := self
 	if abs, err := filepath.Abs(dir); err == nil && filepath.Dir(self) == abs {
 		target = filepath.Base(self) // relative link inside the binary's own directory
+	}
+	// Remove links to the binary that are no longer commands to link.
+	want := map[string]bool{}
+	for _, name := range LinkNames() {
+		want[name] = true
+	}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if cur, err := os.Readlink(p); err == nil && cur == target && !want[e.Name()] {
+				_ = os.Remove(p)
+			}
+		}
 	}
 	for _, name := range LinkNames() {
 		p := filepath.Join(dir, name)

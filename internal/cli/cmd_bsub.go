@@ -1,10 +1,20 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
+	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
 // bsubSpec is bsub's option table (LSF 10 synopsis, options this release
@@ -20,8 +30,23 @@ var bsubSpec = func() *lsfopt.Spec {
 	return s
 }()
 
+// bsubScriptSpec parses the options of #BSUB lines (no operands there).
+var bsubScriptSpec = func() *lsfopt.Spec {
+	s := *bsubSpec
+	s.StopAtOperand = false
+	return &s
+}()
+
 func init() {
 	Register(&Command{Name: "bsub", Summary: "submit a batch job", Run: runBsub})
+}
+
+// notSubmitted prints LSF's submission failure line and returns bsub's status.
+func notSubmitted(env *Env, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
+	fmt.Fprintf(env.Stderr, "%s. Job not submitted.\n", msg)
+	return ExitUsage
 }
 
 func runBsub(ctx context.Context, env *Env, args []string) int {
@@ -43,12 +68,628 @@ func runBsub(ctx context.Context, env *Env, args []string) int {
 	if _, ok := env.LookupEnv("BSUB_CHK_RESREQ"); ok {
 		return bsubCheckResReq(env, res.All("R"))
 	}
-	fmt.Fprintln(env.Stderr, "Cannot connect to LSF. Please wait ... batch daemons are not available in this build. Job not submitted.")
+	if file, ok := res.Last("pack"); ok {
+		if len(res.Opts) > 1 || len(res.Operands) > 0 {
+			return notSubmitted(env, "-pack cannot be used with other options or a command")
+		}
+		return bsubPack(ctx, env, file)
+	}
+	cc, err := loadClientConf(env)
+	if err != nil {
+		return notSubmitted(env, "%v", err)
+	}
+	spec, err := bsubJobSpec(env, cc, res, true)
+	if err != nil {
+		return notSubmitted(env, "%v", err)
+	}
+	return bsubSubmit(ctx, env, []*api.JobSpec{spec})
+}
+
+// bsubSubmit sends the jobs and prints LSF's lines; with one job and -K it
+// waits for the job to finish.
+func bsubSubmit(ctx context.Context, env *Env, specs []*api.JobSpec) int {
+	c, err := dialMbd(ctx, env)
+	if err != nil {
+		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
+	}
+	defer c.Close()
+	var reply api.SubmitReply
+	if err := c.Call(ctx, "MBatchd.Submit", &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
+		return notSubmitted(env, "%v", err)
+	}
+	status := 0
+	for _, r := range reply.Results {
+		for _, w := range r.Warnings {
+			fmt.Fprintln(env.Stderr, w)
+		}
+		if r.Status != nil && r.Status.Code != 0 {
+			notSubmitted(env, "%s", r.Status.Message)
+			status = ExitUsage
+			continue
+		}
+		if r.DefaultQueue {
+			fmt.Fprintf(env.Stdout, "Job <%d> is submitted to default queue <%s>.\n", r.JobID, r.Queue)
+		} else {
+			fmt.Fprintf(env.Stdout, "Job <%d> is submitted to queue <%s>.\n", r.JobID, r.Queue)
+		}
+	}
+	if len(specs) == 1 && specs[0].Wait && status == 0 {
+		return bsubWait(ctx, env, c, reply.Results[0].JobID)
+	}
+	return status
+}
+
+// bsubWait implements -K: report dispatch and completion, exit with the
+// job's exit code (126 when it never ran).
+func bsubWait(ctx context.Context, env *Env, c *rpc.Client, id int64) int {
+	fmt.Fprintln(env.Stderr, "<<Waiting for dispatch ...>>")
+	st, err := c.Stream(ctx, "MBatchd.WaitJob", &api.JobRef{JobID: id})
+	if err != nil {
+		env.Errorf("%v", err)
+		return ExitUsage
+	}
+	var last api.JobRecord
+	started := false
+	for {
+		var r api.JobRecord
+		err := st.Recv(&r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			env.Errorf("%v", err)
+			return ExitUsage
+		}
+		if !started && (r.State == api.StateRun || r.StartTime > 0 && len(r.ExecHosts) > 0) {
+			started = true
+			fmt.Fprintf(env.Stderr, "<<Starting on %s>>\n", r.ExecHosts[0].Host)
+		}
+		last = r
+	}
+	fmt.Fprintln(env.Stderr, "<<Job is finished>>")
+	switch last.State {
+	case api.StateDone:
+		return 0
+	case api.StateExit:
+		if last.RunCount == 0 && last.StartTime == 0 {
+			return 126
+		}
+		ws := syscall.WaitStatus(last.ExitStatus)
+		switch {
+		case ws.Exited():
+			return ws.ExitStatus()
+		case ws.Signaled():
+			return 128 + int(ws.Signal())
+		}
+		return 1
+	}
 	return ExitUsage
 }
 
+// bsubPack submits every line of a pack file (bsub options and command per
+// line) in one request, as bsub -pack does.
+func bsubPack(ctx context.Context, env *Env, file string) int {
+	f, err := os.Open(file)
+	if err != nil {
+		return notSubmitted(env, "%s: %v", file, err)
+	}
+	defer f.Close()
+	cc, err := loadClientConf(env)
+	if err != nil {
+		return notSubmitted(env, "%v", err)
+	}
+	var specs []*api.JobSpec
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		words, err := shellWords(t)
+		if err != nil {
+			return notSubmitted(env, "%s: line %d: %v", file, line, err)
+		}
+		res, err := bsubSpec.Parse(words)
+		if err != nil {
+			return notSubmitted(env, "%s: line %d: %v", file, line, err)
+		}
+		spec, err := bsubJobSpec(env, cc, res, false)
+		if err != nil {
+			return notSubmitted(env, "%s: line %d: %v", file, line, err)
+		}
+		specs = append(specs, spec)
+	}
+	if err := sc.Err(); err != nil {
+		return notSubmitted(env, "%s: %v", file, err)
+	}
+	if len(specs) == 0 {
+		return notSubmitted(env, "%s: no job in the pack file", file)
+	}
+	return bsubSubmit(ctx, env, specs)
+}
+
+// bsubJobSpec builds the submission from the parsed command line; stdin
+// may supply the job script (when there is no command).
+func bsubJobSpec(env *Env, cc *clientConf, res *lsfopt.Result, allowStdin bool) (*api.JobSpec, error) {
+	spec := &api.JobSpec{}
+	var script string
+	switch {
+	case len(res.Operands) == 1 && isJobScriptFile(res.Operands[0]) && env.Getenv("LSB_BSUB_PARSE_SCRIPT") != "N":
+		b, err := os.ReadFile(res.Operands[0])
+		if err != nil {
+			return nil, err
+		}
+		script = string(b)
+	case len(res.Operands) > 0:
+		spec.Command = joinCommand(res.Operands)
+	case allowStdin:
+		s, err := readScript(env)
+		if err != nil {
+			return nil, err
+		}
+		script = s
+	}
+	if script != "" {
+		spec.Command, spec.FromScript = script, true
+		if strings.HasPrefix(script, "#!") {
+			spec.Shell = strings.TrimSpace(strings.SplitN(script[2:], "\n", 2)[0])
+		}
+		args, err := parseBSUBLines(script)
+		if err != nil {
+			return nil, fmt.Errorf("job script: %v", err)
+		}
+		sres, err := bsubScriptSpec.Parse(args)
+		if err != nil {
+			return nil, fmt.Errorf("job script: %v", err)
+		}
+		res = mergeOptions(sres, res)
+	}
+	if strings.TrimSpace(spec.Command) == "" {
+		return nil, errors.New("No command is specified")
+	}
+	if err := applyBsubOptions(env, cc, spec, res); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+// isJobScriptFile reports whether a lone command operand is a job script to
+// read (it has #BSUB directives), as LSF does with LSB_BSUB_PARSE_SCRIPT=Y.
+func isJobScriptFile(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<20 {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for i := 0; i < 200 && sc.Scan(); i++ {
+		t := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(t, "#") && strings.HasPrefix(strings.TrimLeft(t[1:], " \t"), "BSUB") {
+			return true
+		}
+	}
+	return false
+}
+
+// joinCommand rebuilds the command line, quoting words the shell would
+// otherwise split or expand.
+func joinCommand(words []string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`|&;<>()*?[]#~{}!") {
+			b.WriteString(w)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+// readScript reads the job script from stdin, prompting with "bsub> " on a
+// terminal as LSF does.
+func readScript(env *Env) (string, error) {
+	tty := false
+	if f, ok := env.Stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	var b strings.Builder
+	r := bufio.NewReader(env.Stdin)
+	for {
+		if tty {
+			fmt.Fprint(env.Stdout, "bsub> ")
+		}
+		line, err := r.ReadString('\n')
+		b.WriteString(line)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// mergeOptions returns the script's options overridden by the command
+// line's: an option given on the command line replaces every occurrence of
+// it in the script.
+func mergeOptions(script, cmdline *lsfopt.Result) *lsfopt.Result {
+	out := &lsfopt.Result{Operands: cmdline.Operands}
+	given := map[string]bool{}
+	for _, o := range cmdline.Opts {
+		given[o.Name] = true
+	}
+	for _, o := range script.Opts {
+		if !given[o.Name] {
+			out.Opts = append(out.Opts, o)
+		}
+	}
+	out.Opts = append(out.Opts, cmdline.Opts...)
+	return out
+}
+
+// applyBsubOptions fills spec from the options.
+func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.Result) error {
+	unit := cc.conf.UnitForLimits()
+	limits := &api.Limits{}
+	now := env.Clock.Now()
+	envMode := ""
+	for _, o := range res.Opts {
+		v := o.Value
+		var err error
+		switch o.Name {
+		case "J":
+			spec.JobName = v
+		case "Jd":
+			spec.Description = v
+		case "q":
+			spec.Queues = strings.Fields(v)
+		case "n":
+			spec.MinProcs, spec.MaxProcs, err = parseProcs(v)
+		case "R":
+			spec.ResReq = append(spec.ResReq, v)
+		case "m":
+			spec.AskedHosts = append(spec.AskedHosts, strings.Fields(v)...)
+		case "o":
+			spec.OutFile, spec.OutOverwrite = v, false
+		case "oo":
+			spec.OutFile, spec.OutOverwrite = v, true
+		case "e":
+			spec.ErrFile, spec.ErrOverwrite = v, false
+		case "eo":
+			spec.ErrFile, spec.ErrOverwrite = v, true
+		case "i":
+			spec.InFile, spec.InSpool = v, false
+		case "is":
+			spec.InFile, spec.InSpool = v, true
+		case "cwd":
+			spec.Cwd = v
+		case "env":
+			envMode = v
+		case "W":
+			limits.Run, limits.RunHost, err = parseMinutes(v, "RUNLIMIT")
+		case "We":
+			limits.RunEstimate, _, err = parseMinutes(v, "RUNLIMIT")
+		case "c":
+			limits.CPU, limits.CPUHost, err = parseMinutes(v, "CPULIMIT")
+		case "M":
+			limits.Mem, err = parseSizeKB(v, unit, "MEMLIMT")
+		case "v":
+			limits.Swap, err = parseSizeKB(v, unit, "SWAPLIMIT")
+		case "C":
+			limits.Core, err = parseSizeKB(v, "KB", "CORELIMIT")
+		case "D":
+			limits.Data, err = parseSizeKB(v, "KB", "DATALIMIT")
+		case "F":
+			limits.File, err = parseSizeKB(v, "KB", "FILELIMIT")
+		case "S":
+			limits.Stack, err = parseSizeKB(v, "KB", "STACKLIMIT")
+		case "p":
+			limits.Process, err = parseCount(v, "PROCESSLIMIT")
+		case "T":
+			limits.Thread, err = parseCount(v, "THREADLIMIT")
+		case "P":
+			spec.Project = v
+		case "G":
+			spec.UserGroup = v
+		case "w":
+			spec.Dependency = v
+		case "x":
+			spec.Exclusive = true
+		case "r":
+			spec.Rerunnable, spec.NotRerunnable = true, false
+		case "rn":
+			spec.Rerunnable, spec.NotRerunnable = false, true
+		case "H":
+			spec.Hold = true
+		case "b":
+			spec.BeginTime, err = parseTimeSpec(v, now)
+		case "t":
+			spec.TermTime, err = parseTimeSpec(v, now)
+		case "K":
+			spec.Wait = true
+		case "E":
+			spec.PreExec = v
+		case "Ep":
+			spec.PostExec = v
+		case "L":
+			spec.LoginShell = v
+		case "u":
+			spec.MailUser = v
+		case "B":
+			spec.NotifyBegin = true
+		case "N":
+			spec.NotifyEnd = true
+		case "app":
+			spec.App = v
+		case "sp":
+			var n int
+			n, err = strconv.Atoi(v)
+			if err != nil || n < 1 {
+				err = fmt.Errorf("%s: Bad user priority", v)
+			}
+			spec.UserPriority = int32(n)
+		case "f":
+			var ft *api.FileTransfer
+			ft, err = parseFileTransfer(v)
+			spec.Files = append(spec.Files, ft)
+		case "a":
+			spec.EsubParams = v
+		case "sla":
+			spec.SLA = v
+		case "g":
+			spec.JobGroup = v
+		case "k":
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				spec.ChkpntDir = f[0]
+			}
+			if len(f) > 1 {
+				var m int
+				if m, err = strconv.Atoi(f[1]); err != nil || m <= 0 {
+					err = fmt.Errorf("%s: Bad checkpoint period value", f[1])
+				}
+				spec.ChkpntPeriod = int64(m) * 60
+			}
+		case "I", "Ip", "Is", "tty":
+			spec.Interactive = true
+		case "wa":
+			spec.WarningAction = v
+		case "wt":
+			spec.WarningTime, _, err = parseMinutes(v, "warning time")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if spec.Wait && strings.Contains(spec.JobName, "[") {
+		return errors.New("Job array doesn't support -K option")
+	}
+	if *limits != (api.Limits{}) {
+		spec.Limits = limits
+	}
+	// Where and as whom.
+	spec.FromHost = cc.localHost(env)
+	if wd := env.Getenv("PWD"); wd != "" {
+		spec.SubCwd = wd
+	} else if wd, err := env.Getwd(); err == nil {
+		spec.SubCwd = wd
+	}
+	spec.SubHome = env.Getenv("HOME")
+	spec.UID, spec.GID = int32(os.Getuid()), int32(os.Getgid())
+	old := syscall.Umask(0)
+	syscall.Umask(old)
+	spec.Umask = uint32(old)
+	var err error
+	spec.Env, err = jobEnv(env, envMode)
+	return err
+}
+
+// jobEnv is the environment the job gets (-env: "all" (default), "none",
+// or "[all|none,]var[=value],...").
+func jobEnv(env *Env, mode string) ([]string, error) {
+	base := env.Environ()
+	mode = strings.TrimSpace(mode)
+	if mode == "" || strings.EqualFold(mode, "all") {
+		return base, nil
+	}
+	parts := strings.Split(mode, ",")
+	all := true
+	first := strings.TrimSpace(parts[0])
+	switch strings.ToLower(first) {
+	case "all":
+		parts = parts[1:]
+	case "none":
+		all = false
+		parts = parts[1:]
+	}
+	vals := map[string]string{}
+	var order []string
+	if all {
+		for _, kv := range base {
+			k, v, _ := strings.Cut(kv, "=")
+			if _, ok := vals[k]; !ok {
+				order = append(order, k)
+			}
+			vals[k] = v
+		}
+	}
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		k, v, hasVal := strings.Cut(p, "=")
+		if !hasVal {
+			cur, ok := env.LookupEnv(k)
+			if !ok {
+				continue
+			}
+			v = cur
+		}
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+vals[k])
+	}
+	return out, nil
+}
+
+// parseProcs parses -n min[,max].
+func parseProcs(v string) (int32, int32, error) {
+	lo, hi, hasMax := strings.Cut(v, ",")
+	min, err := strconv.Atoi(strings.TrimSpace(lo))
+	if err != nil || min < 1 {
+		return 0, 0, fmt.Errorf("%s: Bad argument for option -n", v)
+	}
+	max := min
+	if hasMax {
+		if max, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || max < min {
+			return 0, 0, fmt.Errorf("%s: Bad argument for option -n", v)
+		}
+	}
+	return int32(min), int32(max), nil
+}
+
+// parseMinutes parses [hours:]minutes[/host_spec] into seconds. Minutes
+// may be fractional (LSF 10 accepts 0.5).
+func parseMinutes(v, what string) (int64, string, error) {
+	s, host, _ := strings.Cut(v, "/")
+	bad := fmt.Errorf("%s: Bad %s specification", v, what)
+	var total float64
+	if h, m, ok := strings.Cut(s, ":"); ok {
+		hours, err1 := strconv.Atoi(h)
+		mins, err2 := strconv.ParseFloat(m, 64)
+		if err1 != nil || err2 != nil || hours < 0 || mins < 0 {
+			return 0, "", bad
+		}
+		total = float64(hours)*60 + mins
+	} else {
+		mins, err := strconv.ParseFloat(s, 64)
+		if err != nil || mins < 0 {
+			return 0, "", bad
+		}
+		total = mins
+	}
+	return int64(total*60 + 0.5), host, nil
+}
+
+// parseSizeKB parses a memory or size limit in unit (KB, MB, GB, TB; the
+// value may carry its own unit suffix) into KB.
+func parseSizeKB(v, unit, what string) (int64, error) {
+	s := strings.ToUpper(strings.TrimSpace(v))
+	mult := map[string]int64{"K": 1, "KB": 1, "M": 1 << 10, "MB": 1 << 10, "G": 1 << 20, "GB": 1 << 20, "T": 1 << 30, "TB": 1 << 30, "P": 1 << 40, "PB": 1 << 40, "E": 1 << 50, "EB": 1 << 50}
+	u := strings.ToUpper(unit)
+	if u == "" {
+		u = "KB"
+	}
+	num := s
+	for _, suf := range []string{"KB", "MB", "GB", "TB", "PB", "EB", "K", "M", "G", "T", "P", "E"} {
+		if strings.HasSuffix(s, suf) {
+			num, u = strings.TrimSuffix(s, suf), suf
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f <= 0 || mult[u] == 0 {
+		return 0, fmt.Errorf("%s: %s value should be a positive integer", v, what)
+	}
+	return int64(f*float64(mult[u]) + 0.5), nil
+}
+
+func parseCount(v, what string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s: %s value should be a positive integer", v, what)
+	}
+	return n, nil
+}
+
+// parseTimeSpec parses [[month:]day:]hour:minute as the next such time
+// (LSF: a time already past today means tomorrow).
+func parseTimeSpec(v string, now time.Time) (int64, error) {
+	bad := fmt.Errorf("%s: Bad time specification", v)
+	parts := strings.Split(v, ":")
+	if len(parts) < 2 || len(parts) > 4 {
+		return 0, bad
+	}
+	nums := make([]int, len(parts))
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return 0, bad
+		}
+		nums[i] = n
+	}
+	minute, hour := nums[len(nums)-1], nums[len(nums)-2]
+	if minute > 59 || hour > 23 {
+		return 0, bad
+	}
+	y, mo, d := now.Date()
+	switch len(nums) {
+	case 3:
+		d = nums[0]
+	case 4:
+		mo, d = time.Month(nums[0]), nums[1]
+		if mo < 1 || mo > 12 {
+			return 0, bad
+		}
+	}
+	if len(nums) >= 3 && (d < 1 || d > 31) {
+		return 0, bad
+	}
+	t := time.Date(y, mo, d, hour, minute, 0, 0, now.Location())
+	if !t.After(now) {
+		switch len(nums) {
+		case 2:
+			t = t.AddDate(0, 0, 1)
+		case 3:
+			t = t.AddDate(0, 1, 0)
+		case 4:
+			t = t.AddDate(1, 0, 0)
+		}
+	}
+	return t.Unix(), nil
+}
+
+// parseFileTransfer parses -f "local op [remote]".
+func parseFileTransfer(v string) (*api.FileTransfer, error) {
+	f := strings.Fields(v)
+	if len(f) < 2 || len(f) > 3 {
+		return nil, fmt.Errorf("%s: Bad file transfer specification", v)
+	}
+	switch f[1] {
+	case ">", "<", "<<", "><", "<>":
+	default:
+		return nil, fmt.Errorf("%s: Bad file transfer operator", v)
+	}
+	ft := &api.FileTransfer{Local: f[0], Op: f[1], Remote: f[0]}
+	if len(f) == 3 {
+		ft.Remote = f[2]
+	}
+	return ft, nil
+}
+
 func bsubUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, `Usage: bsub [-h] [-V] [-H] [-x] [-r | -rn] [-N] [-B] [-K] [-I | -Ip | -Is]
+	fmt.Fprintln(env.Stderr, `Usage: bsub [-h] [-V] [-H] [-x] [-r | -rn] [-N] [-B] [-K]
             [-q "queue_name ..."] [-m "host_name[+[pref_level]] | host_group[+[pref_level]] ..."]
             [-n min_proc[,max_proc]] [-R "res_req"] [-J job_name | -J "name[index_list]%job_limit"]
             [-b [[month:]day:]hour:minute] [-t [[month:]day:]hour:minute] [-w 'dependency_expression']
@@ -58,6 +699,7 @@ func bsubUsage(env *Env) {
             [-P project_name] [-G user_group] [-app application_profile] [-sp priority] [-u mail_user]
             [-W [hour:]minute[/host_name | /host_model]] [-c [hour:]minute[/host_name | /host_model]]
             [-M mem_limit] [-C core_limit] [-D data_limit] [-F file_limit] [-S stack_limit] [-v swap_limit]
-            [-p process_limit] [-T thread_limit] [-Jd "job_description"] [-pack job_submission_file]
+            [-p process_limit] [-T thread_limit] [-Jd "job_description"] [-f "local_file op [remote_file]"]
+            [-pack job_submission_file]
             [command [argument ...]]`)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	Register(&Command{Name: "config", Summary: "write the default cluster configuration, dump or check a configuration", Run: runConfig})
+	Register(&Command{Name: "config", Sub: true, Summary: "write the default cluster configuration, dump or check a configuration", Run: runConfig})
 }
 
 const configUsage = `Usage: basalt config write DIR [--hosts N] [--slots N] [--cluster NAME] [--port-base P]

@@ -14,7 +14,7 @@ import (
 var resreqSpec = lsfopt.New("h|strict|m|c:|q:|u:")
 
 func init() {
-	Register(&Command{Name: "resreq", Summary: "parse and explain resource requirement strings", Run: runResreq})
+	Register(&Command{Name: "resreq", Sub: true, Summary: "parse and explain resource requirement strings", Run: runResreq})
 }
 
 func resreqUsage(w io.Writer) {

@@ -72,4 +72,8 @@ type Command struct {
 	Daemon bool
 	// Hidden commands are internal (job shepherd) and not listed or linked.
 	Hidden bool
+	// Sub commands are basalt's own (basalt cluster, basalt config...): they
+	// are listed but not linked, so that generic names like "config" never
+	// shadow other programs on a user's PATH.
+	Sub bool
 }

@@ -82,10 +82,11 @@ func usage(e *Env) {
 	for _, group := range []struct {
 		title  string
 		daemon bool
-	}{{"Commands:", false}, {"Daemons:", true}} {
+		sub    bool
+	}{{"basalt commands:", false, true}, {"LSF commands:", false, false}, {"Daemons:", true, false}} {
 		fmt.Fprintln(e.Stdout, group.title)
 		for _, c := range Commands() {
-			if c.Hidden || c.Daemon != group.daemon {
+			if c.Hidden || c.Daemon != group.daemon || c.Sub != group.sub {
 				continue
 			}
 			fmt.Fprintf(e.Stdout, "  %-12s %s\n", c.Name, c.Summary)
@@ -97,7 +98,7 @@ func usage(e *Env) {
 func LinkNames() []string {
 	var names []string
 	for _, c := range Commands() {
-		if !c.Hidden && c.Name != "basalt" && !strings.Contains(c.Name, " ") {
+		if !c.Hidden && !c.Sub && c.Name != "basalt" && !strings.Contains(c.Name, " ") {
 			names = append(names, c.Name)
 		}
 	}

@@ -44,7 +44,7 @@ func (s *Server) refreshLoad(ctx context.Context, period time.Duration) {
 	}
 	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	load, err := s.opts.Load.Load(lctx)
+	load, err := s.opts.Load.Load(lctx, s.cfg.Current().ResourceTable())
 	if err != nil {
 		s.log.Warn("cannot get host load from LIM", "err", err)
 		return

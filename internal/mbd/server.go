@@ -19,6 +19,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/version"
 )
@@ -46,9 +47,10 @@ type Options struct {
 
 // LoadSource reports host load as resreq value vectors (LIM).
 type LoadSource interface {
-	// Load returns the current load of the named hosts. Hosts missing from
-	// the result have no load information.
-	Load(ctx context.Context) (map[string]*HostLoad, error)
+	// Load returns the current load of the cluster's hosts as value
+	// vectors for table t. Hosts missing from the result have no load
+	// information.
+	Load(ctx context.Context, t *resreq.Table) (map[string]*HostLoad, error)
 }
 
 // HostLoad is one host's load picture from LIM.

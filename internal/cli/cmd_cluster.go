@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/cluster"
+)
+
+func init() {
+	Register(
+		&Command{Name: "cluster", Sub: true, Summary: "start or stop a local multi-host cluster (up|down)", Run: runCluster},
+		&Command{Name: "dev", Sub: true, Summary: "run a local multi-host cluster in the foreground until interrupted", Run: runDev},
+	)
+}
+
+var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|h|-help")
+
+// defaultClusterDir is where basalt cluster keeps its cluster when --dir is
+// not given.
+func defaultClusterDir(env *Env) string {
+	if h := env.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".basalt", "cluster")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("basalt-%d", os.Getuid()), "cluster")
+}
+
+func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
+	o := cluster.Options{Dir: defaultClusterDir(env), Has: func(n string) bool { _, ok := Lookup(n); return ok }}
+	for _, opt := range res.Opts {
+		switch opt.Name {
+		case "-hosts", "-slots":
+			n, err := strconv.Atoi(opt.Value)
+			if err != nil || n < 1 || n > 250 && opt.Name == "-hosts" {
+				return o, fmt.Errorf("%s %s: expected a positive number", opt.Name, opt.Value)
+			}
+			if opt.Name == "-hosts" {
+				o.Hosts = n
+			} else {
+				o.Slots = n
+			}
+		case "-dir":
+			o.Dir = opt.Value
+		case "-cluster":
+			o.Cluster = opt.Value
+		}
+	}
+	return o, nil
+}
+
+const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME]
+       basalt cluster down [--dir DIR]
+
+up starts a local multi-host cluster (hostN on 127.0.1.N) in the background,
+waits until it accepts jobs and prints the shell variables to use it:
+    eval "$(basalt cluster up)"
+down stops it and every process it started.`
+
+func runCluster(ctx context.Context, env *Env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(env.Stderr, clusterUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	sub := args[0]
+	res, err := clusterSpec.Parse(args[1:])
+	if err != nil || len(res.Operands) > 0 {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q", res.Operands[0])
+		}
+		env.Errorf("basalt cluster %s: %v", sub, err)
+		fmt.Fprintln(env.Stderr, clusterUsage)
+		return 2
+	}
+	o, err := clusterOptions(env, res)
+	if err != nil {
+		env.Errorf("basalt cluster %s: %v", sub, err)
+		return 2
+	}
+	switch sub {
+	case "up":
+		c, err := cluster.Up(ctx, o)
+		if err != nil {
+			env.Errorf("basalt cluster up: %v", err)
+			return 1
+		}
+		for _, kv := range c.Exports() {
+			fmt.Fprintf(env.Stdout, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+		}
+		fmt.Fprintf(env.Stdout, "# Basalt cluster %q is up: %d hosts, %d slots each; stop it with: basalt cluster down --dir %s\n",
+			c.Opts.Cluster, c.Opts.Hosts, c.Opts.Slots, shellQuote(c.Opts.Dir))
+		return 0
+	case "down":
+		if err := cluster.Down(ctx, o.Dir, ""); err != nil {
+			env.Errorf("basalt cluster down: %v", err)
+			return 1
+		}
+		return 0
+	}
+	env.Errorf("basalt cluster: unknown subcommand %q", sub)
+	fmt.Fprintln(env.Stderr, clusterUsage)
+	return 2
+}
+
+// runDev runs a cluster in the foreground until SIGINT or SIGTERM.
+func runDev(ctx context.Context, env *Env, args []string) int {
+	res, err := clusterSpec.Parse(args)
+	if err != nil || len(res.Operands) > 0 {
+		env.Errorf("Usage: basalt dev [--hosts N] [--slots N] [--dir DIR] [--cluster NAME]")
+		return 2
+	}
+	o, err := clusterOptions(env, res)
+	if err != nil {
+		env.Errorf("basalt dev: %v", err)
+		return 2
+	}
+	if !flagGiven(res, "-dir") {
+		o.Dir = filepath.Join(os.TempDir(), fmt.Sprintf("basalt-dev-%d", os.Getpid()))
+		defer os.RemoveAll(o.Dir)
+	}
+	o.Foreground = true
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c, err := cluster.Up(ctx, o)
+	if err != nil {
+		env.Errorf("basalt dev: %v", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "Basalt dev cluster %q: %d hosts, %d slots each, in %s. In another shell:\n", c.Opts.Cluster, c.Opts.Hosts, c.Opts.Slots, c.Opts.Dir)
+	for _, kv := range c.Exports() {
+		fmt.Fprintf(env.Stderr, "  export %s=%s\n", kv[0], shellQuote(kv[1]))
+	}
+	fmt.Fprintln(env.Stderr, "Press Ctrl-C to stop.")
+	if err := c.Wait(ctx); err != nil {
+		env.Errorf("basalt dev: %v", err)
+		return 1
+	}
+	return 0
+}
+
+func flagGiven(res *lsfopt.Result, name string) bool { return res.Has(name) }
+
+// shellQuote quotes s for a POSIX shell when needed.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`|&;<>()*?[]#~{}!") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/lim/limclient"
+	"github.com/basalt-lsf/basalt/internal/mbd"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+)
+
+func init() {
+	Register(&Command{Name: "mbatchd", Summary: "the master batch daemon", Daemon: true, Run: runMbatchd})
+}
+
+var mbatchdSpec = lsfopt.New("d:|h|V")
+
+func runMbatchd(ctx context.Context, env *Env, args []string) int {
+	res, err := mbatchdSpec.Parse(args)
+	if err != nil || len(res.Operands) > 0 || res.Has("h") {
+		env.Errorf("Usage: mbatchd [-h] [-V] [-d env_dir]")
+		if res != nil && res.Has("h") {
+			return 0
+		}
+		return ExitUsage
+	}
+	if res.Has("V") {
+		return runVersion(ctx, env, nil)
+	}
+	envDir := env.Getenv("LSF_ENVDIR")
+	if d, ok := res.Last("d"); ok {
+		envDir = d
+	}
+	if envDir == "" {
+		envDir = config.DefaultEnvDir
+	}
+	base, err := config.LoadBase(ctx, config.Options{EnvDir: envDir, Getenv: env.Getenv})
+	if err != nil {
+		env.Errorf("mbatchd: %v", err)
+		return 1
+	}
+	host, err := config.LocalHostName(base.Conf, env.Getenv, nil)
+	if err != nil {
+		env.Errorf("mbatchd: %v", err)
+		return 1
+	}
+	log, closeLog, err := daemonLog(env, base.Conf.LogDir(), "mbatchd", host)
+	if err != nil {
+		env.Errorf("mbatchd: %v", err)
+		return 1
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	lim := limclient.New(base, limclient.Options{LocalHost: host})
+	defer lim.Close()
+	srv, err := mbd.New(ctx, mbd.Options{EnvDir: envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}})
+	if err != nil {
+		log.Error("mbatchd cannot start", "err", err)
+		env.Errorf("mbatchd: %v", err)
+		return 1
+	}
+	if err := srv.Run(ctx); err != nil {
+		log.Error("mbatchd stopped", "err", err)
+		env.Errorf("mbatchd: %v", err)
+		return 1
+	}
+	return 0
+}
+
+// limLoad feeds mbatchd with the master LIM's load picture.
+type limLoad struct{ c *limclient.Client }
+
+func (l limLoad) Load(ctx context.Context, t *resreq.Table) (map[string]*mbd.HostLoad, error) {
+	cl, err := l.c.Cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*mbd.HostLoad, len(cl.Hosts))
+	for _, h := range cl.Hosts {
+		v := cl.Vector(t, h.Name)
+		hl := &mbd.HostLoad{Status: limclient.StatusString(h.Status), Num: v.Num, Str: v.Str, Type: h.Type, Model: h.Model}
+		if h.Static != nil {
+			hl.NCPUs = int(h.Static.NCPUs)
+		}
+		out[h.Name] = hl
+	}
+	return out, nil
+}
+
+// daemonLog opens LSF_LOGDIR/<daemon>.log.<host> (stderr when LSF_LOGDIR is
+// unset or unwritable).
+func daemonLog(env *Env, dir, daemon, host string) (*slog.Logger, func(), error) {
+	if dir == "" {
+		return slog.New(slog.NewTextHandler(env.Stderr, nil)), func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return slog.New(slog.NewTextHandler(env.Stderr, nil)), func() {}, nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%s.log.%s", daemon, host)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return slog.New(slog.NewTextHandler(env.Stderr, nil)), func() {}, nil
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}

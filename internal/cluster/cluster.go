@@ -1,0 +1,447 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+// Options describe a local cluster.
+type Options struct {
+	Dir     string // cluster directory (created)
+	Hosts   int    // default 3
+	Slots   int    // MXJ per host, default 4
+	Cluster string // cluster name, default "basalt"
+	// Exe is the basalt binary to run daemons from (default: this one).
+	Exe string
+	// Daemons to start per host; default lim and sbatchd where the binary
+	// has them, plus mbatchd on the first host.
+	NoLIM bool
+	NoSBD bool
+	// Timeout bounds the wait for the cluster to accept jobs.
+	Timeout time.Duration
+	// Env is added to every daemon's environment.
+	Env []string
+	// Has reports whether the binary has a command (default: assume yes).
+	Has func(name string) bool
+	// Foreground keeps daemons in this process's session (basalt dev): they
+	// die with it.
+	Foreground bool
+}
+
+func (o *Options) fill() error {
+	if o.Dir == "" {
+		return errors.New("cluster: no directory given")
+	}
+	if o.Hosts <= 0 {
+		o.Hosts = 3
+	}
+	if o.Slots <= 0 {
+		o.Slots = 4
+	}
+	if o.Cluster == "" {
+		o.Cluster = "basalt"
+	}
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		o.Exe = exe
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.Has == nil {
+		o.Has = func(string) bool { return true }
+	}
+	return nil
+}
+
+// Cluster is a started local cluster.
+type Cluster struct {
+	Opts   Options
+	EnvDir string
+	Bin    string
+	procs  []proc
+}
+
+type proc struct {
+	daemon string
+	host   string
+	pid    int
+	cmd    *exec.Cmd
+}
+
+// Exports are the shell variables a user needs to talk to the cluster.
+func (c *Cluster) Exports() [][2]string {
+	return [][2]string{
+		{"LSF_ENVDIR", c.EnvDir},
+		{"BASALT_HOST", defaults.HostName(1)},
+		{"PATH", c.Bin + string(os.PathListSeparator) + os.Getenv("PATH")},
+	}
+}
+
+// Up writes the configuration and starts every daemon, then waits until the
+// cluster accepts jobs.
+func Up(ctx context.Context, opts Options) (*Cluster, error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = dir
+	if pids, _ := readPids(dir); len(pids) > 0 && anyAlive(pids) {
+		return nil, fmt.Errorf("a cluster is already running in %s (run basalt cluster down --dir %s)", dir, dir)
+	}
+	base, err := freePortBase(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	admin := "root"
+	if u := os.Getenv("USER"); u != "" && os.Getuid() != 0 {
+		admin = u
+	}
+	if _, err := defaults.Write(dir, defaults.Options{Hosts: opts.Hosts, Slots: opts.Slots, Cluster: opts.Cluster,
+		PortBase: base, Admin: admin, Force: true}); err != nil {
+		return nil, fmt.Errorf("writing the configuration: %w", err)
+	}
+	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin")}
+	if err := c.links(); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{"log", "work", "state"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// LIMs first (the master's first), then mbatchd, then the sbatchds.
+	if !opts.NoLIM && opts.Has("lim") {
+		for i := 1; i <= opts.Hosts; i++ {
+			if err := c.start(ctx, "lim", defaults.HostName(i)); err != nil {
+				c.Down(context.Background())
+				return nil, err
+			}
+		}
+	}
+	if err := c.start(ctx, "mbatchd", defaults.HostName(1)); err != nil {
+		c.Down(context.Background())
+		return nil, err
+	}
+	if !opts.NoSBD && opts.Has("sbatchd") {
+		for i := 1; i <= opts.Hosts; i++ {
+			if err := c.start(ctx, "sbatchd", defaults.HostName(i)); err != nil {
+				c.Down(context.Background())
+				return nil, err
+			}
+		}
+	}
+	if err := c.writePids(); err != nil {
+		c.Down(context.Background())
+		return nil, err
+	}
+	if err := c.wait(ctx); err != nil {
+		c.Down(context.Background())
+		return nil, err
+	}
+	return c, nil
+}
+
+// links creates bin/<command> links to the binary.
+func (c *Cluster) links() error {
+	if err := os.MkdirAll(c.Bin, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.Command(c.Opts.Exe, "links", c.Bin)
+	cmd.Args[0] = "basalt"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("creating command links: %v: %s", err, out)
+	}
+	return nil
+}
+
+func (c *Cluster) start(ctx context.Context, daemon, host string) error {
+	logf, err := os.OpenFile(filepath.Join(c.Opts.Dir, "log", fmt.Sprintf("%s-%s.out", daemon, host)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(c.Opts.Exe)
+	cmd.Args = []string{daemon}
+	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST="+host)
+	cmd.Env = append(cmd.Env, c.Opts.Env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = c.Opts.Dir
+	if !c.Opts.Foreground {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s on %s: %w", daemon, host, err)
+	}
+	c.procs = append(c.procs, proc{daemon: daemon, host: host, pid: cmd.Process.Pid, cmd: cmd})
+	if !c.Opts.Foreground {
+		go cmd.Wait() // reap if it dies while we wait for readiness
+	}
+	return nil
+}
+
+func (c *Cluster) writePids() error {
+	var b strings.Builder
+	for _, p := range c.procs {
+		fmt.Fprintf(&b, "%d %s %s\n", p.pid, p.daemon, p.host)
+	}
+	return os.WriteFile(filepath.Join(c.Opts.Dir, "cluster.pids"), []byte(b.String()), 0o644)
+}
+
+// wait blocks until mbatchd answers and every host's sbatchd is connected.
+func (c *Cluster) wait(ctx context.Context) error {
+	deadline := time.Now().Add(c.Opts.Timeout)
+	masterAddr := netip.AddrPortFrom(defaults.HostAddr(1), 0)
+	_, _, mbdPort, _ := defaults.Ports(c.portBase())
+	addr := net.JoinHostPort(masterAddr.Addr().String(), strconv.Itoa(mbdPort))
+	wantSbd := !c.Opts.NoSBD && c.Opts.Has("sbatchd")
+	var last error
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if dead := c.deadDaemon(); dead != "" {
+			return fmt.Errorf("%s exited during start-up; see %s", dead, filepath.Join(c.Opts.Dir, "log"))
+		}
+		last = c.ready(ctx, addr, wantSbd)
+		if last == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("the cluster did not become ready within %v: %v (logs in %s)", c.Opts.Timeout, last, filepath.Join(c.Opts.Dir, "log"))
+}
+
+func (c *Cluster) portBase() int {
+	b, _ := os.ReadFile(filepath.Join(c.EnvDir, "lsf.conf"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "LSF_RES_PORT="); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return defaults.DefaultPortBase
+}
+
+func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	cl, err := rpc.Dial(cctx, mbdAddr, &api.ConnHello{User: "root", Host: defaults.HostName(1)})
+	if err != nil {
+		return fmt.Errorf("mbatchd: %w", err)
+	}
+	defer cl.Close()
+	var hosts api.HostsReply
+	if err := cl.Call(cctx, "MBatchd.Hosts", &api.HostsRequest{}, &hosts); err != nil {
+		return fmt.Errorf("mbatchd: %w", err)
+	}
+	if !wantSbd {
+		return nil
+	}
+	for _, h := range hosts.Hosts {
+		if h.Status == "unavail" || h.Status == "unreach" {
+			return fmt.Errorf("host %s is %s", h.Name, h.Status)
+		}
+	}
+	return nil
+}
+
+// deadDaemon names a daemon that exited, if any.
+func (c *Cluster) deadDaemon() string {
+	for _, p := range c.procs {
+		if syscall.Kill(p.pid, 0) != nil {
+			return p.daemon + " on " + p.host
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid)); err == nil {
+			f := strings.Fields(string(b))
+			if len(f) > 2 && f[2] == "Z" {
+				return p.daemon + " on " + p.host
+			}
+		}
+	}
+	return ""
+}
+
+// Down stops the cluster's daemons: SIGTERM, then SIGKILL after a grace
+// period. Jobs are stopped too (their cgroups, then their process groups).
+func (c *Cluster) Down(ctx context.Context) error {
+	return Down(ctx, c.Opts.Dir, c.Opts.Cluster)
+}
+
+// Down stops the cluster in dir (cluster name for its job cgroups).
+func Down(ctx context.Context, dir, name string) error {
+	pids, err := readPids(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && anyAlive(pids) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, p := range pids {
+		if alive(p) {
+			_ = syscall.Kill(-p, syscall.SIGKILL)
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	if name == "" {
+		name = clusterName(dir)
+	}
+	killJobs(name)
+	_ = os.Remove(filepath.Join(dir, "cluster.pids"))
+	return nil
+}
+
+// clusterName reads the cluster name from a cluster directory's lsf.shared.
+func clusterName(dir string) string {
+	f, err := os.Open(filepath.Join(defaults.EnvDir(dir), "lsf.shared"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		t := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(t, "Begin Cluster"):
+			in = true
+		case in && (t == "" || strings.HasPrefix(t, "#") || strings.EqualFold(t, "ClusterName")):
+		case in:
+			return strings.Fields(t)[0]
+		}
+	}
+	return ""
+}
+
+// killJobs kills every process in the cluster's job cgroups.
+func killJobs(name string) {
+	if name == "" {
+		return
+	}
+	for _, root := range []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup"} {
+		base := filepath.Join(root, "basalt", name)
+		filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if root == "/sys/fs/cgroup/freezer" {
+				_ = os.WriteFile(filepath.Join(p, "freezer.state"), []byte("THAWED"), 0o644)
+			}
+			b, _ := os.ReadFile(filepath.Join(p, "cgroup.procs"))
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+func readPids(dir string) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cluster.pids"))
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 {
+			if p, err := strconv.Atoi(f[0]); err == nil {
+				pids = append(pids, p)
+			}
+		}
+	}
+	return pids, nil
+}
+
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+func anyAlive(pids []int) bool {
+	for _, p := range pids {
+		if alive(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// freePortBase finds a port base whose ports are free on every host's
+// address, so that several clusters (tests) run at once.
+func freePortBase(hosts int) (int, error) {
+	r := rand.New(rand.NewSource(time.Now().UnixNano() ^ int64(os.Getpid())))
+	for try := 0; try < 200; try++ {
+		base := 20000 + r.Intn(40000/10)*10
+		if portsFree(base, hosts) {
+			return base, nil
+		}
+	}
+	return 0, errors.New("cluster: no free port range found")
+}
+
+func portsFree(base, hosts int) bool {
+	res, lim, mbd, sbd := defaults.Ports(base)
+	for i := 1; i <= hosts; i++ {
+		a := defaults.HostAddr(i).String()
+		for _, p := range []int{res, lim, mbd, sbd} {
+			ln, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(p)))
+			if err != nil {
+				return false
+			}
+			ln.Close()
+			if p == lim {
+				pc, err := net.ListenPacket("udp", net.JoinHostPort(a, strconv.Itoa(p)))
+				if err != nil {
+					return false
+				}
+				pc.Close()
+			}
+		}
+	}
+	return true
+}
+
+// Wait blocks until ctx ends (basalt dev), then stops the cluster.
+func (c *Cluster) Wait(ctx context.Context) error {
+	<-ctx.Done()
+	return c.Down(context.Background())
+}
