@@ -60,6 +60,10 @@ func FuzzParseRecord(f *testing.F) {
 func FuzzHistory(f *testing.F) {
 	f.Add([]byte("# 5\n" + strings.Join(seedLines(), "\n")))
 	f.Add([]byte(strings.Join(seedLines()[:3], "\n") + "\n" + `"JOB_SIGNAL" "10.1" 9 42 0 1 "KILL" 0 "u"`))
+	// Arrays are expanded into element histories; keep them small here.
+	old := maxArrayExpand
+	maxArrayExpand = 64
+	f.Cleanup(func() { maxArrayExpand = old })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(bytes.NewReader(data), "fuzz")
 		h := NewHistory(Filter{States: AllStates})

@@ -18,7 +18,36 @@ import (
 
 // maxArrayExpand bounds the elements created from one JOB_NEW's index
 // list; larger arrays get element histories only from their own records.
-const maxArrayExpand = 1 << 20
+var maxArrayExpand = 1 << 16
+
+// indexListSize sums the sizes of the ranges of an index list ("1-10:2,15")
+// without expanding it, saturating above limit; ok is false when the list
+// does not read as ranges (job.ParseName then reports it).
+func indexListSize(spec string, limit int64) (n int64, ok bool) {
+	for item := range strings.SplitSeq(spec, ",") {
+		rng, stepStr, hasStep := strings.Cut(item, ":")
+		lo, hi, isRange := strings.Cut(rng, "-")
+		a, err1 := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
+		}
+		step := int64(1)
+		var err3 error
+		if hasStep {
+			step, err3 = strconv.ParseInt(strings.TrimSpace(stepStr), 10, 64)
+		}
+		if err1 != nil || err2 != nil || err3 != nil || step <= 0 || b < a {
+			return 0, false
+		}
+		n += (b-a)/step + 1
+		if n > limit || n < 0 {
+			return limit + 1, true
+		}
+	}
+	return n, true
+}
 
 // HistoryQuery is what ReadHistory reads and keeps (bhist).
 type HistoryQuery struct {
@@ -245,9 +274,13 @@ func (h *History) jobNew(r *Record, n *JobNew) {
 		Priority: max(n.UserPriority, 0),
 	}
 	ev := &api.HistoryEvent{Time: r.Time, Kind: TypeJobNew, State: st, User: n.UserName, Queue: n.Queue}
-	ns, err := job.ParseName(n.JobName, maxArrayExpand)
+	var ns *job.NameSpec
+	err := errTooLarge
+	if !isArrayName(n.JobName) || listFits(n.JobName) {
+		ns, err = job.ParseName(n.JobName, maxArrayExpand)
+	}
 	if err != nil || !ns.Array {
-		if strings.HasSuffix(n.JobName, "]") && strings.Contains(n.JobName, "[") {
+		if isArrayName(n.JobName) {
 			// An array too large to expand: elements come from their records.
 			name, _, _ := strings.Cut(n.JobName, "[")
 			h.arrays[id] = &array{newEv: ev, base: rec, name: name}
@@ -265,7 +298,7 @@ func (h *History) jobNew(r *Record, n *JobNew) {
 	h.arrays[id] = a
 	indices := ns.Indices
 	if v, ok := Lookup(n.Ext, ExtActiveIndices); ok {
-		if live, err := job.ParseName("x["+v+"]", maxArrayExpand); err == nil {
+		if live, err := job.ParseName("x["+v+"]", maxArrayExpand); err == nil && listFits("x["+v+"]") {
 			indices = live.Indices
 		}
 	}
@@ -274,6 +307,25 @@ func (h *History) jobNew(r *Record, n *JobNew) {
 			h.element(a, id, i)
 		}
 	}
+}
+
+var errTooLarge = errors.New("index list too large to expand")
+
+func isArrayName(name string) bool {
+	return strings.HasSuffix(name, "]") && strings.Contains(name, "[") ||
+		strings.Contains(name, "]%")
+}
+
+// listFits reports whether a job name's index list expands to at most
+// maxArrayExpand indices (counting repeats, which job.ParseName iterates).
+func listFits(name string) bool {
+	open := strings.IndexByte(name, '[')
+	end := strings.LastIndexByte(name, ']')
+	if open < 0 || end < open {
+		return true
+	}
+	n, ok := indexListSize(name[open+1:end], int64(maxArrayExpand))
+	return !ok || n <= int64(maxArrayExpand)
 }
 
 // apply folds a record other than JOB_NEW into a job.

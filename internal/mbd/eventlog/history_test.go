@@ -274,20 +274,43 @@ func kinds(h *api.JobHistory) []string {
 
 // An array too large to expand gets element histories from its records.
 func TestHistoryHugeArray(t *testing.T) {
-	h := NewHistory(Filter{States: AllStates})
-	for _, l := range []string{
-		line(`"JOB_NEW" "10.1" 1 9 500 1 1 1 0 0 0 0 0 "u"`, minus11,
-			`"" 1.00 0 "q" "" "h" "" "" "" "" "" "" "1.9" 0 "" "" "big[1-2000000]" "c" 0 "" "" 1 "" "" "" "" 0 0 "" "" "" 0`),
-		`"JOB_START" "10.1" 2 9 4 0 0 1.0 1 "h" "" "" 0 "" 777 "" 0 0`,
+	for _, name := range []string{
+		"big[1-2000000]",
+		"big[1-60000,1-60000,1-60000]%5", // repeats count: job.ParseName iterates them
 	} {
-		r, err := ParseRecord(l)
-		if err != nil {
-			t.Fatal(err)
+		h := NewHistory(Filter{States: AllStates})
+		for _, l := range []string{
+			line(`"JOB_NEW" "10.1" 1 9 500 1 1 1 0 0 0 0 0 "u"`, minus11,
+				`"" 1.00 0 "q" "" "h" "" "" "" "" "" "" "1.9" 0 "" "" "`+name+`" "c" 0 "" "" 1 "" "" "" "" 0 0 "" "" "" 0`),
+			`"JOB_START" "10.1" 2 9 4 0 0 1.0 1 "h" "" "" 0 "" 777 "" 0 0`,
+		} {
+			r, err := ParseRecord(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Add(r, false)
 		}
-		h.Add(r, false)
+		if got := keys(h.Result()); got != "9[777]" {
+			t.Errorf("%s: histories %q", name, got)
+		}
 	}
-	if got := keys(h.Result()); got != "9[777]" {
-		t.Errorf("histories %q", got)
+}
+
+func TestIndexListSize(t *testing.T) {
+	tests := []struct {
+		spec string
+		n    int64
+		ok   bool
+	}{
+		{"1-10", 10, true}, {"1-10:2", 5, true}, {"1,3,5-6", 4, true}, {"7", 1, true},
+		{"1-10,1-10", 20, true}, {"1-99999999", 101, true}, {"5-1", 0, false}, {"x", 0, false},
+		{"1-10:0", 0, false}, {"", 0, false},
+	}
+	for _, tt := range tests {
+		n, ok := indexListSize(tt.spec, 100)
+		if n != tt.n || ok != tt.ok {
+			t.Errorf("indexListSize(%q) = %d, %v; want %d, %v", tt.spec, n, ok, tt.n, tt.ok)
+		}
 	}
 }
 

@@ -504,3 +504,40 @@ func TestHistoryAcrossRotatedFiles(t *testing.T) {
 		t.Errorf("bacct: %d jobs, want 11", len(acct.Jobs))
 	}
 }
+
+func TestWriterSyncEvery(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	w, err := Open(dir, Options{SyncEvery: 2, Jobs: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wl workload
+	for id := int64(1); id <= 3; id++ {
+		wl.submit(id, "alice")
+	}
+	var durable []uint64
+	for i, e := range wl.entries {
+		s.apply(e)
+		if err := w.Append(uint64(i+1), e, nil); err != nil {
+			t.Fatal(err)
+		}
+		durable = append(durable, w.Durable())
+	}
+	if !slices.Equal(durable, []uint64{0, 2, 2}) {
+		t.Errorf("Durable after each entry = %v, want [0 2 2]", durable)
+	}
+	ck, found, err := readCheckpoint(filepath.Join(dir, checkpointFile))
+	if err != nil || !found || ck.Index != 2 {
+		t.Errorf("checkpoint %+v %v %v", ck, found, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Durable() != 3 {
+		t.Errorf("Durable after Close = %d", w.Durable())
+	}
+	if w.Dir() != dir {
+		t.Errorf("Dir() = %q", w.Dir())
+	}
+}
