@@ -357,10 +357,10 @@ func (c *Cluster) Value(name, host string) (float64, bool) {
 }
 
 // Vector returns host's value vector for the resource requirement
-// language, indexed by t: load indices (r15s, r1m, r15m normalized as LSF
-// selects on them... raw here, see below), static resources, lsf.cluster
-// RESOURCES and shared resources. Run queue lengths are effective values
-// (what thresholds and select compare). Undefined values are NaN or "".
+// language, indexed by t: load indices, static resources, lsf.cluster
+// RESOURCES, host-based external indices and shared resources. Run queue
+// lengths are effective values (what thresholds and select compare), ut a
+// fraction. Undefined values are NaN or ""; an unavail host has no load.
 func (c *Cluster) Vector(t *resreq.Table, host string) *resreq.Host {
 	h := c.Host(host)
 	v := &resreq.Host{Num: make([]float64, t.Len()), Str: make([]string, t.Len())}
