@@ -144,6 +144,34 @@ func (c *Client) Send(cmd *sbdwire.Command) error {
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
+// Handshake reads what a shepherd sends first on a new connection: the job's
+// state, launch and parameters (before deadline).
+func (c *Client) Handshake(deadline time.Time) (*api.JobStatusReport, *api.JobLaunch, *sbdwire.Params, error) {
+	if err := c.conn.SetReadDeadline(deadline); err != nil {
+		return nil, nil, nil, err
+	}
+	defer c.conn.SetReadDeadline(time.Time{})
+	var st *api.JobStatusReport
+	var l *api.JobLaunch
+	for {
+		ev, err := c.Recv()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		switch {
+		case ev.Status != nil:
+			st = ev.Status
+		case ev.Launch != nil:
+			l = ev.Launch
+		case ev.Params != nil:
+			if st == nil || l == nil {
+				return nil, nil, nil, fmt.Errorf("shepherd: handshake out of order")
+			}
+			return st, l, ev.Params, nil
+		}
+	}
+}
+
 // peerUID returns the uid of the process at the other end of a unix
 // socket.
 func peerUID(c net.Conn) (int, error) {

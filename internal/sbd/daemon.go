@@ -1,0 +1,382 @@
+package sbd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
+	"github.com/basalt-lsf/basalt/internal/sbd/spool"
+)
+
+// LSF batch error numbers sbatchd answers with (lsbatch.h LSBE_*).
+const (
+	LSBENoJob     = 1  // LSBE_NO_JOB
+	LSBEJobFinish = 4  // LSBE_JOB_FINISH
+	LSBEBadUser   = 16 // LSBE_BAD_USER
+	LSBESbatchd   = 48 // LSBE_SBATCHD
+)
+
+// Daemon is a running sbatchd.
+type Daemon struct {
+	cfg  Config
+	root spool.Root
+	cgm  *cgroup.Manager // nil: no cgroups
+	seq  *seqAlloc
+	boot time.Time
+	// self is the daemon's own account; a non-root sbatchd runs only its
+	// own user's jobs.
+	self    *shepherd.Account
+	nonRoot bool
+
+	jobs       map[string]*job
+	pendingAck map[uint64]string // final report Seq -> job key
+	sess       *session
+	cmdSeq     uint64
+	lastSusp   time.Time // last load suspension
+	loadKick   bool      // run the load check at the end of this turn
+
+	sessCh  chan sessEvent
+	shepCh  chan shepEvent
+	queryCh chan func()
+	done    chan struct{}
+	stop    chan struct{}
+}
+
+// New checks the configuration and prepares the state directory.
+func New(cfg Config) (*Daemon, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	d := &Daemon{
+		cfg: cfg, root: spool.Root(filepath.Join(cfg.StateDir, "jobs")), boot: cfg.Clock.Now(),
+		jobs: map[string]*job{}, pendingAck: map[uint64]string{},
+		sessCh: make(chan sessEvent), shepCh: make(chan shepEvent, 64), queryCh: make(chan func()),
+		done: make(chan struct{}), stop: make(chan struct{}),
+	}
+	if err := os.MkdirAll(string(d.root), 0o755); err != nil {
+		return nil, fmt.Errorf("sbatchd: %w", err)
+	}
+	seq, err := newSeqAlloc(cfg.StateDir, cfg.Clock)
+	if err != nil {
+		return nil, err
+	}
+	d.seq = seq
+	self, err := shepherd.LookupAccount(selfUser())
+	if err != nil {
+		return nil, fmt.Errorf("sbatchd: own account: %w", err)
+	}
+	d.self, d.nonRoot = self, os.Geteuid() != 0
+	if cfg.Cgroups && !d.nonRoot {
+		h, err := cgroup.Detect()
+		if err == nil {
+			m := cgroup.New(h, cfg.CgroupParent())
+			if g, err := m.Create("probe"); err == nil {
+				g.Remove()
+				d.cgm = m
+			} else {
+				cfg.Logf("cgroups unusable, jobs tracked by process descent: %v", err)
+			}
+		}
+	}
+	return d, nil
+}
+
+func selfUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
+
+// Run runs sbatchd until ctx ends or Shutdown is called. Jobs keep
+// running after it returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	defer close(d.done)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	mode := "process groups"
+	if d.cgm != nil {
+		mode = "cgroups (" + d.cgm.Mode() + ")"
+	}
+	d.cfg.Logf("sbatchd on %s starting: state %s, job tracking by %s", d.cfg.Host, d.cfg.StateDir, mode)
+	d.recover(ctx)
+	go d.runSessions(ctx)
+	tick := d.cfg.Clock.NewTicker(d.cfg.SleepTime)
+	defer tick.Stop()
+	for {
+		select {
+		case ev := <-d.sessCh:
+			d.onSession(ctx, ev)
+		case ev := <-d.shepCh:
+			d.onShepherd(ctx, ev)
+		case f := <-d.queryCh:
+			f()
+		case <-tick.C():
+			d.flushUsage()
+			d.checkOrphans()
+			d.loadCheck(ctx)
+		case <-d.stop:
+			d.shutdown()
+			return nil
+		case <-ctx.Done():
+			d.shutdown()
+			return ctx.Err()
+		}
+		if d.loadKick {
+			d.loadKick = false
+			d.loadCheck(ctx)
+		}
+	}
+}
+
+// Shutdown stops the daemon (net/http semantics: it waits for Run to
+// return or ctx to end). Jobs keep running under their shepherds.
+func (d *Daemon) Shutdown(ctx context.Context) error {
+	select {
+	case d.stop <- struct{}{}:
+	case <-d.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-d.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (d *Daemon) shutdown() {
+	if d.sess != nil {
+		d.sess.cancel()
+		d.sess = nil
+	}
+	for _, j := range d.jobs {
+		if j.client != nil {
+			j.client.Close()
+			j.client = nil
+		}
+	}
+	d.cfg.Logf("sbatchd on %s stopped; %d jobs left to their shepherds", d.cfg.Host, len(d.jobs))
+}
+
+// query runs f on the main loop (for RPC handlers); false when the daemon
+// is not running.
+func (d *Daemon) query(ctx context.Context, f func()) bool {
+	done := make(chan struct{})
+	select {
+	case d.queryCh <- func() { f(); close(done) }:
+	case <-d.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// recover finds the jobs of a previous life: the spool directories, and
+// the cgroups of jobs whose spool was lost. Live shepherds are
+// reconnected; finished runs wait for mbatchd's acknowledgement.
+func (d *Daemon) recover(ctx context.Context) {
+	keys, err := d.root.Keys()
+	if err != nil {
+		d.cfg.Logf("reading %s: %v", d.root, err)
+	}
+	for _, k := range keys {
+		dir := d.root.Job(k)
+		if dir.IsAcked() {
+			d.removeSpool(k, dir)
+			continue
+		}
+		j := &job{key: k, dir: dir}
+		if l, err := dir.ReadLaunch(); err == nil {
+			j.launch = l
+		}
+		if st, err := dir.ReadState(); err == nil {
+			j.status = st
+			j.shepSeq = st.Seq
+		}
+		d.jobs[k] = j
+		if d.connect(ctx, j) {
+			continue
+		}
+		d.shepherdGone(ctx, j)
+	}
+	if d.cgm == nil {
+		return
+	}
+	names, _ := d.cgm.List()
+	for _, n := range names {
+		k, ok := strings.CutPrefix(n, "job.")
+		if _, _, valid := spool.ParseKey(k); !ok || !valid || d.jobs[k] != nil {
+			continue
+		}
+		j := &job{key: k, dir: d.root.Job(k)}
+		if d.connect(ctx, j) {
+			d.cfg.Logf("job %s: re-adopted from its cgroup and shepherd (state directory lost)", k)
+			d.jobs[k] = j
+			d.shepCommand(j, &cmdPersist, 0)
+		}
+	}
+}
+
+// onSession handles the session's events.
+func (d *Daemon) onSession(ctx context.Context, ev sessEvent) {
+	switch {
+	case ev.up != nil:
+		d.sess = ev.up
+		d.cfg.Logf("session %d with mbatchd open", ev.up.id)
+		d.sendMbd(&api.SbdMessage{Hello: d.hello()})
+	case ev.down != nil:
+		if d.sess != nil && d.sess.id == ev.down.id {
+			d.sess = nil
+		}
+	case ev.msg != nil:
+		d.onMessage(ctx, ev.msg)
+	}
+}
+
+// hello lists every job held, each with a fresh report.
+func (d *Daemon) hello() *api.SbdHello {
+	h := &api.SbdHello{Host: d.cfg.Host, BootTime: d.boot.Unix(), Version: d.cfg.Version}
+	for _, j := range d.sorted() {
+		r := j.report()
+		if r == nil {
+			continue
+		}
+		d.stamp(j, r)
+		h.Jobs = append(h.Jobs, r)
+	}
+	return h
+}
+
+func (d *Daemon) sorted() []*job {
+	out := make([]*job, 0, len(d.jobs))
+	for _, j := range d.jobs {
+		out = append(out, j)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
+	return out
+}
+
+// stamp gives a report its Seq and remembers what was sent.
+func (d *Daemon) stamp(j *job, r *api.JobStatusReport) {
+	r.Seq = d.seq.Next()
+	if r.Final {
+		d.pendingAck[r.Seq] = j.key
+	}
+	j.sentState, j.sentReasons, j.sentFinal, j.sentPost = r.State, r.SuspReasons, r.Final, r.PostDone || r.PostFailed
+	j.sentUsage, j.sentAt, j.usageHeld = r.Usage, d.cfg.Clock.Now(), false
+}
+
+func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
+	switch {
+	case m.Welcome != nil:
+		for _, l := range m.Welcome.Jobs {
+			d.adopt(ctx, l)
+		}
+	case m.Launch != nil:
+		pid, err := d.launch(ctx, m.Launch)
+		ack := &api.Ack{Seq: m.Seq, PID: int32(pid)}
+		if err != nil {
+			d.cfg.Logf("job %s: not started: %v", spool.Key(m.Launch.JobID, m.Launch.Index), err)
+			ack.Status = statusOf(err)
+		}
+		d.sendMbd(&api.SbdMessage{Ack: ack})
+	case m.Signal != nil:
+		if st := d.signal(m.Seq, m.Signal); st != nil {
+			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq, Status: st}})
+		}
+	case m.Ack != nil:
+		d.acked(m.Ack.Seq)
+	case m.Control != nil:
+		if m.Control.Shutdown {
+			d.cfg.Logf("mbatchd asked sbatchd to shut down")
+			go func() { d.stop <- struct{}{} }()
+		}
+		if m.Control.Reconfig {
+			d.cfg.Logf("reconfiguration requested: lsb.params and lsb.hosts are read at start-up; restart sbatchd to apply changes")
+		}
+		if m.Seq != 0 {
+			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq}})
+		}
+	}
+}
+
+// sbdError is an error with LSF's error number.
+type sbdError struct {
+	code int32
+	msg  string
+}
+
+func (e *sbdError) Error() string { return e.msg }
+
+func statusOf(err error) *api.Status {
+	var se *sbdError
+	if errors.As(err, &se) {
+		return &api.Status{Code: se.code, Message: se.msg}
+	}
+	return &api.Status{Code: LSBESbatchd, Message: err.Error()}
+}
+
+// acked handles mbatchd's acknowledgement of a final report: the run's
+// record is deleted.
+func (d *Daemon) acked(seq uint64) {
+	k, ok := d.pendingAck[seq]
+	if !ok {
+		return
+	}
+	j := d.jobs[k]
+	for s, key := range d.pendingAck {
+		if key == k {
+			delete(d.pendingAck, s)
+		}
+	}
+	if j == nil {
+		return
+	}
+	if err := j.dir.MarkAcked(); err != nil && !os.IsNotExist(err) {
+		d.cfg.Logf("job %s: %v", k, err)
+	}
+	d.forget(j)
+}
+
+// forget deletes a job's record once mbatchd has its final report.
+func (d *Daemon) forget(j *job) {
+	if j.client != nil {
+		j.client.Close()
+		j.client = nil
+	}
+	j.gen++
+	if d.cgm != nil {
+		g := d.cgm.Group("job." + j.key)
+		if err := g.Remove(); err != nil {
+			g.Kill()
+			g.WaitEmpty(d.cfg.Clock, time.Second)
+			g.Remove()
+		}
+	}
+	d.removeSpool(j.key, j.dir)
+	delete(d.jobs, j.key)
+}
+
+func (d *Daemon) removeSpool(k string, dir spool.Dir) {
+	if err := dir.Remove(); err != nil {
+		d.cfg.Logf("job %s: removing its spool: %v", k, err)
+	}
+}

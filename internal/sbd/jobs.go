@@ -1,0 +1,551 @@
+package sbd
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
+	"github.com/basalt-lsf/basalt/internal/sbd/spool"
+)
+
+// job is sbatchd's record of one job run on the host.
+type job struct {
+	key    string
+	dir    spool.Dir
+	launch *api.JobLaunch // nil until known (re-adoption without spool)
+
+	client *shepherd.Client // nil when no shepherd is connected
+	gen    int              // connection generation: events of older ones are stale
+	spid   int              // the shepherd's PID, when this sbatchd started it
+
+	status  *api.JobStatusReport // the shepherd's latest state
+	shepSeq uint64               // its Seq (the shepherd's own numbering)
+	started time.Time            // when sbatchd first saw it running
+
+	// orphan is the cgroup of a job whose shepherd is gone while its
+	// processes run: watched until empty, controlled by signals.
+	orphan *cgroup.Group
+
+	// What mbatchd was last sent.
+	sentState   api.JobState
+	sentReasons int32
+	sentFinal   bool
+	sentPost    bool
+	sentUsage   *api.Usage
+	sentAt      time.Time
+	usageHeld   bool // a usage change waits for SBD_SLEEP_TIME
+
+	// Commands sent to the shepherd awaiting its ack: command Seq ->
+	// mbatchd message Seq (0: none to answer).
+	pending map[uint64]uint64
+}
+
+func (j *job) final() bool { return j.status != nil && j.status.Final }
+
+// report is the job's current report for mbatchd (without its Seq); nil
+// when there is nothing to say yet.
+func (j *job) report() *api.JobStatusReport {
+	if j.status == nil {
+		if j.launch == nil {
+			return nil
+		}
+		// Started, but not yet executing (pre-execution): running for
+		// mbatchd.
+		return &api.JobStatusReport{JobID: j.launch.JobID, Index: j.launch.Index, State: api.StateRun,
+			RunCount: j.launch.RunCount, PID: int32(j.spid)}
+	}
+	r := *j.status
+	if r.State == 0 {
+		r.State = api.StateRun
+	}
+	return &r
+}
+
+// shepEvent is what a shepherd watcher tells the main loop.
+type shepEvent struct {
+	key string
+	gen int
+	ev  shepherd.Event
+	err error // the connection ended
+}
+
+var cmdPersist = sbdwire.Command{Op: sbdwire.OpPersist}
+
+// launch starts a job's shepherd and returns its PID. A job already held is
+// never started again: a repeated launch is answered with the running
+// shepherd's PID.
+func (d *Daemon) launch(ctx context.Context, l *api.JobLaunch) (int, error) {
+	k := spool.Key(l.JobID, l.Index)
+	if j := d.jobs[k]; j != nil {
+		if !j.final() {
+			return j.spid, nil
+		}
+		// mbatchd dispatches the job again: it has committed the previous
+		// run's end.
+		d.forget(j)
+	}
+	acct, err := d.account(l.User)
+	if err != nil {
+		return 0, err
+	}
+	dir := d.root.Job(k)
+	if err := os.RemoveAll(string(dir)); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(string(dir), 0o700); err != nil {
+		return 0, err
+	}
+	p := d.params(l, acct, k, dir)
+	if err := dir.WriteLaunch(l); err != nil {
+		return 0, err
+	}
+	if err := dir.WriteParams(p); err != nil {
+		return 0, err
+	}
+	pid, err := d.spawnShepherd(dir, p.SocketName)
+	if err != nil {
+		dir.Remove()
+		return 0, &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}
+	}
+	j := &job{key: k, dir: dir, launch: l, spid: pid}
+	d.jobs[k] = j
+	d.cfg.Logf("job %s: started for user %s, shepherd %d", k, acct.User, pid)
+	if !d.connect(ctx, j) {
+		d.cfg.Logf("job %s: cannot reach its new shepherd", k)
+	}
+	return pid, nil
+}
+
+// account is who job user name runs as on this host.
+func (d *Daemon) account(name string) (*shepherd.Account, error) {
+	if d.nonRoot {
+		if name != d.self.User {
+			return nil, &sbdError{LSBEBadUser, fmt.Sprintf("sbatchd runs as %s (not root): it cannot run jobs of user %s", d.self.User, name)}
+		}
+		return d.self, nil
+	}
+	a, err := shepherd.LookupAccount(name)
+	if err != nil {
+		return nil, &sbdError{LSBEBadUser, fmt.Sprintf("no account for user %s on host %s", name, d.cfg.Host)}
+	}
+	return a, nil
+}
+
+func (d *Daemon) params(l *api.JobLaunch, a *shepherd.Account, k string, dir spool.Dir) *sbdwire.Params {
+	p := &sbdwire.Params{
+		Host: d.cfg.Host, Cluster: firstNonEmpty(l.Cluster, d.cfg.Cluster), SpoolDir: string(dir),
+		User: a.User, UID: a.UID, GID: a.GID, Groups: a.Groups, Home: a.Home, SetCred: !d.nonRoot,
+		ExecArgv: d.cfg.ShepherdArgv, TerminateInterval: int64(d.cfg.TerminateInterval), SampleInterval: int64(d.cfg.SampleInterval),
+		ServerDir: d.cfg.ServerDir, ExtraEnv: d.cfg.ExtraEnv, JobCPULimit: d.cfg.JobCPULimit, MemLimitEnforce: d.cfg.MemLimitEnforce,
+		SocketName: shepherd.SocketName(d.cfg.StateDir, k), Admin: d.cfg.Admin,
+	}
+	if d.cgm != nil {
+		p.CgroupParent, p.CgroupName = d.cfg.CgroupParent(), "job."+k
+	}
+	return p
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// spawnShepherd starts a job's shepherd in its own session, with its
+// listening socket on fd 3 (bound here first, so sbatchd can connect at
+// once).
+func (d *Daemon) spawnShepherd(dir spool.Dir, sock string) (int, error) {
+	lst, err := net.Listen("unix", sock)
+	if err != nil {
+		return 0, err
+	}
+	lf, err := lst.(*net.UnixListener).File()
+	lst.Close()
+	if err != nil {
+		return 0, err
+	}
+	defer lf.Close()
+	argv := append(append([]string(nil), d.cfg.ShepherdArgv...), string(dir))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{lf}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	go cmd.Wait() // reap it if it ends while this sbatchd runs
+	return cmd.Process.Pid, nil
+}
+
+// connect dials a job's shepherd and starts watching it; false when no
+// shepherd listens.
+func (d *Daemon) connect(ctx context.Context, j *job) bool {
+	c, err := shepherd.Dial(ctx, shepherd.SocketName(d.cfg.StateDir, j.key))
+	if err != nil {
+		return false
+	}
+	// The shepherd's state comes first: the job is fully known before the
+	// next hello lists it.
+	st, l, _, err := c.Handshake(time.Now().Add(5 * time.Second)) // an I/O deadline
+	if err != nil {
+		d.cfg.Logf("job %s: shepherd handshake: %v", j.key, err)
+		c.Close()
+		return false
+	}
+	if j.launch == nil {
+		j.launch = l
+	}
+	j.gen++
+	j.client = c
+	gen := j.gen
+	d.onStatus(j, st)
+	go func() {
+		for {
+			ev, err := c.Recv()
+			select {
+			case d.shepCh <- shepEvent{key: j.key, gen: gen, ev: ev, err: err}:
+			case <-ctx.Done():
+				c.Close()
+				return
+			}
+			if err != nil {
+				c.Close()
+				return
+			}
+		}
+	}()
+	return true
+}
+
+func (d *Daemon) onShepherd(ctx context.Context, e shepEvent) {
+	j := d.jobs[e.key]
+	if j == nil || e.gen != j.gen {
+		return
+	}
+	switch {
+	case e.err != nil:
+		j.client = nil
+		for cs, ms := range j.pending {
+			delete(j.pending, cs)
+			if ms != 0 {
+				d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: ms}})
+			}
+		}
+		if !j.final() {
+			d.shepherdGone(ctx, j)
+		}
+	case e.ev.Status != nil:
+		d.onStatus(j, e.ev.Status)
+	case e.ev.Launch != nil:
+		if j.launch == nil {
+			j.launch = e.ev.Launch
+		}
+	case e.ev.Ack != nil:
+		ms, ok := j.pending[e.ev.Ack.Seq]
+		if !ok {
+			return
+		}
+		delete(j.pending, e.ev.Ack.Seq)
+		if ms == 0 {
+			return
+		}
+		ack := &api.Ack{Seq: ms}
+		if e.ev.Ack.Err != "" {
+			code := int32(LSBESbatchd)
+			if e.ev.Ack.Err == shepherd.ErrFinished.Error() {
+				code = LSBEJobFinish
+			}
+			ack.Status = &api.Status{Code: code, Message: e.ev.Ack.Err}
+		}
+		d.sendMbd(&api.SbdMessage{Ack: ack})
+	}
+}
+
+// onStatus takes a state from a job's shepherd and tells mbatchd what
+// changed: state changes at once, usage at most every SBD_SLEEP_TIME and
+// only when significant.
+func (d *Daemon) onStatus(j *job, st *api.JobStatusReport) {
+	if j.status != nil && st.Seq <= j.shepSeq {
+		return
+	}
+	j.status, j.shepSeq = st, st.Seq
+	if st.State == 0 && !st.Final {
+		return // pre-execution: nothing new for mbatchd
+	}
+	if st.State == api.StateRun && j.started.IsZero() {
+		j.started = d.cfg.Clock.Now()
+	}
+	changed := st.State != j.sentState || st.SuspReasons != j.sentReasons || st.Final != j.sentFinal ||
+		(st.PostDone || st.PostFailed) != j.sentPost || j.sentAt.IsZero()
+	if changed {
+		d.sendReport(j)
+		return
+	}
+	if significant(j.sentUsage, st.Usage) {
+		if d.cfg.Clock.Now().Sub(j.sentAt) >= d.cfg.SleepTime {
+			d.sendReport(j)
+		} else {
+			j.usageHeld = true
+		}
+	}
+}
+
+func (d *Daemon) sendReport(j *job) {
+	r := j.report()
+	if r == nil {
+		return
+	}
+	if d.sess == nil {
+		return // the next hello carries it
+	}
+	d.stamp(j, r)
+	if r.Final {
+		d.cfg.Logf("job %s: final report (state %#x, status %#x, %s) sent", j.key, r.State, r.ExitStatus, r.TermReason)
+	}
+	d.sendMbd(&api.SbdMessage{Status: r})
+}
+
+// significant reports whether usage moved enough to be reported: CPU time,
+// memory or swap by more than 10%, or new processes or process groups.
+func significant(old, cur *api.Usage) bool {
+	if cur == nil {
+		return false
+	}
+	if old == nil {
+		return true
+	}
+	moved := func(a, b float64) bool {
+		if a == b {
+			return false
+		}
+		if a == 0 {
+			return true
+		}
+		diff := b - a
+		if diff < 0 {
+			diff = -diff
+		}
+		return diff > a/10
+	}
+	if moved(old.CPUTime, cur.CPUTime) || moved(float64(old.Mem), float64(cur.Mem)) || moved(float64(old.Swap), float64(cur.Swap)) {
+		return true
+	}
+	seen := map[int32]bool{}
+	for _, p := range old.PIDs {
+		seen[p] = true
+	}
+	for _, p := range cur.PIDs {
+		if !seen[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// flushUsage sends the usage changes held back by the SBD_SLEEP_TIME
+// limit.
+func (d *Daemon) flushUsage() {
+	now := d.cfg.Clock.Now()
+	for _, j := range d.sorted() {
+		if j.usageHeld && now.Sub(j.sentAt) >= d.cfg.SleepTime {
+			d.sendReport(j)
+		}
+	}
+}
+
+// shepherdGone handles a job whose shepherd is not (or no longer)
+// reachable: its spool may hold a final state it wrote before exiting;
+// otherwise the job's processes, if any remain, are watched as an orphan,
+// and the job is reported lost once they are gone.
+func (d *Daemon) shepherdGone(ctx context.Context, j *job) {
+	if st, err := j.dir.ReadState(); err == nil && st.Final && (j.status == nil || st.Seq >= j.shepSeq) {
+		j.status, j.shepSeq = st, st.Seq
+		d.sendReport(j)
+		return
+	}
+	if d.cgm != nil {
+		if g, err := d.cgm.Open("job." + j.key); err == nil {
+			if empty, _ := g.Empty(); !empty {
+				d.cfg.Logf("job %s: shepherd gone, processes still running: watching its cgroup", j.key)
+				j.orphan = g
+				return
+			}
+		}
+	}
+	d.lost(j, "TERM_UNKNOWN")
+}
+
+// checkOrphans reports the orphans whose processes have all ended. Their
+// exit status is not known: LSF's TERM_ZOMBIE ("job exited while LSF is not
+// available").
+func (d *Daemon) checkOrphans() {
+	for _, j := range d.sorted() {
+		if j.orphan == nil {
+			continue
+		}
+		if empty, err := j.orphan.Empty(); err == nil && empty {
+			j.orphan.Remove()
+			j.orphan = nil
+			d.lost(j, "TERM_ZOMBIE")
+		}
+	}
+}
+
+// lost ends a job sbatchd cannot follow any more: EXIT with reason,
+// requeued when the job is rerunnable, recorded in the spool until
+// mbatchd acknowledges it.
+func (d *Daemon) lost(j *job, reason string) {
+	st := &api.JobStatusReport{State: api.StateExit, TermReason: reason, Final: true, Time: d.cfg.Clock.Now().Unix()}
+	if j.status != nil {
+		old := *j.status
+		st.PID, st.PGID, st.ExecCwd, st.ExecHome, st.ExecUser, st.Usage = old.PID, old.PGID, old.ExecCwd, old.ExecHome, old.ExecUser, old.Usage
+	}
+	if l := j.launch; l != nil {
+		st.JobID, st.Index, st.RunCount = l.JobID, l.Index, l.RunCount
+		st.Requeue = (l.Spec != nil && l.Spec.Rerunnable && !l.Spec.NotRerunnable) || (l.Queue != nil && l.Queue.Rerunnable)
+	} else if id, idx, ok := spool.ParseKey(j.key); ok {
+		st.JobID, st.Index = id, idx
+	}
+	st.Seq = j.shepSeq + 1
+	j.status, j.shepSeq = st, st.Seq
+	if err := os.MkdirAll(string(j.dir), 0o700); err == nil {
+		if err := j.dir.WriteState(st); err != nil {
+			d.cfg.Logf("job %s: %v", j.key, err)
+		}
+	}
+	d.cfg.Logf("job %s: lost (%s)", j.key, reason)
+	d.sendReport(j)
+}
+
+// adopt handles a job of mbatchd's welcome that the hello did not list:
+// re-adopted when its shepherd or cgroup is alive, reported lost otherwise;
+// never started again.
+func (d *Daemon) adopt(ctx context.Context, l *api.JobLaunch) {
+	k := spool.Key(l.JobID, l.Index)
+	if d.jobs[k] != nil {
+		return
+	}
+	j := &job{key: k, dir: d.root.Job(k), launch: l}
+	d.jobs[k] = j
+	if d.connect(ctx, j) {
+		d.cfg.Logf("job %s: re-adopted (its shepherd is alive)", k)
+		d.shepCommand(j, &cmdPersist, 0)
+		return
+	}
+	d.shepherdGone(ctx, j)
+}
+
+// shepCommand sends a command to a job's shepherd; mbdSeq (when not 0) is
+// the mbatchd message answered when the shepherd acknowledges it.
+func (d *Daemon) shepCommand(j *job, c *sbdwire.Command, mbdSeq uint64) bool {
+	if j.client == nil {
+		return false
+	}
+	d.cmdSeq++
+	cmd := *c
+	cmd.Seq = d.cmdSeq
+	if j.pending == nil {
+		j.pending = map[uint64]uint64{}
+	}
+	if err := j.client.Send(&cmd); err != nil {
+		d.cfg.Logf("job %s: command to the shepherd: %v", j.key, err)
+		return false
+	}
+	j.pending[cmd.Seq] = mbdSeq
+	return true
+}
+
+// signal applies a JobSignal; it returns the Ack status to send at once, or
+// nil when the shepherd's answer will be forwarded.
+func (d *Daemon) signal(seq uint64, s *api.JobSignal) *api.Status {
+	k := spool.Key(s.JobID, s.Index)
+	j := d.jobs[k]
+	if j == nil {
+		return &api.Status{Code: LSBENoJob, Message: "No matching job found"}
+	}
+	if j.final() {
+		return &api.Status{Code: LSBEJobFinish, Message: "Job has already finished"}
+	}
+	c := &sbdwire.Command{SuspReasons: s.SuspReasons, SuspSubreason: s.SuspSubreason, TermReason: s.TermReason}
+	switch s.Action {
+	case api.ActSuspend:
+		c.Op = sbdwire.OpSuspend
+		if c.SuspReasons == 0 {
+			c.SuspReasons = shepherd.SuspUserStop
+		}
+		c.User = c.SuspReasons&(shepherd.SuspUserStop|shepherd.SuspAdminStop) != 0
+	case api.ActResume:
+		c.Op = sbdwire.OpResume
+		if j.status != nil && j.status.State == api.StateUSusp {
+			// bresume: SSUSP now, resumed by the load check.
+			c.Op = sbdwire.OpUserResume
+			d.loadKick = true
+		}
+	case api.ActTerminate:
+		c.Op = sbdwire.OpTerminate
+		if c.TermReason == "" {
+			c.TermReason = "TERM_OWNER"
+		}
+	case api.ActSignal:
+		c.Op, c.Signal = sbdwire.OpSignal, s.Signal
+	case api.ActRequeue:
+		c.Op, c.Requeue = sbdwire.OpTerminate, true
+		if c.TermReason == "" {
+			c.TermReason = "TERM_REQUEUE_OWNER"
+		}
+	default:
+		return &api.Status{Code: LSBESbatchd, Message: fmt.Sprintf("unknown job control action %d", s.Action)}
+	}
+	if j.orphan != nil {
+		return d.orphanSignal(j, c)
+	}
+	if !d.shepCommand(j, c, seq) {
+		return &api.Status{Code: LSBESbatchd, Message: "the job's shepherd is not reachable"}
+	}
+	return nil
+}
+
+// orphanSignal controls a job without a shepherd through its cgroup.
+func (d *Daemon) orphanSignal(j *job, c *sbdwire.Command) *api.Status {
+	var err error
+	switch c.Op {
+	case sbdwire.OpSuspend:
+		_, err = j.orphan.Signal(syscall.SIGSTOP)
+	case sbdwire.OpResume, sbdwire.OpUserResume:
+		_, err = j.orphan.Signal(syscall.SIGCONT)
+	case sbdwire.OpTerminate:
+		err = j.orphan.Kill()
+	case sbdwire.OpSignal:
+		_, err = j.orphan.Signal(syscall.Signal(c.Signal))
+	}
+	if err != nil {
+		return &api.Status{Code: LSBESbatchd, Message: err.Error()}
+	}
+	return &api.Status{}
+}
+
+// outputPath is where a job's output is, for bpeek.
+func (j *job) outputPath() string {
+	if l := j.launch; l != nil && l.Spec != nil && l.Spec.OutFile != "" {
+		p := jobenv.Expand(l.Spec.OutFile, l.JobID, l.Index)
+		if !filepath.IsAbs(p) && j.status != nil && j.status.ExecCwd != "" {
+			p = filepath.Join(j.status.ExecCwd, p)
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, fmt.Sprintf("%d.out", l.JobID))
+		}
+		return p
+	}
+	return j.dir.Output()
+}
