@@ -42,6 +42,12 @@ type Options struct {
 	// Foreground keeps daemons in this process's session (basalt dev): they
 	// die with it.
 	Foreground bool
+	// Files replace generated configuration files after the default
+	// configuration is written: the key is a file name; lsb.* files go to
+	// the batch configuration directory, the others to LSF_ENVDIR.
+	Files map[string][]byte
+	// Conf holds extra lsf.conf lines.
+	Conf []string
 }
 
 func (o *Options) fill() error {
@@ -127,6 +133,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("writing the configuration: %w", err)
 	}
 	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin")}
+	if err := c.overlay(); err != nil {
+		return nil, err
+	}
 	if err := c.links(); err != nil {
 		return nil, err
 	}
@@ -165,6 +174,32 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// overlay applies Options.Files and Options.Conf.
+func (c *Cluster) overlay() error {
+	for name, data := range c.Opts.Files {
+		p := filepath.Join(c.EnvDir, name)
+		if strings.HasPrefix(filepath.Base(name), "lsb.") && !strings.Contains(name, "/") {
+			p = filepath.Join(c.EnvDir, "lsbatch", c.Opts.Cluster, "configdir", name)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return fmt.Errorf("configuration override %s: %w", name, err)
+		}
+	}
+	if len(c.Opts.Conf) > 0 {
+		f, err := os.OpenFile(filepath.Join(c.EnvDir, "lsf.conf"), os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		for _, line := range c.Opts.Conf {
+			if _, err := fmt.Fprintln(f, line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // links creates bin/<command> links to the binary.

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/basalt-lsf/basalt/api"
+)
+
+// badmin's batch operations: queue and host control and reconfiguration,
+// carried out by mbatchd.
+
+func init() {
+	BadminSubs.Add(
+		&Subcommand{Name: "qopen", Usage: "qopen [queue_name ... | all]", Summary: "Open queues", Run: badminQueue(api.AdminQOpen, "opened")},
+		&Subcommand{Name: "qclose", Usage: "qclose [queue_name ... | all]", Summary: "Close queues", Run: badminQueue(api.AdminQClose, "closed")},
+		&Subcommand{Name: "qact", Usage: "qact [queue_name ... | all]", Summary: "Activate queues", Run: badminQueue(api.AdminQAct, "activated")},
+		&Subcommand{Name: "qinact", Usage: "qinact [queue_name ... | all]", Summary: "Inactivate queues", Run: badminQueue(api.AdminQInact, "inactivated")},
+		&Subcommand{Name: "hopen", Usage: "hopen [host_name ... | host_group ... | all]", Summary: "Open hosts", Run: badminHost(api.AdminHOpen, "Opening")},
+		&Subcommand{Name: "hclose", Usage: "hclose [-C comment] [host_name ... | host_group ... | all]", Summary: "Close hosts", Run: badminHost(api.AdminHClose, "Closing")},
+		&Subcommand{Name: "reconfig", Usage: "reconfig [-v] [-f]", Summary: "Reconfigure the batch system", Run: badminReconfig(api.AdminReconfig, "Reconfiguration initiated")},
+		&Subcommand{Name: "mbdrestart", Usage: "mbdrestart [-v] [-f]", Summary: "Restart mbatchd", Run: badminReconfig(api.AdminMbdRestart, "MBD restart initiated")},
+	)
+}
+
+func badminCall(ctx context.Context, env *Env, req *api.AdminRequest) (*api.AdminReply, bool) {
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return nil, false
+	}
+	defer c.Close()
+	var reply api.AdminReply
+	if err := c.Call(ctx, "MBatchd.Admin", req, &reply); err != nil {
+		batchError(env, err)
+		return nil, false
+	}
+	return &reply, true
+}
+
+func badminQueue(op api.AdminOp, verb string) SubcommandFunc {
+	return func(ctx context.Context, env *Env, args []string) int {
+		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op, Targets: args})
+		if !ok {
+			return ExitUsage
+		}
+		status := 0
+		for _, r := range reply.Results {
+			if r.Status != nil && r.Status.Code != 0 {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", r.Target, r.Status.Message)
+				status = ExitUsage
+				continue
+			}
+			fmt.Fprintf(env.Stdout, "Queue <%s> is %s\n", r.Target, verb)
+		}
+		return status
+	}
+}
+
+func badminHost(op api.AdminOp, verb string) SubcommandFunc {
+	return func(ctx context.Context, env *Env, args []string) int {
+		req := &api.AdminRequest{Op: op}
+		for i := 0; i < len(args); i++ {
+			if args[i] == "-C" && i+1 < len(args) {
+				req.Message = args[i+1]
+				i++
+				continue
+			}
+			req.Targets = append(req.Targets, args[i])
+		}
+		reply, ok := badminCall(ctx, env, req)
+		if !ok {
+			return ExitUsage
+		}
+		status := 0
+		for _, r := range reply.Results {
+			if r.Status != nil && r.Status.Code != 0 {
+				fmt.Fprintf(env.Stdout, "%s host <%s> ...... %s\n", verb, r.Target, r.Status.Message)
+				status = ExitUsage
+				continue
+			}
+			fmt.Fprintf(env.Stdout, "%s host <%s> ...... done\n", verb, r.Target)
+		}
+		return status
+	}
+}
+
+// badminReconfig checks the files as badmin ckconfig does, then asks
+// mbatchd to reload them (a bad configuration is refused there too).
+func badminReconfig(op api.AdminOp, done string) SubcommandFunc {
+	return func(ctx context.Context, env *Env, args []string) int {
+		verbose := false
+		for _, a := range args {
+			switch a {
+			case "-v":
+				verbose = true
+			case "-f":
+			default:
+				fmt.Fprintf(env.Stderr, "Usage: %s [-v] [-f]\n", map[api.AdminOp]string{api.AdminReconfig: "reconfig", api.AdminMbdRestart: "mbdrestart"}[op])
+				return ExitUsage
+			}
+		}
+		d := diagnosticsFor(ctx, env, true)
+		fmt.Fprint(env.Stderr, "\nChecking configuration files ...\n\n")
+		if verbose {
+			verboseCheck(env.Stderr, env, d)
+		}
+		if statusOf(d) == checkFatal {
+			fmt.Fprint(env.Stderr, "There are fatal errors.\n\n")
+			if !verbose {
+				verboseCheck(env.Stderr, env, d)
+			}
+			return ExitUsage
+		}
+		if statusOf(d) == checkOK {
+			fmt.Fprint(env.Stderr, "No errors found.\n\n")
+		} else {
+			fmt.Fprint(env.Stderr, "There are warning errors.\n\n")
+		}
+		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op})
+		if !ok {
+			return ExitUsage
+		}
+		if reply.Status != nil && reply.Status.Code != 0 {
+			fmt.Fprintln(env.Stderr, reply.Status.Message)
+			return ExitUsage
+		}
+		fmt.Fprintln(env.Stdout, done)
+		return 0
+	}
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cluster"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// Script commands for batch clusters:
+//
+//	cluster-up [--hosts N] [--slots N] [--no-sbd]
+//	                      start a local cluster in $WORK/cluster (unique
+//	                      cluster name) and wait until it accepts jobs. Files
+//	                      in $WORK/cluster-conf/ replace the generated
+//	                      configuration (lsb.* go to the batch directory);
+//	                      $WORK/cluster-conf/lsf.conf.extra lines are appended
+//	                      to lsf.conf. Sets LSF_ENVDIR and BASALT_HOST; the
+//	                      cluster stops when the script ends.
+//	job-wait ID STATE [SECONDS]
+//	                      wait until bjobs shows job ID in STATE
+func init() {
+	scriptCmds["cluster-up"] = scriptClusterUp
+	scriptCmds["job-wait"] = scriptJobWait
+}
+
+func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! cluster-up")
+	}
+	work := ts.Getenv("WORK")
+	o := cluster.Options{Dir: filepath.Join(work, "cluster"), Has: func(n string) bool { _, ok := Lookup(n); return ok },
+		Cluster: fmt.Sprintf("t%d", rand.New(rand.NewSource(time.Now().UnixNano())).Intn(1e9)), Timeout: 60 * time.Second,
+		Files: map[string][]byte{}}
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--hosts", "--slots":
+			if i+1 >= len(args) {
+				ts.Fatalf("cluster-up: %s needs a value", args[i])
+			}
+			n, err := strconv.Atoi(args[i+1])
+			ts.Check(err)
+			if args[i] == "--hosts" {
+				o.Hosts = n
+			} else {
+				o.Slots = n
+			}
+			i++
+		case "--no-sbd":
+			o.NoSBD = true
+		default:
+			ts.Fatalf("cluster-up: unknown argument %q", args[i])
+		}
+	}
+	if entries, err := os.ReadDir(filepath.Join(work, "cluster-conf")); err == nil {
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(work, "cluster-conf", e.Name()))
+			ts.Check(err)
+			if e.Name() == "lsf.conf.extra" {
+				o.Conf = strings.Split(strings.TrimSpace(string(b)), "\n")
+				continue
+			}
+			o.Files[e.Name()] = b
+		}
+	}
+	c, err := cluster.Up(context.Background(), o)
+	if err != nil {
+		ts.Fatalf("cluster-up: %v", err)
+	}
+	ts.Defer(func() {
+		if err := c.Down(context.Background()); err != nil {
+			ts.Logf("cluster down: %v", err)
+		}
+	})
+	ts.Setenv("LSF_ENVDIR", c.EnvDir)
+	ts.Setenv("BASALT_HOST", "host1")
+}
+
+func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: job-wait ID STATE [SECONDS]")
+	}
+	refs, err := parseJobIDs(args[:1])
+	if err != nil || len(refs) != 1 {
+		ts.Fatalf("job-wait: bad job ID %q", args[0])
+	}
+	timeout := 30 * time.Second
+	if len(args) == 3 {
+		s, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		timeout = time.Duration(s) * time.Second
+	}
+	env := &Env{Getenv: ts.Getenv, Environ: os.Environ, Stderr: os.Stderr, Stdout: os.Stdout}
+	deadline := time.Now().Add(timeout)
+	last := "not found"
+	for time.Now().Before(deadline) {
+		c, err := dialMbd(context.Background(), env)
+		if err == nil {
+			st, err := c.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{Jobs: refs})
+			if err == nil {
+				var r api.JobsReply
+				if st.Recv(&r) == nil && len(r.Jobs) > 0 {
+					last = statName(r.Jobs[0].State)
+					if last == args[1] {
+						c.Close()
+						return
+					}
+				}
+			}
+			c.Close()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("job-wait: job %s is %s after %v, want %s", args[0], last, timeout, args[1])
+}
+
+func statName(s api.JobState) string {
+	switch s {
+	case api.StatePend:
+		return "PEND"
+	case api.StatePSusp:
+		return "PSUSP"
+	case api.StateRun:
+		return "RUN"
+	case api.StateSSusp:
+		return "SSUSP"
+	case api.StateUSusp:
+		return "USUSP"
+	case api.StateDone:
+		return "DONE"
+	case api.StateExit:
+		return "EXIT"
+	case api.StateUnkwn:
+		return "UNKWN"
+	case api.StateZombi:
+		return "ZOMBI"
+	}
+	return strconv.Itoa(int(s))
+}
