@@ -74,12 +74,15 @@ func OverrideFile(b *config.Base, host string) string {
 
 // LIM is one running Load Information Manager.
 type LIM struct {
-	opts   Options
-	clk    clock.Clock
-	host   string
-	logger *log.Logger
-	logf   io.Closer
-	melimW io.WriteCloser
+	opts    Options
+	clk     clock.Clock
+	host    string
+	cluster string // the cluster's name (fixed for the LIM's life)
+	// Timing fixed at start (reconfig does not change them).
+	exInterval, probeTimeout time.Duration
+	logger                   *log.Logger
+	logf                     io.Closer
+	melimW                   io.WriteCloser
 
 	ops     chan func()
 	stopped chan struct{}
@@ -161,7 +164,7 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 	} else {
 		host = h.Name
 	}
-	l := &LIM{opts: opts, clk: opts.Clock, host: host, base: b, m: m, ops: make(chan func(), 64),
+	l := &LIM{opts: opts, clk: opts.Clock, host: host, cluster: m.name, exInterval: m.params.ExInterval, probeTimeout: m.params.ProbeTimeout, base: b, m: m, ops: make(chan func(), 64),
 		stopped: make(chan struct{}), boot: opts.Clock.Now()}
 	if err := l.openLogs(); err != nil {
 		return nil, err
@@ -246,8 +249,8 @@ func (l *LIM) melimLogger() *log.Logger {
 	return log.New(l.melimW, "", log.LstdFlags)
 }
 
-// wait blocks until ctx ends (or limshutdown) and shuts down.
-func (l *LIM) wait(ctx context.Context) error {
+// wait blocks until the LIM has shut down (ctx ended or limshutdown).
+func (l *LIM) wait(context.Context) error {
 	<-l.stopped
 	return nil
 }
@@ -437,7 +440,7 @@ func (l *LIM) reporter(ctx context.Context) {
 			continue
 		case <-t.C():
 		}
-		next := l.m.params.ExInterval
+		next := l.exInterval
 		if !l.sendReport(ctx) {
 			next = time.Second
 		}
@@ -466,7 +469,7 @@ func (l *LIM) sendReport(ctx context.Context) bool {
 		})
 		return true
 	}
-	cctx, cancel := context.WithTimeout(ctx, l.m.params.ProbeTimeout+time.Second)
+	cctx, cancel := context.WithTimeout(ctx, l.probeTimeout+time.Second)
 	defer cancel()
 	var reply api.ReportReply
 	if err := l.peers.call(cctx, master, "LIM.Report", rep, &reply); err != nil || !reply.Accepted {

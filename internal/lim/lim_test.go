@@ -212,6 +212,15 @@ func TestMasterListAndLock(t *testing.T) {
 	}
 	eventually(t, 10*time.Second, "host3 ok again", allOK(c, "host3"))
 
+	// reconfig on every LIM while the cluster is being read.
+	for _, host := range []string{"host1", "host2", "host3"} {
+		go c.Cluster(context.Background())
+		if _, err := c.Control(context.Background(), host, &api.LimControlRequest{Op: api.LimOpReconfig}); err != nil {
+			t.Fatalf("reconfig %s: %v", host, err)
+		}
+	}
+	eventually(t, 10*time.Second, "host3 ok after reconfig", allOK(c, "host3"))
+
 	// limshutdown: the LIM leaves and the master shows it unavail at once.
 	if _, err := c.Control(context.Background(), "host3", &api.LimControlRequest{Op: api.LimOpShutdown}); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func (l *LIM) register() {
 
 func (l *LIM) ping(ctx context.Context) *api.PingReply {
 	m, epoch := l.elect.State()
-	r := &api.PingReply{Host: l.host, Cluster: l.m.name, Master: m, IsMaster: m == l.host, Epoch: epoch}
+	r := &api.PingReply{Host: l.host, Cluster: l.cluster, Master: m, IsMaster: m == l.host, Epoch: epoch}
 	if m != "" {
 		if m == l.host {
 			r.MasterAddr = l.addr
@@ -55,7 +55,7 @@ func (l *LIM) handleReport(ctx context.Context, _ auth.Identity, r *api.LoadRepo
 		return nil, err
 	}
 	if unknown {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "host %s is not in cluster %s", r.Host, l.m.name)
+		return nil, rpc.Errorf(rpc.PermissionDenied, "host %s is not in cluster %s", r.Host, l.cluster)
 	}
 	return reply, nil
 }
@@ -78,7 +78,7 @@ func (l *LIM) handleCluster(ctx context.Context, _ auth.Identity, req *api.Clust
 }
 
 // admin reports whether id may control LIMs: root, a cluster
-// administrator, or the account the LIM runs as.
+// administrator, or the account the LIM runs as (loop goroutine).
 func (l *LIM) admin(id auth.Identity) bool {
 	if id.IsRoot() || id.UID == os.Getuid() {
 		return true
@@ -92,7 +92,11 @@ func (l *LIM) admin(id auth.Identity) bool {
 }
 
 func (l *LIM) handleControl(ctx context.Context, id auth.Identity, req *api.LimControlRequest) (*api.LimControlReply, error) {
-	if !l.admin(id) {
+	var allowed bool
+	if err := l.do(ctx, func() { allowed = l.admin(id) }); err != nil {
+		return nil, err
+	}
+	if !allowed {
 		return nil, rpc.Errorf(rpc.PermissionDenied, "%v", errDenied)
 	}
 	reply := &api.LimControlReply{Host: l.host}
