@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/mbd/eventlog"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
 
@@ -15,8 +16,12 @@ import (
 type fsm struct {
 	st *state.State
 	// applied, when set, is told about every applied entry (after the state
-	// changed), for derived outputs such as lsb.events.
+	// changed).
 	applied func(idx uint64, e *api.LogEntry, errs []error)
+	// events renders committed entries as lsb.events and lsb.acct; owned by
+	// this goroutine. nil until opened.
+	events *eventlog.Writer
+	log    interface{ Warn(string, ...any) }
 }
 
 // applyResult is what Apply returns for one log entry.
@@ -36,6 +41,11 @@ func (f *fsm) Apply(l *raft.Log) any {
 		return applyResult{err: fmt.Errorf("log entry %d: %w", l.Index, err)}
 	}
 	errs := f.st.Apply(l.Index, &e)
+	if f.events != nil && l.Index > f.events.LastIndex() {
+		if err := f.events.Append(l.Index, &e, errs); err != nil && f.log != nil {
+			f.log.Warn("writing lsb.events", "index", l.Index, "err", err)
+		}
+	}
 	if f.applied != nil {
 		f.applied(l.Index, &e, errs)
 	}
@@ -51,6 +61,13 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 }
 
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	// The event files must be durable up to the snapshot: entries before it
+	// are compacted away and could not be rendered again.
+	if f.events != nil {
+		if err := f.events.Sync(); err != nil && f.log != nil {
+			f.log.Warn("syncing lsb.events before a snapshot", "err", err)
+		}
+	}
 	b, _ := f.st.Snapshot()
 	return snapshotBytes(b), nil
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -320,6 +321,39 @@ func TestSubmitRunFinish(t *testing.T) {
 	}
 	if r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 99}}}); len(r.NotFound) != 1 {
 		t.Fatalf("unknown job not reported: %+v", r)
+	}
+	// The committed events are in LSF's files, and bhist/bacct read them.
+	logdir := filepath.Join(m.dir, "work", "basalt", "logdir")
+	events, err := os.ReadFile(filepath.Join(logdir, "lsb.events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []string{`"MBD_START" "10.1"`, `"JOB_NEW" "10.1"`, `"JOB_START" "10.1"`, `"JOB_STATUS" "10.1"`} {
+		if !strings.Contains(string(events), rec) {
+			t.Errorf("lsb.events has no %s record:\n%s", rec, events)
+		}
+	}
+	acct, err := os.ReadFile(filepath.Join(logdir, "lsb.acct"))
+	if err != nil || !strings.HasPrefix(string(acct), `"JOB_FINISH" "10.1"`) {
+		t.Errorf("lsb.acct: %v %q", err, acct)
+	}
+	c := m.client("alice")
+	defer c.Close()
+	st, err := c.Stream(context.Background(), "MBatchd.History", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h api.HistoryReply
+	if err := st.Recv(&h); err != nil || len(h.Jobs) != 1 || len(h.Jobs[0].Events) < 3 {
+		t.Fatalf("bhist: %v %+v", err, h)
+	}
+	st, err = c.Stream(context.Background(), "MBatchd.Acct", &api.JobsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a api.JobsReply
+	if err := st.Recv(&a); err != nil || len(a.Jobs) != 1 || a.Jobs[0].JobID != 1 || a.Jobs[0].State != api.StateDone {
+		t.Fatalf("bacct: %v %+v", err, a)
 	}
 }
 

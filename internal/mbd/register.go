@@ -1,12 +1,6 @@
 package mbd
 
-import (
-	"context"
-
-	"github.com/basalt-lsf/basalt/api"
-	"github.com/basalt-lsf/basalt/internal/auth"
-	"github.com/basalt-lsf/basalt/internal/rpc"
-)
+import "github.com/basalt-lsf/basalt/internal/rpc"
 
 // register installs mbatchd's RPC methods.
 func (s *Server) register() {
@@ -28,12 +22,3 @@ func (s *Server) register() {
 	r.Handle("MBatchd.SbdSession", s.sbdSession)
 }
 
-// history answers bhist from the event log files.
-func (s *Server) history(ctx context.Context, id auth.Identity, req *api.JobsRequest, send func(*api.HistoryReply) error) error {
-	return rpc.Errorf(rpc.Unimplemented, "bhist is not available yet")
-}
-
-// acct answers bacct from lsb.acct.
-func (s *Server) acct(ctx context.Context, id auth.Identity, req *api.JobsRequest, send func(*api.JobsReply) error) error {
-	return rpc.Errorf(rpc.Unimplemented, "bacct is not available yet")
-}

@@ -141,7 +141,17 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		dir = filepath.Join(share, cfg.ClusterName(), "raft")
 	}
-	f := &fsm{st: s.st, applied: s.applied}
+	f := &fsm{st: s.st, applied: s.applied, log: s.log}
+	events, err := s.openEventLog(cfg)
+	if err != nil {
+		return fmt.Errorf("opening lsb.events: %w", err)
+	}
+	f.events = events
+	defer func() {
+		if err := events.Close(); err != nil {
+			s.log.Warn("closing lsb.events", "err", err)
+		}
+	}()
 	node, err := openRaft(dir, s.opts.Host, f, s.log)
 	if err != nil {
 		return err
