@@ -30,7 +30,7 @@ type jobCtl struct {
 var jobCtls = []*jobCtl{
 	{name: "bkill", op: api.OpKill, spec: lsfopt.New("l|r|d|s:|u:|q:|m:|J:|h|V|app:|g:|sla:|stat:|C:"),
 		usage: "bkill [-l] [-r | -s (signal_value | signal_name)] [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ... | \"job_ID[index_list]\" ...]",
-		done: func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being terminated", ref) },
+		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being terminated", ref) },
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
 			req.Remove, req.IncludeFinished = res.Has("r"), res.Has("d")
 			if s, ok := res.Last("s"); ok {
@@ -70,7 +70,9 @@ var jobCtls = []*jobCtl{
 		}},
 	{name: "bswitch", op: api.OpSwitch, spec: lsfopt.New("u:|q:|m:|J:|h|V|a"),
 		usage: "bswitch [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] destination_queue [0] [job_ID ...]",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is switched to queue <%s>", ref, r.Detail) },
+		done: func(ref string, r *api.ControlResult) string {
+			return fmt.Sprintf("Job <%s> is switched to queue <%s>", ref, r.Detail)
+		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
 			if len(res.Operands) < 1 {
 				return nil, fmt.Errorf("destination queue is missing")
@@ -92,7 +94,9 @@ var jobCtls = []*jobCtl{
 		extra: positionOperand},
 	{name: "brun", op: api.OpForceRun, spec: lsfopt.New("f|b|c|m:|h|V"),
 		usage: "brun [-b] [-c] [-f] -m \"host_name ...\" job_ID | \"job_ID[index_list]\" ...",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being forced to run.", ref) },
+		done: func(ref string, r *api.ControlResult) string {
+			return fmt.Sprintf("Job <%s> is being forced to run.", ref)
+		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
 			m, ok := res.Last("m")
 			if !ok {

@@ -90,6 +90,6 @@ func (s snapshotBytes) Persist(sink raft.SnapshotSink) error {
 func (snapshotBytes) Release() {}
 
 var (
-	_ raft.BatchingFSM  = (*fsm)(nil)
+	_ raft.BatchingFSM = (*fsm)(nil)
 	_ raft.FSMSnapshot = snapshotBytes(nil)
 )

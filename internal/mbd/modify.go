@@ -33,9 +33,11 @@ func srcLimits(s *api.JobSpec) *api.Limits {
 var bmodFields = map[string]specField{
 	"q": func(d, s *api.JobSpec, r bool) { d.Queues = pick(r, nil, s.Queues) },
 	"R": func(d, s *api.JobSpec, r bool) { d.ResReq = pick(r, nil, s.ResReq) },
-	"n": func(d, s *api.JobSpec, r bool) { d.MinProcs, d.MaxProcs = pick(r, 0, s.MinProcs), pick(r, 0, s.MaxProcs) },
-	"m": func(d, s *api.JobSpec, r bool) { d.AskedHosts = pick(r, nil, s.AskedHosts) },
-	"J": func(d, s *api.JobSpec, r bool) { d.JobName = pick(r, "", s.JobName) },
+	"n": func(d, s *api.JobSpec, r bool) {
+		d.MinProcs, d.MaxProcs = pick(r, 0, s.MinProcs), pick(r, 0, s.MaxProcs)
+	},
+	"m":  func(d, s *api.JobSpec, r bool) { d.AskedHosts = pick(r, nil, s.AskedHosts) },
+	"J":  func(d, s *api.JobSpec, r bool) { d.JobName = pick(r, "", s.JobName) },
 	"Jd": func(d, s *api.JobSpec, r bool) { d.Description = pick(r, "", s.Description) },
 	"W": func(d, s *api.JobSpec, r bool) {
 		limitsOf(d).Run, limitsOf(d).RunHost = pick(r, 0, srcLimits(s).Run), pick(r, "", srcLimits(s).RunHost)

@@ -21,4 +21,3 @@ func (s *Server) register() {
 	rpc.HandleStream(r, "MBatchd.Acct", s.acct)
 	r.Handle("MBatchd.SbdSession", s.sbdSession)
 }
-

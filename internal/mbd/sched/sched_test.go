@@ -64,9 +64,9 @@ func TestBypassOnlyWhenNoHostFits(t *testing.T) {
 
 func TestParallelPlacement(t *testing.T) {
 	h := newHarness(t, clusterSpec{hosts: 3, mxj: 4})
-	h.submit("alice", "normal", slots(6))                           // spread over hosts
-	h.submit("alice", "normal", slots(3), resReq("span[hosts=1]"))  // one host
-	h.submit("alice", "normal", slots(2), resReq("span[ptile=1]"))  // one per host
+	h.submit("alice", "normal", slots(6))                          // spread over hosts
+	h.submit("alice", "normal", slots(3), resReq("span[hosts=1]")) // one host
+	h.submit("alice", "normal", slots(2), resReq("span[ptile=1]")) // one per host
 	if got, want := dispatches(h.run()), "1@host1:4,host2:2 2@host3:3 3@host2:1,host3:1"; got != want {
 		t.Fatalf("dispatches = %s\nwant        %s", got, want)
 	}

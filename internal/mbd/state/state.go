@@ -53,17 +53,17 @@ type nameKey struct{ user, name string }
 // New returns an empty state.
 func New() *State {
 	return &State{
-		jobs:      map[Key]*Job{},
-		arrays:    map[int64]*Array{},
-		pending:   map[string]*pendingList{},
-		onHost:    map[string]map[Key]*Job{},
-		byName:    map[nameKey][]*Job{},
-		queues:    map[string]*QueueState{},
-		hosts:     map[string]*HostState{},
-		envs:      newEnvTable(),
-		strs:      stringTable{},
-		specs:     map[*Spec]int{},
-		counts:    map[api.JobState]int{},
+		jobs:    map[Key]*Job{},
+		arrays:  map[int64]*Array{},
+		pending: map[string]*pendingList{},
+		onHost:  map[string]map[Key]*Job{},
+		byName:  map[nameKey][]*Job{},
+		queues:  map[string]*QueueState{},
+		hosts:   map[string]*HostState{},
+		envs:    newEnvTable(),
+		strs:    stringTable{},
+		specs:   map[*Spec]int{},
+		counts:  map[api.JobState]int{},
 	}
 }
 
