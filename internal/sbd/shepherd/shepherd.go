@@ -380,7 +380,14 @@ func (s *Shepherd) begin() {
 		if err == nil {
 			var g *cgroup.Group
 			m := cgroup.New(h, s.p.CgroupParent)
-			if g, err = m.Open(s.p.CgroupName); err != nil {
+			if g, err = m.Open(s.p.CgroupName); err == nil {
+				// A group of that name with processes is another job's
+				// (a cluster of the same name and hosts): never share it.
+				if empty, eerr := g.Empty(); eerr != nil || !empty {
+					err = fmt.Errorf("cgroup %s/%s already holds processes", s.p.CgroupParent, s.p.CgroupName)
+					g = nil
+				}
+			} else {
 				g, err = m.Create(s.p.CgroupName)
 			}
 			s.cg = g
@@ -834,9 +841,9 @@ func (s *Shepherd) jobEnded(ws syscall.WaitStatus, ru syscall.Rusage) {
 		}
 	}
 	s.cpu = max(s.cpu, cpuRU)
-	if kb := ru.Maxrss; kb > s.maxMem {
-		s.maxMem = kb
-	}
+	// (ru.Maxrss is not used: it is the exec helper's peak, before the
+	// job's program replaced it.) The job had at least its own process.
+	s.maxProcs, s.maxThreads = max(s.maxProcs, 1), max(s.maxThreads, 1)
 	termReason := s.termReason
 	requeue := s.requeue
 	if s.term != nil {

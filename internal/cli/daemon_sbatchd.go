@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
+	"github.com/basalt-lsf/basalt/internal/lim/limclient"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd"
+	"github.com/basalt-lsf/basalt/internal/version"
+)
+
+func init() {
+	Register(&Command{Name: "sbatchd", Summary: "the slave batch daemon (one per server host)", Daemon: true, Run: runSbatchd})
+}
+
+var sbatchdSpec = lsfopt.New("d:|h|V")
+
+// runSbatchd runs sbatchd in the foreground until SIGTERM or SIGINT; the
+// jobs it started keep running under their shepherds.
+func runSbatchd(ctx context.Context, env *Env, args []string) int {
+	res, err := sbatchdSpec.Parse(args)
+	if err != nil || len(res.Operands) > 0 || res.Has("h") {
+		if err != nil {
+			env.Errorf("sbatchd: %v", err)
+		}
+		env.Errorf("Usage: sbatchd [-h] [-V] [-d env_dir]")
+		if err == nil && res.Has("h") {
+			return 0
+		}
+		return ExitUsage
+	}
+	if res.Has("V") {
+		fmt.Fprintln(env.Stderr, version.Banner())
+		return 0
+	}
+	envDir := env.Getenv("LSF_ENVDIR")
+	if d, ok := res.Last("d"); ok {
+		envDir = d
+	}
+	if envDir == "" {
+		envDir = config.DefaultEnvDir
+	}
+	opts := config.Options{EnvDir: envDir, Getenv: env.Getenv}
+	base, err := config.LoadBase(ctx, opts)
+	if err != nil {
+		env.Errorf("sbatchd: %v", err)
+		return 1
+	}
+	host, err := config.LocalHostName(base.Conf, env.Getenv, nil)
+	if err != nil {
+		env.Errorf("sbatchd: %v", err)
+		return 1
+	}
+	log, closeLog, err := daemonLog(env, base.Conf.LogDir(), "sbatchd", host)
+	if err != nil {
+		env.Errorf("sbatchd: %v", err)
+		return 1
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	lim := limclient.New(base, limclient.Options{LocalHost: host})
+	defer lim.Close()
+	cfg := sbatchdConfig(ctx, base, opts, host, envDir, log)
+	cfg.Master = masterFinder(base, lim)
+	cfg.Loads = limLoads{c: lim, host: host, t: cfg.Table}
+	d, err := sbd.New(cfg)
+	if err != nil {
+		log.Error("sbatchd cannot start", "err", err)
+		env.Errorf("sbatchd: %v", err)
+		return 1
+	}
+	srv, err := serveSbatchd(ctx, base, host, d, log)
+	if err != nil {
+		log.Error("sbatchd cannot listen", "err", err)
+		env.Errorf("sbatchd: %v", err)
+		return 1
+	}
+	runErr := d.Run(ctx)
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	if runErr != nil && runErr != context.Canceled {
+		log.Error("sbatchd stopped", "err", runErr)
+		return 1
+	}
+	return 0
+}
+
+// sbatchdConfig reads sbatchd's parameters: lsf.conf, lsb.params and this
+// host's lsb.hosts thresholds (defaults when the batch files do not load).
+func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, host, envDir string, log *slog.Logger) sbd.Config {
+	conf := base.Conf
+	cfg := sbd.Config{
+		Host: host, Cluster: base.ClusterName(), StateDir: sbatchdStateDir(conf, host),
+		Logf:      func(format string, a ...any) { log.Info(fmt.Sprintf(format, a...)) },
+		Cgroups:   os.Geteuid() == 0,
+		Table:     base.ResourceTable(),
+		ServerDir: conf.ServerDir(),
+		Version:   version.Banner(),
+	}
+	cfg.ExtraEnv = append(cfg.ExtraEnv, "LSF_ENVDIR="+envDir)
+	for _, k := range []string{"LSF_SERVERDIR", "LSF_BINDIR", "LSF_LIBDIR"} {
+		if v := conf.Get(k); v != "" {
+			cfg.ExtraEnv = append(cfg.ExtraEnv, k+"="+v)
+		}
+	}
+	if admins := base.Cluster.Admins; len(admins) > 0 {
+		cfg.Admin = admins[0]
+	}
+	switch conf.JobCPULimit() {
+	case lsfconf.Yes:
+		cfg.JobCPULimit = 1
+	case lsfconf.No:
+		cfg.JobCPULimit = 2
+	}
+	cfg.MemLimitEnforce = strings.Contains(strings.ToLower(conf.Get("LSB_RESOURCE_ENFORCE")), "memory")
+	if v, err := strconv.Atoi(conf.Get("LSF_PIM_SLEEPTIME")); err == nil && v > 0 {
+		cfg.SampleInterval = time.Duration(v) * time.Second
+	}
+	batch, err := config.LoadBatch(ctx, base, opts)
+	if err != nil {
+		log.Warn("batch configuration not loaded; using lsb.params defaults", "err", err)
+		return cfg
+	}
+	cfg.SleepTime = batch.Params.SBDSleepTime
+	cfg.TerminateInterval = batch.Params.JobTerminateInterval
+	cfg.PGSuspIT = batch.Params.PGSuspIT
+	for _, h := range batch.BatchHosts {
+		if h.Name != host {
+			continue
+		}
+		for _, t := range h.Thresholds {
+			cfg.HostThresholds = append(cfg.HostThresholds, &api.Threshold{Index: t.Index, Sched: t.Sched, Stop: t.Stop, HasSched: t.HasSched, HasStop: t.HasStop})
+		}
+	}
+	return cfg
+}
+
+// sbatchdStateDir is $BASALT_STATEDIR/<host>/sbatchd; without
+// BASALT_STATEDIR, LSB_LOCALDIR/<host>/sbatchd, else /var/lib/basalt.
+func sbatchdStateDir(conf *lsfconf.Conf, host string) string {
+	d := conf.Get("BASALT_STATEDIR")
+	if d == "" {
+		d = conf.LocalDir()
+	}
+	if d == "" {
+		d = "/var/lib/basalt"
+	}
+	return filepath.Join(d, host, "sbatchd")
+}
+
+// masterFinder asks the LIMs for the master host, falling back on the
+// first LSF_MASTER_LIST host when no LIM answers; mbatchd listens on the
+// master's address at LSB_MBD_PORT.
+func masterFinder(base *config.Base, lim *limclient.Client) sbd.MasterFinder {
+	port := strconv.Itoa(base.Conf.MBDPort())
+	return sbd.MasterFunc(func(ctx context.Context) (string, error) {
+		lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		master, _, err := lim.Master(lctx)
+		cancel()
+		if err != nil || master == "" {
+			list := base.Conf.MasterList()
+			if len(list) == 0 {
+				return "", fmt.Errorf("no master: %v, and LSF_MASTER_LIST is empty", err)
+			}
+			master = list[0]
+		}
+		a, err := base.Resolver().Resolve(ctx, master)
+		if err != nil {
+			return "", err
+		}
+		return net.JoinHostPort(a.String(), port), nil
+	})
+}
+
+// limLoads is this host's load as the master LIM knows it.
+type limLoads struct {
+	c    *limclient.Client
+	host string
+	t    *resreq.Table
+}
+
+func (l limLoads) Load(ctx context.Context) (*resreq.Host, error) {
+	cl, err := l.c.Cluster(ctx, l.host)
+	if err != nil {
+		return nil, err
+	}
+	if cl.Host(l.host) == nil {
+		return nil, fmt.Errorf("LIM has no load for %s", l.host)
+	}
+	return cl.Vector(l.t, l.host), nil
+}
+
+// serveSbatchd serves sbatchd's RPC methods (bpeek) on the host's address
+// at LSB_SBD_PORT.
+func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, log *slog.Logger) (*rpc.Server, error) {
+	a, err := base.Resolver().Resolve(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(a.String(), strconv.Itoa(base.Conf.SBDPort())))
+	if err != nil {
+		return nil, err
+	}
+	srv := rpc.NewServer(&auth.Ident{})
+	srv.Logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	d.Register(srv)
+	go srv.Serve(ln)
+	return srv, nil
+}
