@@ -1,6 +1,7 @@
 package mbd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,11 +23,11 @@ type raftNode struct {
 // variable so the storage implementation is chosen in one place.
 var storeOpener = openStores
 
-func openRaft(dir, id string, f raft.FSM, log *slog.Logger) (*raftNode, error) {
+func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger) (*raftNode, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("raft directory: %w", err)
 	}
-	logs, stable, closer, err := storeOpener(filepath.Join(dir, "log"))
+	logs, stable, closer, err := storeOpener(ctx, filepath.Join(dir, "log"), log)
 	if err != nil {
 		return nil, err
 	}

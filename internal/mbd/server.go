@@ -152,7 +152,7 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Warn("closing lsb.events", "err", err)
 		}
 	}()
-	node, err := openRaft(dir, s.opts.Host, f, s.log)
+	node, err := openRaft(ctx, dir, s.opts.Host, f, s.log)
 	if err != nil {
 		return err
 	}

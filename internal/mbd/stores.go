@@ -2,9 +2,9 @@ package mbd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/hashicorp/raft"
 
@@ -12,14 +12,15 @@ import (
 )
 
 // openStores opens raft's durable log and stable stores in dir. The store's
-// lock is LSF's "one mbatchd per cluster" rule.
-func openStores(dir string) (raft.LogStore, raft.StableStore, io.Closer, error) {
-	st, err := raftlog.Open(context.Background(), dir, raftlog.Options{})
+// lock is LSF's "one mbatchd per cluster" rule (raftlog.ErrLocked says so).
+func openStores(ctx context.Context, dir string, log *slog.Logger) (raft.LogStore, raft.StableStore, io.Closer, error) {
+	st, err := raftlog.Open(ctx, dir, raftlog.Options{})
 	if err != nil {
-		if errors.Is(err, raftlog.ErrLocked) {
-			return nil, nil, nil, fmt.Errorf("another mbatchd is running on this cluster: %w", err)
-		}
 		return nil, nil, nil, fmt.Errorf("opening the event log: %w", err)
+	}
+	if r := st.Repaired(); r != nil {
+		log.Warn("event log had a torn tail from a crash; cut it (those entries were never acknowledged)",
+			"file", r.File, "offset", r.Offset, "dropped", r.Dropped, "reason", r.Reason)
 	}
 	return st, st, st, nil
 }
