@@ -359,9 +359,18 @@ func (h *History) apply(j *hist, r *Record) {
 		ev.Text = l.ExecCwd
 	case *JobStatus:
 		main := api.JobState(l.JStatus) &^ (api.StatePDone | api.StatePErr)
+		post := api.JobState(l.JStatus)&(api.StatePDone|api.StatePErr) != 0
+		if post && (main == api.StateDone || main == api.StateExit) && rec.EndTime != 0 {
+			// The post-execution result of the run already seen: no state
+			// change ("Post job process done successfully").
+			ev.Kind = KindPostDone
+			if api.JobState(l.JStatus)&api.StatePErr != 0 {
+				ev.Kind = KindPostErr
+			}
+			break
+		}
 		rec.State = main
-		ev.State, ev.Reason, ev.ExitStatus = api.JobState(l.JStatus), int32(l.Reason), int32(l.ExitStatus)
-		ev.Text = TermName(l.ExitInfo)
+		ev.State, ev.Reason, ev.ExitStatus = main, int32(l.Reason), int32(l.ExitStatus)
 		switch main {
 		case api.StatePend:
 			rec.PendReasons = nil
@@ -372,10 +381,6 @@ func (h *History) apply(j *hist, r *Record) {
 			rec.SuspReasons, rec.SuspSubreason = int32(l.Reason), int32(l.Subreasons)
 			rec.SuspendTime = r.Time
 		case api.StateDone, api.StateExit:
-			post := api.JobState(l.JStatus)&(api.StatePDone|api.StatePErr) != 0
-			if post && rec.EndTime != 0 {
-				break // the post-execution result of the run already seen
-			}
 			rec.ExitStatus, rec.TermReason = int32(l.ExitStatus), TermName(l.ExitInfo)
 			if l.EndTime > 0 {
 				rec.EndTime = l.EndTime
@@ -383,8 +388,7 @@ func (h *History) apply(j *hist, r *Record) {
 				rec.EndTime = r.Time
 			}
 		}
-		post := api.JobState(l.JStatus)&(api.StatePDone|api.StatePErr) != 0
-		if l.Rusage != nil && !(post && rec.Usage != nil) {
+		if l.Rusage != nil {
 			u := usageOf(l.Rusage)
 			if l.CPUTime > 0 {
 				u.CPUTime = l.CPUTime
@@ -399,13 +403,16 @@ func (h *History) apply(j *hist, r *Record) {
 		j.queues = append(j.queues, l.Queue)
 		ev.Queue, ev.User = l.Queue, l.UserName
 	case *JobMove:
-		ev.User, ev.Reason = l.UserName, int32(l.Position)
-		ev.Text = "top"
+		// OpenLava bhist's wording (cmd.hist.c, catgets 3427).
+		base := "top"
 		if l.Base == ToBottom {
-			ev.Text = "bottom"
+			base = "bottom"
 		}
+		ev.User, ev.Reason = l.UserName, int32(l.Position)
+		ev.Text = fmt.Sprintf("Job moved to position %d relative to <%s> by user or administrator <%s>;", l.Position, base, l.UserName)
 	case *JobModify2:
 		ev.User = l.UserName
+		ev.Text = modifyText(l)
 		modify(rec, l)
 		if l.Options&SubQueue != 0 && l.Queue != "" {
 			j.queues = append(j.queues, l.Queue)
@@ -420,11 +427,38 @@ func (h *History) apply(j *hist, r *Record) {
 		for _, host := range l.ExecHosts {
 			ev.Hosts = append(ev.Hosts, &api.ExecHost{Host: host, Slots: 1})
 		}
-	case *JobClean:
 	default:
+		// JOB_CLEAN and others: not part of what bhist shows.
 		return
 	}
 	j.h.Events = append(j.h.Events, ev)
+}
+
+// Kinds of history events that are not record types: the post-execution
+// result of a finished run (a JOB_STATUS with PDONE or PERR).
+const (
+	KindPostDone = "POST_DONE"
+	KindPostErr  = "POST_ERR"
+)
+
+// modifyText describes a bmod the way OpenLava's bhist starts it
+// ("Parameters of Job are changed:"), with the main changes.
+func modifyText(l *JobModify2) string {
+	var b strings.Builder
+	b.WriteString("Parameters of Job are changed:")
+	item := func(cond bool, what, v string) {
+		if cond {
+			fmt.Fprintf(&b, " %s changes to : %s;", what, v)
+		}
+	}
+	item(l.Options&SubQueue != 0 && l.Queue != "", "Job queue", l.Queue)
+	item(l.Options&SubJobName != 0, "Job name", l.JobName)
+	item(l.Options&SubResReq != 0, "Resource requirements", l.ResReq)
+	item(l.Options&SubOutFile != 0, "Output file", l.OutFile)
+	item(l.Options&SubErrFile != 0, "Error file", l.ErrFile)
+	item(l.Options&SubProjectName != 0, "Project", l.ProjectName)
+	item(l.Options2&Sub2ModifyCmd != 0, "Command", l.Command)
+	return strings.TrimSuffix(b.String(), ";") + ";"
 }
 
 // modify applies a JOB_MODIFY2 to a job: the fields its option bits name.

@@ -175,7 +175,7 @@ func TestHistoryEvents(t *testing.T) {
 	want := []string{
 		"0 JOB_NEW state=0x1 user=alice queue=normal",
 		"1 JOB_SWITCH user=alice queue=long",
-		"2 JOB_MOVE user=admin reason=3 text=top",
+		"2 JOB_MOVE user=admin reason=3 text=Job moved to position 3 relative to <top> by user or administrator <admin>;",
 		"3 JOB_FORCE user=admin host=h5*1",
 		"3 JOB_START state=0x4 host=h5*1",
 		"4 JOB_START_ACCEPT pid=99",
@@ -184,9 +184,8 @@ func TestHistoryEvents(t *testing.T) {
 		"10 JOB_STATUS state=0x10 reason=2",
 		"20 JOB_REQUEUE state=0x1 reason=23",
 		"25 JOB_START state=0x4 host=h6*1",
-		"40 JOB_STATUS state=0x20 exit=256 text=TERM_OWNER cpu=3.5 maxmem=2048",
-		"41 JOB_STATUS state=0x120",
-		"100 JOB_CLEAN",
+		"40 JOB_STATUS state=0x20 exit=256 cpu=3.5 maxmem=2048",
+		"41 POST_ERR",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

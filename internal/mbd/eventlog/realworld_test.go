@@ -111,11 +111,11 @@ func TestRealWorldOpenLavaEvents(t *testing.T) {
 	for _, e := range res[0].Events {
 		kinds = append(kinds, e.Kind)
 	}
-	if got := strings.Join(kinds, " "); got != "JOB_NEW JOB_START JOB_START_ACCEPT JOB_EXECUTE JOB_STATUS JOB_STATUS" {
+	if got := strings.Join(kinds, " "); got != "JOB_NEW JOB_START JOB_START_ACCEPT JOB_EXECUTE JOB_STATUS POST_DONE" {
 		t.Errorf("events %s", got)
 	}
-	if last := res[0].Events[5]; last.State != api.StateDone|api.StatePDone {
-		t.Errorf("last state %#x, want DONE|PDONE", last.State)
+	if done := res[0].Events[4]; done.State != api.StateDone || done.Usage == nil {
+		t.Errorf("finish event %+v", done)
 	}
 }
 
