@@ -671,3 +671,45 @@ func TestExecEGroup(t *testing.T) {
 		t.Error("a hanging egroup must time out")
 	}
 }
+
+// TestStoreConcurrent reads the snapshot from several goroutines while
+// reloads swap it (run with -race).
+func TestStoreConcurrent(t *testing.T) {
+	opts := fixtureOptions(fixture(nil))
+	s, err := NewStore(context.Background(), func(ctx context.Context) (*Config, error) { return Load(ctx, opts) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if c := s.Current(); c.Queue("normal") == nil || len(c.BatchHosts) != 3 {
+					errs <- errors.New("inconsistent snapshot")
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		if err := s.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for i := 0; i < 4; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Generation() != 21 {
+		t.Errorf("generation %d", s.Generation())
+	}
+}
