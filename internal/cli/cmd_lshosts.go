@@ -82,7 +82,7 @@ func runLshosts(ctx context.Context, env *Env, args []string) int {
 	case fields != nil:
 		writeLshostsFields(env, hosts, fields, delim)
 	case res.Has("l"):
-		lsfmt.WriteHostsLong(env.Stdout, hosts, allIndices(cl))
+		lsfmt.WriteHostsLong(env.Stdout, hosts, allIndices(cl), cl.Shared)
 	default:
 		lsfmt.WriteHosts(env.Stdout, hosts, lsfmt.HostsOptions{Wide: res.Has("w")})
 	}

@@ -102,7 +102,7 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 			indices = append(indices, n)
 		}
 	}
-	o := lsfmt.LoadOptions{Wide: res.Has("w"), Long: res.Has("l")}
+	o := lsfmt.LoadOptions{Wide: res.Has("w"), Long: res.Has("l"), Shared: cl.Shared}
 	switch {
 	case res.Has("E"):
 		o.RunQueue = lsfmt.Effective

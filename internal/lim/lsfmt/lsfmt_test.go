@@ -84,6 +84,12 @@ hostL           lockUW   0.0   0.0   0.0   0%   0.0   0     0    0M    0M    0M
 		t.Errorf("WriteLoad:\n%s\nwant:\n%s", b.String(), want)
 	}
 	b.Reset()
+	lic := &api.SharedResource{Name: "lic", Dynamic: true, Numeric: true, Instances: []*api.SharedInstance{{Value: "7", Hosts: []string{"hostA"}}}}
+	WriteLoad(&b, hostsFixture()[:1], []string{"r1m"}, LoadOptions{Long: true, Shared: []*api.SharedResource{lic}})
+	if want := "HOST_NAME               status   r1m  lic\nhostA                     busy  *6.1    7\n"; b.String() != want {
+		t.Errorf("WriteLoad -l with shared:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
 	WriteLoad(&b, hostsFixture()[:2], []string{"r1m"}, LoadOptions{Wide: true, RunQueue: Effective})
 	want = `HOST_NAME               status   r1m
 hostA                     busy  *1.1
@@ -107,11 +113,15 @@ hostL        X86_64   x86_64   1.0     1      -      -    Yes ()
 		t.Errorf("WriteHosts:\n%s\nwant:\n%s", b.String(), want)
 	}
 	b.Reset()
-	WriteHostsLong(&b, hostsFixture()[:1], []string{"r15s", "r1m", "ut", "usr_tmp"})
+	WriteHostsLong(&b, hostsFixture()[:1], []string{"r15s", "r1m", "ut", "usr_tmp"},
+		[]*api.SharedResource{{Name: "verilog", Numeric: true, Instances: []*api.SharedInstance{{Value: "5", Hosts: []string{"hostA"}}}},
+			{Name: "lic", Dynamic: true, Instances: []*api.SharedInstance{{Value: "7", Hosts: []string{"hostA"}}}}})
 	want = `
 HOST_NAME:  hostA
 type             model  cpuf ncpus ndisks maxmem maxswp maxtmp rexpri server
 X86_64          x86_64   1.0     4      1  7800M  2048M 50000M      0    Yes
+  verilog
+        5
 
 RESOURCES: (fs !bigmem)
 RUN_WINDOWS:  (always open)

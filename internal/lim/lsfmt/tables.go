@@ -27,6 +27,31 @@ const (
 type LoadOptions struct {
 	Wide, Long bool
 	RunQueue   RunQueue
+	// Shared are the dynamic shared resources lsload -l adds after the
+	// load indices.
+	Shared []*api.SharedResource
+}
+
+// sharedValue is the value of a shared resource's instance that includes
+// host ("-" when none does).
+func sharedValue(s *api.SharedResource, host string) string {
+	for _, in := range s.Instances {
+		for _, h := range in.Hosts {
+			if strings.EqualFold(h, host) {
+				return in.Value
+			}
+		}
+	}
+	return "-"
+}
+
+// shareCell prints a shared resource column: right-aligned in the name's
+// length + 2, cut to the name's length + 1.
+func shareCell(name, v string) string {
+	if len(v) > len(name)+1 {
+		v = v[:len(name)+1]
+	}
+	return fmt.Sprintf("%*s", len(name)+2, v)
 }
 
 // Status is lsload's status column.
@@ -112,6 +137,15 @@ func WriteLoad(w io.Writer, hosts []*api.HostLoad, indices []string, o LoadOptio
 	for _, n := range indices {
 		b.WriteString(IndexHeader(n, o.Wide))
 	}
+	var shared []*api.SharedResource
+	if o.Long {
+		for _, sr := range o.Shared {
+			if sr.Dynamic {
+				shared = append(shared, sr)
+				b.WriteString(shareCell(sr.Name, sr.Name))
+			}
+		}
+	}
 	b.WriteByte('\n')
 	for _, h := range hosts {
 		st := Status(h.Status)
@@ -124,6 +158,9 @@ func WriteLoad(w io.Writer, hosts []*api.HostLoad, indices []string, o LoadOptio
 			for _, n := range indices {
 				v, ok := LoadValue(h, n, o.RunQueue)
 				b.WriteString(IndexValue(n, v, ok, contains(h.Busy, canonical(n)), o.Wide))
+			}
+			for _, sr := range shared {
+				b.WriteString(shareCell(sr.Name, sharedValue(sr, h.Name)))
 			}
 		}
 		b.WriteByte('\n')
@@ -223,8 +260,9 @@ func yesNo(b bool) string {
 }
 
 // WriteHostsLong writes lshosts -l. indices are every load index name
-// (built-in then external), for the LOAD_THRESHOLDS table.
-func WriteHostsLong(w io.Writer, hosts []*api.HostLoad, indices []string) {
+// (built-in then external), for the LOAD_THRESHOLDS table; shared are the
+// cluster's shared resources (the static ones are listed per host).
+func WriteHostsLong(w io.Writer, hosts []*api.HostLoad, indices []string, shared []*api.SharedResource) {
 	var b strings.Builder
 	var header strings.Builder
 	for _, n := range indices {
@@ -243,6 +281,16 @@ func WriteHostsLong(w io.Writer, hosts []*api.HostLoad, indices []string) {
 			fmt.Fprintf(&b, "%5d %6d %5dM %5dM %5dM %6d %6s\n", s.NCPUs, s.NDisks, s.MaxMem, s.MaxSwp, s.MaxTmp, h.RExPri, "Yes")
 		default:
 			fmt.Fprintf(&b, "%5s %6s %6s %6s %6s %6d %6s\n", "-", "-", "-", "-", "-", h.RExPri, "Yes")
+		}
+		var names, values strings.Builder
+		for _, sr := range shared {
+			if !sr.Dynamic {
+				names.WriteString(shareCell(sr.Name, sr.Name))
+				values.WriteString(shareCell(sr.Name, sharedValue(sr, h.Name)))
+			}
+		}
+		if names.Len() > 0 {
+			b.WriteString(names.String() + "\n" + values.String() + "\n")
 		}
 		b.WriteString("\nRESOURCES: ")
 		if len(h.Resources) > 0 {
