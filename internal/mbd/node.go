@@ -51,12 +51,12 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger)
 	conf.SnapshotInterval = 30 * time.Second
 	conf.TrailingLogs = 1024
 	addr, trans := raft.NewInmemTransport(raft.ServerAddress(id))
-	has, err := raft.HasExistingState(logs, stable, snaps)
+	bootstrapped, err := isBootstrapped(logs, stable, snaps)
 	if err != nil {
 		closer.Close()
 		return nil, fmt.Errorf("raft state: %w", err)
 	}
-	if !has {
+	if !bootstrapped {
 		cfg := raft.Configuration{Servers: []raft.Server{{ID: conf.LocalID, Address: addr}}}
 		if err := raft.BootstrapCluster(conf, logs, stable, snaps, trans, cfg); err != nil {
 			closer.Close()
@@ -69,6 +69,34 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger)
 		return nil, fmt.Errorf("starting raft: %w", err)
 	}
 	return &raftNode{r: r, closer: closer}, nil
+}
+
+// isBootstrapped reports whether the node has a log (or snapshot) holding
+// its configuration. raft.BootstrapCluster stores the current term before
+// the configuration entry: a crash between the two leaves a term and no
+// configuration, and such a node would never elect itself. It is treated as
+// not bootstrapped, its term reset so that BootstrapCluster accepts it.
+func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.SnapshotStore) (bool, error) {
+	last, err := logs.LastIndex()
+	if err != nil {
+		return false, err
+	}
+	list, err := snaps.List()
+	if err != nil {
+		return false, err
+	}
+	if last > 0 || len(list) > 0 {
+		return true, nil
+	}
+	for _, k := range []string{"CurrentTerm", "LastVoteTerm"} {
+		if err := stable.SetUint64([]byte(k), 0); err != nil {
+			return false, err
+		}
+	}
+	if err := stable.Set([]byte("LastVoteCand"), nil); err != nil {
+		return false, err
+	}
+	return false, nil
 }
 
 // waitLeader waits until this node leads, or timeout.

@@ -58,6 +58,9 @@ func readAcctFile(ctx context.Context, name string, q *AcctQuery, res *AcctResul
 	}
 	defer f.Close()
 	r := NewReader(f, name)
+	if len(q.Jobs) > 0 {
+		r.SkipJobs(q.Filter.wantJobID)
+	}
 	for n := 0; ; n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {

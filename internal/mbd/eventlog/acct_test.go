@@ -184,3 +184,31 @@ func TestReaderLines(t *testing.T) {
 		t.Errorf("after the long line: %v %v", rec, err)
 	}
 }
+
+func TestPeekJobID(t *testing.T) {
+	for _, g := range goldenRecords {
+		id, isJob, ok := peekJobID([]byte(g.want))
+		wantID, _, wantJob := g.rec.JobID()
+		if !ok || isJob != wantJob || isJob && id != wantID {
+			t.Errorf("%s: peekJobID = %d, %v, %v; want %d, %v", g.name, id, isJob, ok, wantID, wantJob)
+		}
+	}
+	for _, l := range []string{``, `"JOB_NEW"`, `"JOB_NEW" "10.1"`, `"JOB_NEW" "10.1" 5`, `"JOB_SWITCH" "10.1" 5 1`,
+		`"JOB_NE""W" "10.1" 5 1`, `"JOB_NEW" "10.1" 5 x`, `"JOB_MODIFY2" "10.1" 5 "x[1]"`} {
+		if _, _, ok := peekJobID([]byte(l)); ok {
+			t.Errorf("peekJobID(%s) ok", l)
+		}
+	}
+	// Skipping in the reader.
+	in := strings.Join([]string{`"JOB_CLEAN" "10.1" 5 1 0`, `"QUEUE_CTRL" "10.1" 5 1 "q" 0 "u" ""`,
+		`"JOB_CLEAN" "10.1" 6 2 0`, `"JOB_CLEAN" "10.1" 6 "bad" 0`}, "\n")
+	r := NewReader(strings.NewReader(in), "f")
+	r.SkipJobs(func(id int64) bool { return id == 2 })
+	rec, err := r.Next()
+	if err != nil || rec.Log.(*JobClean).JobID != 2 {
+		t.Fatalf("%v %v", rec, err)
+	}
+	if _, err := r.Next(); err == nil || err.Error() == "EOF" {
+		t.Errorf("a line whose job ID cannot be read must be parsed (and reported): %v", err)
+	}
+}

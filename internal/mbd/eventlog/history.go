@@ -125,6 +125,9 @@ func readEventFile(ctx context.Context, name string, h *History, res *HistoryRes
 		return fmt.Errorf("reading event file: %w", err)
 	}
 	r := NewReader(f, name)
+	if len(h.f.Jobs) > 0 {
+		r.SkipJobs(h.f.wantJobID)
+	}
 	for n := 0; ; n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -27,7 +27,16 @@ type Reader struct {
 	header  int64
 	hasHead bool
 	buf     []byte
+	// keepJob, when set, skips records about other jobs without parsing
+	// them (see SkipJobs).
+	keepJob func(id int64) bool
 }
+
+// SkipJobs makes Next skip, without parsing them, the records that are
+// not about a job keep accepts and those not about any job (QUEUE_CTRL,
+// unknown types), as LSF's lsbGetNextJobEvent does for bhist with job IDs.
+// Lines whose job ID cannot be found cheaply are parsed as usual.
+func (r *Reader) SkipJobs(keep func(id int64) bool) { r.keepJob = keep }
 
 // NewReader reads records from r; name is the file name in errors.
 func NewReader(r io.Reader, name string) *Reader {
@@ -65,6 +74,11 @@ func (r *Reader) Next() (*Record, error) {
 		t := bytes.TrimLeft(line, " \t")
 		if len(bytes.TrimSpace(t)) == 0 || t[0] == '#' {
 			continue
+		}
+		if r.keepJob != nil {
+			if id, isJob, ok := peekJobID(t); ok && (!isJob || !r.keepJob(id)) {
+				continue
+			}
 		}
 		r.recOff = start
 		rec, err := ParseRecord(string(line))
@@ -112,4 +126,66 @@ func (r *Reader) readLine() ([]byte, int64, error) {
 		}
 		return bytes.TrimSuffix(r.buf, []byte{'\n'}), start, nil
 	}
+}
+
+// peekJobID finds the job ID of a record line without parsing it: ok is
+// false when the line does not look like a record; isJob is false for
+// records not about a job.
+func peekJobID(line []byte) (id int64, isJob, ok bool) {
+	tok := func() ([]byte, bool) {
+		for len(line) > 0 && isBlank(line[0]) {
+			line = line[1:]
+		}
+		if len(line) == 0 {
+			return nil, false
+		}
+		if line[0] == '"' {
+			i := bytes.IndexByte(line[1:], '"')
+			if i < 0 || i+2 < len(line) && line[i+2] == '"' {
+				return nil, false // unterminated, or a doubled quote: parse it
+			}
+			t := line[1 : i+1]
+			line = line[i+2:]
+			return t, true
+		}
+		i := bytes.IndexFunc(line, func(c rune) bool { return c < 0x80 && isBlank(byte(c)) })
+		if i < 0 {
+			i = len(line)
+		}
+		t := line[:i]
+		line = line[i:]
+		return t, true
+	}
+	typ, ok1 := tok()
+	_, ok2 := tok() // version
+	_, ok3 := tok() // time
+	if !ok1 || !ok2 || !ok3 {
+		return 0, false, false
+	}
+	switch string(typ) {
+	case TypeJobNew, TypeJobStart, TypeJobStartAccept, TypeJobExecute, TypeJobStatus,
+		TypeJobSignal, TypeJobRequeue, TypeJobClean, TypeJobForce, TypeJobFinish:
+	case TypeJobSwitch, TypeJobMove:
+		if _, ok := tok(); !ok { // userId
+			return 0, false, false
+		}
+	case TypeJobModify2:
+		t, ok := tok()
+		if !ok {
+			return 0, false, false
+		}
+		if i := bytes.IndexByte(t, '['); i >= 0 {
+			t = t[:i]
+		}
+		n, err := strconv.ParseInt(string(t), 10, 64)
+		return n, true, err == nil
+	default:
+		return 0, false, true
+	}
+	t, ok := tok()
+	if !ok {
+		return 0, false, false
+	}
+	n, err := strconv.ParseInt(string(t), 10, 64)
+	return n, true, err == nil
 }

@@ -1,0 +1,279 @@
+package mbd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+var killRounds = flag.Int("mbd.killrounds", 50, "SIGKILL rounds in TestNoAcknowledgedJobLost")
+
+// TestMain lets the test binary run as a standalone mbatchd (for tests that
+// SIGKILL it): BASALT_TEST_MBD=<cluster dir>,<listen addr>.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("BASALT_TEST_MBD"); spec != "" {
+		os.Exit(childMbd(spec))
+	}
+	os.Exit(m.Run())
+}
+
+func childMbd(spec string) int {
+	var dir, addr string
+	if n, _ := fmt.Sscanf(spec, "%s", &dir); n != 1 {
+		return 2
+	}
+	for i := len(spec) - 1; i >= 0; i-- {
+		if spec[i] == ',' {
+			dir, addr = spec[:i], spec[i+1:]
+			break
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	srv, err := New(ctx, Options{EnvDir: filepath.Join(dir, "conf"), Host: "host1", Auth: trustHello{}, Listener: ln,
+		DataDir: filepath.Join(dir, "raft"), Log: slog.New(slog.NewTextHandler(childLogOut(), nil))})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := srv.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestNoAcknowledgedJobLost submits jobs from several clients while
+// mbatchd is killed with SIGKILL at random moments and restarted; every job
+// whose submission was acknowledged must be there afterwards, with its own
+// ID, and no ID may be handed out twice.
+func TestNoAcknowledgedJobLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts mbatchd many times")
+	}
+	dir := writeCluster(t, 1, 1)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	start := func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "BASALT_TEST_MBD="+dir+","+addr)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	var mu sync.Mutex
+	acked := map[int64]string{} // job ID -> command
+	r := rand.New(rand.NewSource(42))
+	seq := 0
+	waitUp := func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
+			if err == nil {
+				err = c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+				c.Close()
+				if err == nil {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("mbatchd did not come back: %v", err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for round := 0; round < *killRounds; round++ {
+		cmd := start()
+		waitUp()
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				var c *rpc.Client
+				for ctx.Err() == nil {
+					if c == nil {
+						var err error
+						if c, err = rpc.Dial(ctx, addr, &api.ConnHello{User: "alice"}); err != nil {
+							time.Sleep(5 * time.Millisecond)
+							continue
+						}
+					}
+					mu.Lock()
+					seq++
+					command := fmt.Sprintf("job %d from client %d", seq, w)
+					mu.Unlock()
+					var reply api.SubmitReply
+					err := c.Call(ctx, "MBatchd.Submit", &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: command, FromHost: "host1"}}}, &reply)
+					if err != nil {
+						c.Close()
+						c = nil
+						continue
+					}
+					if res := reply.Results[0]; res.Status == nil || res.Status.Code == 0 {
+						mu.Lock()
+						if prev, dup := acked[res.JobID]; dup {
+							t.Errorf("job ID %d acknowledged twice: %q and %q", res.JobID, prev, command)
+						}
+						acked[res.JobID] = command
+						mu.Unlock()
+					}
+				}
+				if c != nil {
+					c.Close()
+				}
+			}(w)
+		}
+		time.Sleep(time.Duration(20+r.Intn(180)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		cancel()
+		wg.Wait()
+	}
+	// Restart once more and check everything acknowledged is there.
+	cmd := start()
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	var c *rpc.Client
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if c, err = rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"}); err == nil {
+			if err = c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{}); err == nil {
+				break
+			}
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mbatchd did not come back: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer c.Close()
+	st, err := c.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[int64]string{}
+	for {
+		var r api.JobsReply
+		err := st.Recv(&r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range r.Jobs {
+			have[j.JobID] = j.Command
+		}
+	}
+	lost := 0
+	for id, command := range acked {
+		got, ok := have[id]
+		switch {
+		case !ok:
+			lost++
+			if lost < 10 {
+				t.Errorf("acknowledged job %d (%q) lost", id, command)
+			}
+		case got != command:
+			t.Errorf("job %d is %q, acknowledged as %q", id, got, command)
+		}
+	}
+	t.Logf("%d rounds, %d jobs acknowledged, %d in mbatchd after restart, %d lost", *killRounds, len(acked), len(have), lost)
+	if len(acked) < *killRounds {
+		t.Fatalf("only %d jobs acknowledged in %d rounds: the test did not exercise mbatchd", len(acked), *killRounds)
+	}
+}
+
+func childLogOut() io.Writer {
+	if os.Getenv("BASALT_TEST_MBD_LOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
+// TestKillDuringStartup kills mbatchd at random moments of its start-up
+// (opening the log, electing itself, recording MBD_START); every restart
+// must come back as master.
+func TestKillDuringStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts mbatchd many times")
+	}
+	dir := writeCluster(t, 1, 1)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	r := rand.New(rand.NewSource(7))
+	for round := 0; round < 30; round++ {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "BASALT_TEST_MBD="+dir+","+addr)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Often very early (opening the log, bootstrapping), sometimes later.
+		time.Sleep(time.Duration(r.Intn(60)+r.Intn(2)*r.Intn(400)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BASALT_TEST_MBD="+dir+","+addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
+		if err == nil {
+			err = c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+			c.Close()
+			if err == nil {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mbatchd did not come back after kills during start-up: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
