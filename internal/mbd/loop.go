@@ -57,7 +57,7 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 	var plan *sched.Plan
 	s.st.View(func(v *state.View) {
 		in := &sched.Input{Now: now, Config: cfg, Table: cfg.ResourceTable(), Hosts: s.schedHosts(cfg, v), View: v,
-			Strict: cfg.Conf.StrictResReq(), Unit: cfg.Conf.UnitForLimits()}
+			Strict: cfg.Conf.StrictResReq(), Unit: resreqUnit(cfg)}
 		plan = s.sched.Schedule(in)
 	})
 	reasons := plan.Reasons

@@ -368,3 +368,8 @@ func (a *idAlloc) nextOrder() int64 {
 	a.lastOrder += orderGap
 	return a.lastOrder
 }
+
+// resreqUnit is the unit of mem/swp/tmp values in resource requirement
+// strings: LSF_UNIT_FOR_LIMITS when set, else MB (the load indices' unit).
+// (-M limits default to KB instead; bsub converts those itself.)
+func resreqUnit(cfg *config.Config) string { return cfg.Conf.Get("LSF_UNIT_FOR_LIMITS") }

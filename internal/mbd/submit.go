@@ -137,7 +137,7 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 		}
 	}
 	// Resource requirements.
-	opts := resreq.Options{Strict: cfg.Conf.StrictResReq(), Context: resreq.CtxBsub, Table: cfg.ResourceTable(), Unit: cfg.Conf.UnitForLimits()}
+	opts := resreq.Options{Strict: cfg.Conf.StrictResReq(), Context: resreq.CtxBsub, Table: cfg.ResourceTable(), Unit: resreqUnit(cfg)}
 	var jobReq *resreq.ResReq
 	if len(spec.ResReq) > 0 {
 		r, err := resreq.ParseMulti(spec.ResReq, opts)
