@@ -46,8 +46,10 @@ type Config struct {
 	Clock  clock.Clock
 	// Logf receives the daemon's log lines.
 	Logf func(format string, args ...any)
-	// ShepherdArgv is the command that runs a job's shepherd, before the
-	// spool directory argument (default: this executable, "job-shepherd").
+	// ShepherdPath is the program that runs a job's shepherd (default:
+	// this executable), ShepherdArgv its arguments before the spool
+	// directory, argv[0] included (default: "basalt", "job-shepherd").
+	ShepherdPath string
 	ShepherdArgv []string
 	// Cgroups enables one cgroup per job (needs root and writable
 	// cgroupfs); without, jobs are tracked by descent from their shepherd.
@@ -97,12 +99,15 @@ func (c *Config) fill() error {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
-	if len(c.ShepherdArgv) == 0 {
+	if c.ShepherdPath == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			return fmt.Errorf("sbatchd: %w", err)
 		}
-		c.ShepherdArgv = []string{exe, "job-shepherd"}
+		c.ShepherdPath = exe
+	}
+	if len(c.ShepherdArgv) == 0 {
+		c.ShepherdArgv = []string{"basalt", "job-shepherd"}
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {

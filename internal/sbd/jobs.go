@@ -145,7 +145,7 @@ func (d *Daemon) params(l *api.JobLaunch, a *shepherd.Account, k string, dir spo
 	p := &sbdwire.Params{
 		Host: d.cfg.Host, Cluster: firstNonEmpty(l.Cluster, d.cfg.Cluster), SpoolDir: string(dir),
 		User: a.User, UID: a.UID, GID: a.GID, Groups: a.Groups, Home: a.Home, SetCred: !d.nonRoot,
-		ExecArgv: d.cfg.ShepherdArgv, TerminateInterval: int64(d.cfg.TerminateInterval), SampleInterval: int64(d.cfg.SampleInterval),
+		ExecArgv: d.cfg.ShepherdArgv, ExecPath: d.cfg.ShepherdPath, TerminateInterval: int64(d.cfg.TerminateInterval), SampleInterval: int64(d.cfg.SampleInterval),
 		ServerDir: d.cfg.ServerDir, ExtraEnv: d.cfg.ExtraEnv, JobCPULimit: d.cfg.JobCPULimit, MemLimitEnforce: d.cfg.MemLimitEnforce,
 		SocketName: shepherd.SocketName(d.cfg.StateDir, k), Admin: d.cfg.Admin,
 	}
@@ -176,8 +176,8 @@ func (d *Daemon) spawnShepherd(dir spool.Dir, sock string) (int, error) {
 		return 0, err
 	}
 	defer lf.Close()
-	argv := append(append([]string(nil), d.cfg.ShepherdArgv...), string(dir))
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(d.cfg.ShepherdPath)
+	cmd.Args = append(append([]string(nil), d.cfg.ShepherdArgv...), string(dir))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{lf}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

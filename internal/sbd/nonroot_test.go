@@ -34,7 +34,7 @@ func TestNonRootSbatchd(t *testing.T) {
 
 	mbd := newFakeMbd(t)
 	cfg := testConfig(state, uniqueHost(t), mbd.addr)
-	cfg.ShepherdArgv = []string{exe, "job-shepherd"}
+	cfg.ShepherdPath, cfg.ShepherdArgv = exe, []string{exe, "job-shepherd"}
 	t.Cleanup(func() { killJobs(cfg) })
 	logf, _ := os.Create(filepath.Join(filepath.Dir(state), "sbatchd.log"))
 	cmd := exec.Command(exe, "run-sbatchd", "-state", state, "-host", cfg.Host, "-master", mbd.addr)

@@ -31,6 +31,9 @@ type Params struct {
 	SocketName        string   `wire:"20"` // abstract unix socket of the shepherd
 	EexecInput        []byte   `wire:"21"` // esub's standard output, for eexec's standard input
 	Admin             string   `wire:"22"` // primary LSF administrator (the report's sender)
+	// ExecPath is the program ExecArgv runs (ExecArgv[0] is only its
+	// argv[0]); "" means ExecArgv[0].
+	ExecPath string `wire:"23"`
 }
 
 // Command operations.

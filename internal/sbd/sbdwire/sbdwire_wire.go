@@ -82,6 +82,9 @@ func (m *Params) SizeWire() int {
 	if m.Admin != "" {
 		n += 2 + wire.SizeBytes(len(m.Admin))
 	}
+	if m.ExecPath != "" {
+		n += 2 + wire.SizeBytes(len(m.ExecPath))
+	}
 	return n
 }
 
@@ -184,6 +187,10 @@ func (m *Params) AppendWire(b []byte) []byte {
 	if m.Admin != "" {
 		b = wire.AppendTag(b, 22, wire.BytesType)
 		b = wire.AppendString(b, m.Admin)
+	}
+	if m.ExecPath != "" {
+		b = wire.AppendTag(b, 23, wire.BytesType)
+		b = wire.AppendString(b, m.ExecPath)
 	}
 	return b
 }
@@ -436,6 +443,16 @@ func (m *Params) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Params", 22, off, n)
 			}
 			m.Admin = string(v)
+			off += n
+		case 23:
+			if typ != wire.BytesType {
+				return wire.TypeError("Params", 23, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 23, off, n)
+			}
+			m.ExecPath = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

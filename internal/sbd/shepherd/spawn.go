@@ -69,10 +69,14 @@ func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File)
 		in = stdin
 	}
 	argv := append(append([]string(nil), s.p.ExecArgv...), "-exec")
+	path := s.p.ExecPath
+	if path == "" {
+		path = argv[0]
+	}
 	attr := &syscall.ProcAttr{
 		Files: []uintptr{in.Fd(), s.devnull.Fd(), s.logFile.Fd(), specR.Fd(), resW.Fd()},
 	}
-	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	pid, err := syscall.ForkExec(path, argv, attr)
 	specR.Close()
 	resW.Close()
 	if err != nil {
