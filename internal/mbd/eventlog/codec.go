@@ -186,6 +186,10 @@ func (e *encoder) float(_ string, p *float64, width, prec int) {
 	e.b = append(e.b, ' ')
 	start := len(e.b)
 	e.b = strconv.AppendFloat(e.b, v, 'f', prec, 64)
+	if e.b[start] == '-' && strings.Trim(string(e.b[start+1:]), "0.") == "" {
+		// -0.1 rounds to "-0" in C; write "0", which reads back the same.
+		e.b = append(e.b[:start], e.b[start+1:]...)
+	}
 	if pad := width - (len(e.b) - start); pad > 0 {
 		e.b = append(e.b, make([]byte, pad)...)
 		copy(e.b[start+pad:], e.b[start:len(e.b)-pad])
