@@ -22,7 +22,7 @@ func writeAcct(t *testing.T, dir string) {
 			eh = append(eh, &api.ExecHost{Host: h, Slots: 1})
 		}
 		job := &Job{ID: id, Index: idx, User: user, Queue: queue, Project: project, Name: name, SubmitTime: submit,
-			StartTime: start, ExecHosts: eh, Spec: &api.JobSpec{Command: "run " + name, JobName: name, Project: project}}
+			StartTime: start, EndTime: end, ExecHosts: eh, Spec: &api.JobSpec{Command: "run " + name, JobName: name, Project: project}}
 		if idx > 0 {
 			job.ArraySpec = "1-5"
 			job.Spec.JobName = name + "[1-5]"

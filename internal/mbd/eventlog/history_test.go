@@ -25,8 +25,11 @@ func (f *feed) ev(sec int64, ev *api.Event) {
 	f.t.Helper()
 	ev.Time = (t0 + sec) * 1e9
 	var job *Job
-	if ev.JobStatus != nil {
-		job = f.jobs[ev.JobStatus.JobID]
+	if s := ev.JobStatus; s != nil {
+		job = f.jobs[s.JobID]
+		if job != nil && (s.State == api.StateDone || s.State == api.StateExit) && !s.PostDone && !s.PostFailed {
+			job.EndTime = t0 + sec // what the state does when a run ends
+		}
 	}
 	recs, _ := Render(ev, job)
 	for _, r := range recs {

@@ -169,6 +169,7 @@ func TestClientFieldPositions(t *testing.T) {
 	}
 
 	usage := &api.Usage{CPUTime: 3, UTime: 2, STime: 1, MaxMem: 4096}
+	job.EndTime = 1700000100
 	exit, acct := Render(&api.Event{Time: 1700000100e9, JobStatus: &api.EvJobStatus{
 		JobID: 314, State: api.StateExit, ExitStatus: 3 << 8, Usage: usage, RunCount: 1}}, job)
 	exitLine := exit[0].Format()

@@ -106,32 +106,7 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 			}),
 		}, nil
 	case ev.JobStatus != nil:
-		s := ev.JobStatus
-		if (s.PostDone || s.PostFailed) && job != nil {
-			// The post-execution result of a finished run: LSF logs it
-			// with the run's end time, exit status and usage.
-			post := *s
-			if post.Usage == nil {
-				post.Usage = job.Usage
-			}
-			if post.ExitStatus == 0 {
-				post.ExitStatus = job.ExitStatus
-			}
-			if post.TermReason == "" {
-				post.TermReason = job.TermReason
-			}
-			st := jobStatus(&post, t)
-			if job.EndTime > 0 {
-				st.EndTime = job.EndTime
-			}
-			return []*Record{rec(TypeJobStatus, st)}, nil
-		}
-		st := jobStatus(s, t)
-		events = []*Record{rec(TypeJobStatus, st)}
-		if (s.State == api.StateDone || s.State == api.StateExit) && !s.PostDone && !s.PostFailed {
-			acct = []*Record{rec(TypeJobFinish, jobFinish(s, job, t))}
-		}
-		return events, acct
+		return renderStatus(ev.JobStatus, job, t, rec)
 	case ev.JobSignal != nil:
 		g := ev.JobSignal
 		return []*Record{rec(TypeJobSignal, &JobSignal{
@@ -179,6 +154,52 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 		return []*Record{rec(TypeMbdStart, &MbdStart{Master: m.Master, Cluster: m.Cluster, NumHosts: int64(m.NumHosts), NumQueues: int64(m.NumQueues)})}, nil
 	}
 	return nil, nil
+}
+
+// renderStatus renders a status change. A status that ends a run (the job
+// context's EndTime is the event's time: the state finished the job with
+// this event) gives JOB_STATUS and lsb.acct's JOB_FINISH; its post-execution
+// result, in the same event or a later one, a JOB_STATUS with PDONE or PERR
+// added (LSF logs 64 then 192); a repeated report of a finished run,
+// nothing. Without a job context, a DONE or EXIT status without post flags
+// is taken to end the run.
+func renderStatus(s *api.EvJobStatus, job *Job, t int64, rec func(string, Log) *Record) (events, acct []*Record) {
+	finished := s.State == api.StateDone || s.State == api.StateExit
+	post := s.PostDone || s.PostFailed
+	if !finished {
+		return []*Record{rec(TypeJobStatus, jobStatus(s, t))}, nil
+	}
+	ends := job == nil && !post || job != nil && job.EndTime == t
+	if ends {
+		base := *s
+		base.PostDone, base.PostFailed = false, false
+		events = []*Record{rec(TypeJobStatus, jobStatus(&base, t))}
+		acct = []*Record{rec(TypeJobFinish, jobFinish(&base, job, t))}
+	}
+	if !post {
+		return events, acct
+	}
+	// The post-execution result of the run: LSF logs it with the run's end
+	// time, exit status and usage.
+	p := *s
+	endTime := t
+	if job != nil {
+		if p.Usage == nil {
+			p.Usage = job.Usage
+		}
+		if p.ExitStatus == 0 {
+			p.ExitStatus = job.ExitStatus
+		}
+		if p.TermReason == "" {
+			p.TermReason = job.TermReason
+		}
+		if job.EndTime > 0 {
+			endTime = job.EndTime
+		}
+	}
+	st := jobStatus(&p, t)
+	st.EndTime = endTime
+	return append(events, rec(TypeJobStatus, st)), acct
 }
 
 // Pending reason codes used in records (lsbatch.h PEND_*).

@@ -96,49 +96,57 @@ func TestRenderEvents(t *testing.T) {
 		ev     *api.Event
 		events []string // expected lines
 		acct   int
+		end    int64 // the job's EndTime after the event (the state's)
 	}{
 		{"start", &api.Event{Time: at(5), JobStart: &api.EvJobStart{JobID: 9, ExecHosts: job.ExecHosts, Forced: true, RunCount: 1}},
-			[]string{`"JOB_START" "10.1" 1700000005 9 4 0 0 12.5 3 "n1" "n1" "n2" "" "" 0 "g1" 0 "" 0 0 "BASALT" 1 "forced" "Y"`}, 0},
+			[]string{`"JOB_START" "10.1" 1700000005 9 4 0 0 12.5 3 "n1" "n1" "n2" "" "" 0 "g1" 0 "" 0 0 "BASALT" 1 "forced" "Y"`}, 0, 0},
 		{"execute", &api.Event{Time: at(6), JobExecute: &api.EvJobExecute{JobID: 9, PID: 500, PGID: 500, ExecCwd: "/w", ExecHome: "/home/bob", ExecUser: "bob"}},
 			[]string{`"JOB_START_ACCEPT" "10.1" 1700000006 9 500 500 0`,
-				`"JOB_EXECUTE" "10.1" 1700000006 9 1002 500 "/w" "/home/bob" "bob" 500 0`}, 0},
+				`"JOB_EXECUTE" "10.1" 1700000006 9 1002 500 "/w" "/home/bob" "bob" 500 0`}, 0, 0},
 		{"suspended by load", &api.Event{Time: at(7), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateSSusp, SuspReasons: 0x40, SuspSubreason: 2}},
-			[]string{`"JOB_STATUS" "10.1" 1700000007 9 8 64 2 0.0000 0 0 0 0 0 0 0 0`}, 0},
+			[]string{`"JOB_STATUS" "10.1" 1700000007 9 8 64 2 0.0000 0 0 0 0 0 0 0 0`}, 0, 0},
 		{"back to pending", &api.Event{Time: at(8), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StatePend, PendReason: 6}},
-			[]string{`"JOB_STATUS" "10.1" 1700000008 9 1 6 0 0.0000 0 0 0 0 0 0 0 0`}, 0},
+			[]string{`"JOB_STATUS" "10.1" 1700000008 9 1 6 0 0.0000 0 0 0 0 0 0 0 0`}, 0, 0},
 		{"done", &api.Event{Time: at(100), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateDone, RunCount: 1,
 			Usage: &api.Usage{CPUTime: 2.5, UTime: 2, STime: 0.5, MaxMem: 1000, AvgMem: 800, MaxSwap: 2000, RunTime: 95}}},
-			[]string{`"JOB_STATUS" "10.1" 1700000100 9 64 0 0 2.5000 1700000100 1 2.000000 0.500000 1000 -1 -1 -1 -1 0 0 -1 0 0 -1 -1 -1 -1 0 0 -1 0 0 0 0 1000 800`}, 1},
+			[]string{`"JOB_STATUS" "10.1" 1700000100 9 64 0 0 2.5000 1700000100 1 2.000000 0.500000 1000 -1 -1 -1 -1 0 0 -1 0 0 -1 -1 -1 -1 0 0 -1 0 0 0 0 1000 800`}, 1, t0 + 100},
+		{"repeated report of the finished run", &api.Event{Time: at(101), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateDone, RunCount: 1}},
+			nil, 0, t0 + 100},
+		{"finish and post-exec in one report", &api.Event{Time: at(100), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateDone, PostDone: true, ExitStatus: 0}},
+			[]string{`"JOB_STATUS" "10.1" 1700000100 9 64 0 0 0.0000 1700000100 1 -1.000000 -1.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 0 0 0 0 0 0`,
+				`"JOB_STATUS" "10.1" 1700000100 9 192 0 0 0.0000 1700000100 1 -1.000000 -1.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 0 0 0 0 0 0`}, 1, t0 + 100},
 		{"post-exec done", &api.Event{Time: at(101), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateDone, PostDone: true}},
-			[]string{`"JOB_STATUS" "10.1" 1700000101 9 192 0 0 0.0000 1700000101 1 -1.000000 -1.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 0 0 0 0 0 0`}, 0},
+			[]string{`"JOB_STATUS" "10.1" 1700000101 9 192 0 0 0.0000 1700000100 1 -1.000000 -1.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 0 0 0 0 0 0`}, 0, t0 + 100},
 		{"killed", &api.Event{Time: at(50), JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateExit, ExitStatus: 9, TermReason: "TERM_OWNER"}},
-			[]string{`"JOB_STATUS" "10.1" 1700000050 9 32 0 0 0.0000 1700000050 1 -1.000000 -1.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 9 0 14 0 0 0`}, 1},
+			[]string{`"JOB_STATUS" "10.1" 1700000050 9 32 0 0 0.0000 1700000050 1 -1.000000 -1.000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 9 0 14 0 0 0`}, 1, t0 + 50},
 		{"bkill", &api.Event{Time: at(49), User: "bob", UID: 1002, JobSignal: &api.EvJobSignal{JobID: 9, Signal: "KILL", RunCount: 1}},
-			[]string{`"JOB_SIGNAL" "10.1" 1700000049 9 1002 1 "KILL" 0 "bob"`}, 0},
+			[]string{`"JOB_SIGNAL" "10.1" 1700000049 9 1002 1 "KILL" 0 "bob"`}, 0, 0},
 		{"preemption", &api.Event{Time: at(49), JobSignal: &api.EvJobSignal{JobID: 9, Index: 2, Signal: "STOP", Preempt: true}},
-			[]string{`"JOB_SIGNAL" "10.1" 1700000049 9 0 0 "STOP" 2 "root"`}, 0},
+			[]string{`"JOB_SIGNAL" "10.1" 1700000049 9 0 0 "STOP" 2 "root"`}, 0, 0},
 		{"bswitch", &api.Event{Time: at(3), User: "bob", UID: 1002, JobSwitch: &api.EvJobSwitch{JobID: 9, Queue: "long"}},
-			[]string{`"JOB_SWITCH" "10.1" 1700000003 1002 9 "long" 0 "bob"`}, 0},
+			[]string{`"JOB_SWITCH" "10.1" 1700000003 1002 9 "long" 0 "bob"`}, 0, 0},
 		{"bbot", &api.Event{Time: at(3), User: "bob", UID: 1002, JobMove: &api.EvJobMove{JobID: 9, Position: 1, Bottom: true}},
-			[]string{`"JOB_MOVE" "10.1" 1700000003 1002 9 1 2 0 "bob"`}, 0},
+			[]string{`"JOB_MOVE" "10.1" 1700000003 1002 9 1 2 0 "bob"`}, 0, 0},
 		{"clean", &api.Event{Time: at(200), JobClean: &api.EvJobClean{JobID: 9}},
-			[]string{`"JOB_CLEAN" "10.1" 1700000200 9 0`}, 0},
+			[]string{`"JOB_CLEAN" "10.1" 1700000200 9 0`}, 0, 0},
 		{"requeue held", &api.Event{Time: at(60), User: "bob", JobRequeue: &api.EvJobRequeue{JobID: 9, Index: 1, Hold: true}},
-			[]string{`"JOB_REQUEUE" "10.1" 1700000060 9 1`, `"JOB_STATUS" "10.1" 1700000060 9 2 23 0 0.0000 0 0 0 1 0 0 0 0`}, 0},
+			[]string{`"JOB_REQUEUE" "10.1" 1700000060 9 1`, `"JOB_STATUS" "10.1" 1700000060 9 2 23 0 0.0000 0 0 0 1 0 0 0 0`}, 0, 0},
 		{"brun -f", &api.Event{Time: at(4), User: "admin", UID: 0, JobForce: &api.EvJobForce{JobID: 9, Hosts: []string{"n1"}, Force: true}},
-			[]string{`"JOB_FORCE" "10.1" 1700000004 9 0 0 2 1 "n1" "admin"`}, 0},
+			[]string{`"JOB_FORCE" "10.1" 1700000004 9 0 0 2 1 "n1" "admin"`}, 0, 0},
 		{"qclose", &api.Event{Time: at(1), User: "admin", QueueCtrl: &api.EvQueueCtrl{Queue: "short", Op: api.QueueClose, Message: "upgrade"}},
-			[]string{`"QUEUE_CTRL" "10.1" 1700000001 2 "short" 0 "admin" "upgrade"`}, 0},
+			[]string{`"QUEUE_CTRL" "10.1" 1700000001 2 "short" 0 "admin" "upgrade"`}, 0, 0},
 		{"hopen", &api.Event{Time: at(1), User: "admin", HostCtrl: &api.EvHostCtrl{Host: "n1", Op: api.HostOpen}},
-			[]string{`"HOST_CTRL" "10.1" 1700000001 1 "n1" 0 "admin" ""`}, 0},
+			[]string{`"HOST_CTRL" "10.1" 1700000001 1 "n1" 0 "admin" ""`}, 0, 0},
 		{"mbd start", &api.Event{Time: at(0), MbdStart: &api.EvMbdStart{Master: "m", Cluster: "c", NumHosts: 2, NumQueues: 3}},
-			[]string{`"MBD_START" "10.1" 1700000000 "m" "c" 2 3`}, 0},
-		{"reconfig has no record", &api.Event{Time: at(0), Reconfig: &api.EvReconfig{Digest: "x"}}, nil, 0},
-		{"empty event", &api.Event{Time: at(0)}, nil, 0},
+			[]string{`"MBD_START" "10.1" 1700000000 "m" "c" 2 3`}, 0, 0},
+		{"reconfig has no record", &api.Event{Time: at(0), Reconfig: &api.EvReconfig{Digest: "x"}}, nil, 0, 0},
+		{"empty event", &api.Event{Time: at(0)}, nil, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs, acct := Render(tt.ev, job)
+			j := *job
+			j.EndTime = tt.end
+			evs, acct := Render(tt.ev, &j)
 			var got []string
 			for _, r := range evs {
 				got = append(got, r.Format())
@@ -183,7 +191,7 @@ func TestRenderModify(t *testing.T) {
 // A JOB_FINISH carries what bacct prints; FinishedJob reads it back.
 func TestJobFinishFromContext(t *testing.T) {
 	job := testJob()
-	job.State = api.StateExit
+	job.State, job.EndTime = api.StateExit, t0+100
 	_, acct := Render(&api.Event{Time: (t0 + 100) * 1e9, JobStatus: &api.EvJobStatus{
 		JobID: 9, State: api.StateExit, ExitStatus: 2 << 8, TermReason: "TERM_RUNLIMIT", RunCount: 1,
 		Usage: &api.Usage{CPUTime: 10, UTime: 8, STime: 2, MaxMem: 5000, MaxSwap: 6000, AvgMem: 4000, RunTime: 94},

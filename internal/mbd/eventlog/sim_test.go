@@ -59,6 +59,9 @@ func (s *sim) apply(e *api.LogEntry) {
 		case ev.JobStatus != nil:
 			st := ev.JobStatus
 			if j := s.Job(st.JobID, st.Index); j != nil {
+				if (j.State == api.StateDone || j.State == api.StateExit) && j.State == st.State {
+					continue // post-execution result or a repeated report
+				}
 				j.State, j.ExitStatus, j.TermReason, j.Usage = st.State, st.ExitStatus, st.TermReason, st.Usage
 				j.SuspReasons, j.PendReason = st.SuspReasons, st.PendReason
 				if st.State == api.StateDone || st.State == api.StateExit {

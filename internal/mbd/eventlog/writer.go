@@ -88,6 +88,9 @@ type Writer struct {
 	broken    error
 	buf       []byte
 	acctBuf   []byte
+	// ended are the runs whose end was rendered (run count by job), until
+	// the job starts again or is cleaned.
+	ended map[jobKey]int32
 }
 
 // checkpoint is the writer's durable state.
@@ -243,7 +246,11 @@ func (w *Writer) Append(index uint64, e *api.LogEntry, errs []error) error {
 		if i < len(errs) && errs[i] != nil {
 			continue
 		}
-		evs, acct := Render(ev, w.jobFor(ev))
+		job := w.jobFor(ev)
+		if w.repeatedFinish(ev, job) {
+			continue
+		}
+		evs, acct := Render(ev, job)
 		for _, r := range evs {
 			w.buf = AppendRecord(w.buf, r)
 			ck.LastTime = max(ck.LastTime, r.Time)
@@ -284,6 +291,33 @@ func (w *Writer) Append(index uint64, e *api.LogEntry, errs []error) error {
 		return w.Sync()
 	}
 	return nil
+}
+
+// repeatedFinish reports a DONE or EXIT report of a run whose end was
+// already rendered in the same second (Render tells a run's end by the
+// job's EndTime, which has a one-second resolution), and keeps track of
+// the runs that ended.
+func (w *Writer) repeatedFinish(ev *api.Event, job *Job) bool {
+	switch {
+	case ev.JobStart != nil:
+		delete(w.ended, jobKey{ev.JobStart.JobID, ev.JobStart.Index})
+	case ev.JobClean != nil:
+		delete(w.ended, jobKey{ev.JobClean.JobID, ev.JobClean.Index})
+	case ev.JobStatus != nil && job != nil:
+		s := ev.JobStatus
+		if s.State != api.StateDone && s.State != api.StateExit || s.PostDone || s.PostFailed {
+			return false
+		}
+		k := jobKey{s.JobID, s.Index}
+		if run, ok := w.ended[k]; ok && run == job.RunCount {
+			return true
+		}
+		if w.ended == nil {
+			w.ended = map[jobKey]int32{}
+		}
+		w.ended[k] = job.RunCount
+	}
+	return false
 }
 
 // jobFor looks up the job context an event's records need.

@@ -541,3 +541,37 @@ func TestWriterSyncEvery(t *testing.T) {
 		t.Errorf("Dir() = %q", w.Dir())
 	}
 }
+
+// A run's end is logged once however often it is reported: in the same
+// second (the writer remembers the run) or later (the job's end time says
+// the report did not end it). The post-execution result is one more
+// JOB_STATUS.
+func TestWriterRepeatedFinish(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	w := openW(t, dir, s, 100)
+	var wl workload
+	wl.submit(1, "alice")
+	wl.start(1, 0, "h1")
+	wl.finish(1, 0, api.StateDone)
+	end := wl.t
+	done := func(sec int64, post bool) *api.LogEntry {
+		return &api.LogEntry{Events: []*api.Event{{Time: (t0 + sec) * 1e9,
+			JobStatus: &api.EvJobStatus{JobID: 1, State: api.StateDone, RunCount: 1, PostDone: post}}}}
+	}
+	wl.entries = append(wl.entries, done(end, false), done(end+5, false), done(end+6, true))
+	if err := drive(t, w, s, wl.entries); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := strings.Count(readFile(t, filepath.Join(dir, AcctFile)), "\n"); n != 1 {
+		t.Errorf("lsb.acct has %d records, want 1", n)
+	}
+	events := readFile(t, filepath.Join(dir, EventsFile))
+	if n := strings.Count(events, `"JOB_STATUS" "10.1" `); n != 2 {
+		t.Errorf("%d JOB_STATUS records, want 2 (DONE, then DONE|PDONE):\n%s", n, events)
+	}
+	if !strings.Contains(events, fmt.Sprintf(`"JOB_STATUS" "10.1" %d 1 192 `, t0+end+6)) {
+		t.Errorf("no post-done status:\n%s", events)
+	}
+}
