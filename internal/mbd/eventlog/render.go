@@ -28,10 +28,13 @@ type Job struct {
 	State      api.JobState
 	SubmitTime int64
 	StartTime  int64 // dispatch time of the current run
-	EndTime    int64
-	NumProcs   int32
-	MaxProcs   int32
-	ExecHosts  []*api.ExecHost
+	// EndTime is when the current run ended, set by the status event that
+	// ended it (and not by later reports): Render writes a run's
+	// JOB_FINISH for the status whose time equals it.
+	EndTime   int64
+	NumProcs  int32
+	MaxProcs  int32
+	ExecHosts []*api.ExecHost
 	// HostFactor is the CPU factor of the first execution host.
 	HostFactor    float64
 	PID, PGID     int32
