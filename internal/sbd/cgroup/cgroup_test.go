@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -204,7 +205,7 @@ func liveManager(t *testing.T) *Manager {
 
 // startIn starts a shell command whose process joins g before running
 // anything (the shell writes its own PID, then execs).
-func startIn(t *testing.T, g *Group, script string) *exec.Cmd {
+func startIn(t *testing.T, g *Group, script string) *started {
 	t.Helper()
 	var join strings.Builder
 	for _, f := range g.ProcsFiles() {
@@ -215,11 +216,24 @@ func startIn(t *testing.T, g *Group, script string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &started{cmd: cmd}
 	t.Cleanup(func() {
 		g.Kill()
-		cmd.Wait()
+		s.Wait()
 	})
-	return cmd
+	return s
+}
+
+// started is a process Wait may be called on more than once.
+type started struct {
+	cmd  *exec.Cmd
+	once sync.Once
+	err  error
+}
+
+func (s *started) Wait() error {
+	s.once.Do(func() { s.err = s.cmd.Wait() })
+	return s.err
 }
 
 // waitFor retries cond until it holds or the deadline passes: the kernel
@@ -363,7 +377,15 @@ func TestLiveWaitEmpty(t *testing.T) {
 		t.Fatalf("empty group: %v", err)
 	}
 	cmd := startIn(t, g, "sleep 300")
-	waitFor(t, "the sleep", func() bool { p, _ := g.PIDs(); return len(p) == 1 })
+	waitFor(t, "the sleep", func() bool {
+		pids, _ := g.PIDs()
+		for _, p := range pids {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p)); strings.TrimSpace(string(b)) == "sleep" {
+				return true
+			}
+		}
+		return false
+	})
 	if err := g.WaitEmpty(clock.Real(), 50*time.Millisecond); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("populated group: %v, want ErrTimeout", err)
 	}
