@@ -37,6 +37,7 @@ func BenchmarkRenderJobNew(b *testing.B) {
 
 func BenchmarkRenderJobFinish(b *testing.B) {
 	job := testJob()
+	job.EndTime = t0 + 100
 	ev := &api.Event{Time: (t0 + 100) * 1e9, JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateDone, RunCount: 1,
 		Usage: &api.Usage{CPUTime: 10, UTime: 8, STime: 2, MaxMem: 5000, AvgMem: 4000, RunTime: 94}}}
 	var buf []byte
@@ -62,8 +63,10 @@ func BenchmarkParseJobNew(b *testing.B) {
 }
 
 func BenchmarkParseJobFinish(b *testing.B) {
+	job := testJob()
+	job.EndTime = t0 + 100
 	_, acct := Render(&api.Event{Time: (t0 + 100) * 1e9, JobStatus: &api.EvJobStatus{JobID: 9, State: api.StateDone,
-		Usage: &api.Usage{CPUTime: 10}}}, testJob())
+		Usage: &api.Usage{CPUTime: 10}}}, job)
 	l := acct[0].Format()
 	b.SetBytes(int64(len(l)))
 	b.ReportAllocs()
