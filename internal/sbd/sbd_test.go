@@ -588,3 +588,45 @@ func TestSignificant(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJobLifecycle measures one job through sbatchd: launch (shepherd
+// start, Ack), run of /bin/true through the exec helper, final report and
+// its acknowledgement, with cgroups.
+func BenchmarkJobLifecycle(b *testing.B) {
+	state, sub := benchDirs(b)
+	t := &testing.T{}
+	mbd := newFakeMbd(t)
+	cfg := testConfig(state, fmt.Sprintf("bench%d", os.Getpid()), mbd.addr)
+	cfg.Logf = func(string, ...any) {}
+	d, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	s := mbd.session()
+	s.t = t
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := int64(1000 + i)
+		s.launch(jobLaunch(id, "root", sub, "true"))
+		s.commit(s.final(id))
+	}
+	b.StopTimer()
+	if t.Failed() {
+		b.Fatal("session failed")
+	}
+}
+
+func benchDirs(b *testing.B) (state, sub string) {
+	root, err := os.MkdirTemp("", "sbd-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(root) })
+	state, sub = filepath.Join(root, "state"), filepath.Join(root, "sub")
+	os.MkdirAll(sub, 0o777)
+	return state, sub
+}
