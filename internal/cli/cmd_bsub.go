@@ -278,24 +278,9 @@ func isJobScriptFile(path string) bool {
 	return false
 }
 
-// joinCommand rebuilds the command line, quoting words the shell would
-// otherwise split or expand.
-func joinCommand(words []string) string {
-	var b strings.Builder
-	for i, w := range words {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`|&;<>()*?[]#~{}!") {
-			b.WriteString(w)
-			continue
-		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
-		b.WriteByte('\'')
-	}
-	return b.String()
-}
+// joinCommand rebuilds the command line as LSF does: the words joined with
+// blanks, for /bin/sh to interpret (bsub "cmd1; cmd2" runs both).
+func joinCommand(words []string) string { return strings.Join(words, " ") }
 
 // readScript reads the job script from stdin, prompting with "bsub> " on a
 // terminal as LSF does.

@@ -299,7 +299,7 @@ func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error
 		return nil
 	}
 	for _, h := range hosts.Hosts {
-		if h.Status == "unavail" || h.Status == "unreach" {
+		if h.Status == "unavail" || h.Status == "unreach" || h.Status == "closed_LIM" {
 			return fmt.Errorf("host %s is %s", h.Name, h.Status)
 		}
 	}

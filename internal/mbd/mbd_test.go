@@ -34,7 +34,7 @@ func (trustHello) Authenticate(_ context.Context, _ net.Conn, h *api.ConnHello) 
 }
 
 type testMbd struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	srv    *Server
 	addr   string
@@ -42,7 +42,7 @@ type testMbd struct {
 	done   chan error
 }
 
-func writeCluster(t *testing.T, hosts, slots int) string {
+func writeCluster(t testing.TB, hosts, slots int) string {
 	t.Helper()
 	dir := t.TempDir()
 	if _, err := defaults.Write(dir, defaults.Options{Hosts: hosts, Slots: slots, Admin: "root"}); err != nil {
@@ -51,7 +51,7 @@ func writeCluster(t *testing.T, hosts, slots int) string {
 	return dir
 }
 
-func startMbd(t *testing.T, dir string) *testMbd {
+func startMbd(t testing.TB, dir string) *testMbd {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
