@@ -66,4 +66,3 @@ func BenchmarkSubmit(b *testing.B) {
 		})
 	}
 }
-
