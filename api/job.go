@@ -101,6 +101,7 @@ type JobSpec struct {
 	Shell         string          `wire:"51"` // #!shell of a script
 	UID           int32           `wire:"52"` // submitter's uid and gid, as seen by the client
 	GID           int32           `wire:"53"`
+	EsubOutput    []byte          `wire:"54"` // esubs' standard output, eexec's standard input
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -522,6 +522,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.GID != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.GID)))
 	}
+	if len(m.EsubOutput) > 0 {
+		n += 2 + wire.SizeBytes(len(m.EsubOutput))
+	}
 	return n
 }
 
@@ -739,6 +742,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.GID != 0 {
 		b = wire.AppendTag(b, 53, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.GID)))
+	}
+	if len(m.EsubOutput) > 0 {
+		b = wire.AppendTag(b, 54, wire.BytesType)
+		b = wire.AppendBytes(b, m.EsubOutput)
 	}
 	return b
 }
@@ -1283,6 +1290,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 53, off, n)
 			}
 			m.GID = int32(x)
+			off += n
+		case 54:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 54, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 54, off, n)
+			}
+			m.EsubOutput = append([]byte(nil), v...)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -14,6 +14,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/esub"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -82,7 +83,41 @@ func runBsub(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return notSubmitted(env, "%v", err)
 	}
+	if spec, err = runEsub(ctx, env, cc, spec); err != nil {
+		return bsubEsubFailed(env, err)
+	}
 	return bsubSubmit(ctx, env, []*api.JobSpec{spec})
+}
+
+// runEsub runs LSF_SERVERDIR/esub and the esub methods (LSB_ESUB_METHOD,
+// bsub -a) on the submission, as LSF does before sending it.
+func runEsub(ctx context.Context, env *Env, cc *clientConf, spec *api.JobSpec) (*api.JobSpec, error) {
+	dir := cc.conf.ServerDir()
+	if dir == "" {
+		return spec, nil
+	}
+	methods := append([]string(nil), cc.conf.ESubMethod()...)
+	for _, a := range strings.Fields(spec.EsubParams) {
+		name, _, _ := strings.Cut(a, "(")
+		methods = append(methods, name)
+	}
+	res, err := esub.Run(ctx, spec, esub.Options{ServerDir: dir, Methods: methods, Env: env.Environ(), Stdin: env.Stdin, Stderr: env.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(env.Stderr, w)
+	}
+	res.Spec.EsubOutput = res.Output
+	return res.Spec, nil
+}
+
+func bsubEsubFailed(env *Env, err error) int {
+	if errors.Is(err, esub.ErrAborted) {
+		fmt.Fprintln(env.Stderr, err.Error())
+		return ExitUsage
+	}
+	return notSubmitted(env, "%v", err)
 }
 
 // bsubSubmit sends the jobs and prints LSF's lines; with one job and -K it
@@ -199,6 +234,9 @@ func bsubPack(ctx context.Context, env *Env, file string) int {
 		spec, err := bsubJobSpec(env, cc, res, false)
 		if err != nil {
 			return notSubmitted(env, "%s: line %d: %v", file, line, err)
+		}
+		if spec, err = runEsub(ctx, env, cc, spec); err != nil {
+			return bsubEsubFailed(env, err)
 		}
 		specs = append(specs, spec)
 	}
