@@ -131,10 +131,10 @@ func (r *resolver) expandHosts(name string) ([]string, bool) {
 	if g := r.c.LSBHosts.Group(name); g != nil {
 		return g.Members, true
 	}
-	if names, ok := memberRange(name); ok {
+	if rg, ok := parseRange(name); ok {
 		var out []string
-		for _, n := range names {
-			if h, ok := r.host(n); ok {
+		for _, h := range r.hosts {
+			if rg.match(h) {
 				out = append(out, h)
 			}
 		}

@@ -267,31 +267,65 @@ func (h *LSBHosts) parsePartition(sec *lex.Section, d *Diagnostics) {
 	h.Partitions = append(h.Partitions, p)
 }
 
-// memberRange expands name[a-b] (and name[a-b]suffix) to the names it
-// stands for; ok is false when s has no range.
-func memberRange(s string) ([]string, bool) {
+// hostRange is a name[a-b]suffix pattern: the names prefix+n+suffix for n
+// from lo to hi, zero-padded to width when the bound is written so (n[01-10]).
+type hostRange struct {
+	prefix, suffix string
+	lo, hi, width  int
+}
+
+// parseRange parses a name[a-b] (or name[a-b]suffix) pattern.
+func parseRange(s string) (hostRange, bool) {
 	open := strings.IndexByte(s, '[')
 	close := strings.IndexByte(s, ']')
 	if open <= 0 || close < open {
-		return nil, false
+		return hostRange{}, false
 	}
 	lo, hi, found := strings.Cut(s[open+1:close], "-")
 	a, err1 := strconv.Atoi(lo)
 	b, err2 := strconv.Atoi(hi)
-	if !found || err1 != nil || err2 != nil || a < 0 || b < a || b-a > 100000 {
+	if !found || err1 != nil || err2 != nil || a < 0 || b < a || strings.ContainsAny(lo+hi, "+") {
+		return hostRange{}, false
+	}
+	r := hostRange{prefix: s[:open], suffix: s[close+1:], lo: a, hi: b}
+	if len(lo) > 1 && lo[0] == '0' {
+		r.width = len(lo)
+	}
+	return r, true
+}
+
+// match reports whether name is one of the range's names (case-
+// insensitively, as host names are), without expanding the range.
+func (r hostRange) match(name string) bool {
+	if len(name) <= len(r.prefix)+len(r.suffix) ||
+		!strings.EqualFold(name[:len(r.prefix)], r.prefix) || !strings.EqualFold(name[len(name)-len(r.suffix):], r.suffix) {
+		return false
+	}
+	digits := name[len(r.prefix) : len(name)-len(r.suffix)]
+	n, err := strconv.Atoi(digits)
+	if err != nil || digits[0] == '+' || digits[0] == '-' || n < r.lo || n > r.hi {
+		return false
+	}
+	if r.width > 0 {
+		return len(digits) == r.width
+	}
+	return strconv.Itoa(n) == digits
+}
+
+// memberRange expands name[a-b] (and name[a-b]suffix) to the names it
+// stands for (at most 100000); ok is false when s is not a range.
+func memberRange(s string) ([]string, bool) {
+	r, ok := parseRange(s)
+	if !ok || r.hi-r.lo > 100000 {
 		return nil, false
 	}
-	width := 0
-	if len(lo) > 1 && lo[0] == '0' {
-		width = len(lo)
-	}
 	var out []string
-	for i := a; i <= b; i++ {
+	for i := r.lo; i <= r.hi; i++ {
 		n := strconv.Itoa(i)
-		for len(n) < width {
+		for len(n) < r.width {
 			n = "0" + n
 		}
-		out = append(out, s[:open]+n+s[close+1:])
+		out = append(out, r.prefix+n+r.suffix)
 	}
 	return out, true
 }

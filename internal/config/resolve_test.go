@@ -713,3 +713,24 @@ func TestStoreConcurrent(t *testing.T) {
 		t.Errorf("generation %d", s.Generation())
 	}
 }
+
+func TestHostRangeMatch(t *testing.T) {
+	tests := []struct {
+		pattern, name string
+		match         bool
+	}{
+		{"node[1-20]", "node7", true}, {"node[1-20]", "NODE20", true}, {"node[1-20]", "node21", false},
+		{"node[1-20]", "node07", false}, {"node[01-20]", "node07", true}, {"node[01-20]", "node7", false},
+		{"rack[1-2]-n1", "rack2-n1", true}, {"rack[1-2]-n1", "rack2-n2", false}, {"n[0-99999999]", "n12345", true},
+		{"n[1-3]", "n+1", false}, {"n[1-3]", "n", false},
+	}
+	for _, tt := range tests {
+		r, ok := parseRange(tt.pattern)
+		if !ok || r.match(tt.name) != tt.match {
+			t.Errorf("%s matches %s: %v, want %v", tt.pattern, tt.name, !tt.match, tt.match)
+		}
+	}
+	if _, ok := parseRange("n[1-2-3]"); ok {
+		t.Error("bad range accepted")
+	}
+}
