@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -36,6 +38,9 @@ type Daemon struct {
 	// own user's jobs.
 	self    *shepherd.Account
 	nonRoot bool
+	// userRoot holds the jobs' user directories when job users cannot
+	// traverse the state directory ("" : job/ in each spool directory).
+	userRoot string
 
 	jobs       map[string]*job
 	pendingAck map[uint64]string // final report Seq -> job key
@@ -75,6 +80,14 @@ func New(cfg Config) (*Daemon, error) {
 		return nil, fmt.Errorf("sbatchd: own account: %w", err)
 	}
 	d.self, d.nonRoot = self, os.Geteuid() != 0
+	if !d.nonRoot && !traversable(string(d.root)) {
+		root, err := userRootFor(cfg.StateDir)
+		if err != nil {
+			return nil, fmt.Errorf("sbatchd: %w", err)
+		}
+		d.userRoot = root
+		cfg.Logf("job users cannot traverse %s: their job files go to %s", d.root, root)
+	}
 	if cfg.Cgroups && !d.nonRoot {
 		h, err := cgroup.Detect()
 		if err == nil {
@@ -203,7 +216,7 @@ func (d *Daemon) recover(ctx context.Context) {
 			d.removeSpool(k, dir)
 			continue
 		}
-		j := &job{key: k, dir: dir}
+		j := d.newJob(k)
 		if l, err := dir.ReadLaunch(); err == nil {
 			j.launch = l
 		}
@@ -226,7 +239,7 @@ func (d *Daemon) recover(ctx context.Context) {
 		if _, _, valid := spool.ParseKey(k); !ok || !valid || d.jobs[k] != nil {
 			continue
 		}
-		j := &job{key: k, dir: d.root.Job(k)}
+		j := d.newJob(k)
 		if d.connect(ctx, j) {
 			d.cfg.Logf("job %s: re-adopted from its cgroup and shepherd (state directory lost)", k)
 			d.jobs[k] = j
@@ -372,7 +385,62 @@ func (d *Daemon) forget(j *job) {
 		}
 	}
 	d.removeSpool(j.key, j.dir)
+	if d.userRoot != "" {
+		os.RemoveAll(filepath.Join(d.userRoot, j.key))
+	}
 	delete(d.jobs, j.key)
+}
+
+// newJob is the record of job key k.
+func (d *Daemon) newJob(k string) *job {
+	j := &job{key: k, dir: d.root.Job(k)}
+	j.userDir = j.dir.User()
+	if d.userRoot != "" {
+		j.userDir = spool.UserDir(filepath.Join(d.userRoot, k))
+	}
+	return j
+}
+
+// traversable reports whether every user may traverse path and its
+// ancestors (others have search permission on each).
+func traversable(path string) bool {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if p == filepath.Dir(p) {
+			return true
+		}
+	}
+}
+
+// userRootFor is the directory of the jobs' user directories when the
+// state directory is private: a root-owned, mode 0711 directory in the
+// system's temporary directory, named after the state directory (refused
+// if someone else made it).
+func userRootFor(stateDir string) (string, error) {
+	h := fnv.New64a()
+	h.Write([]byte(stateDir))
+	root := filepath.Join(os.TempDir(), fmt.Sprintf(".basalt-jobs-%x", h.Sum64()))
+	if err := os.Mkdir(root, 0o711); err != nil && !os.IsExist(err) {
+		return "", err
+	}
+	st, err := os.Lstat(root)
+	if err != nil {
+		return "", err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || int(sys.Uid) != os.Geteuid() || st.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("%s is not a directory of this user's that only it can write", root)
+	}
+	if err := os.Chmod(root, 0o711); err != nil {
+		return "", err
+	}
+	if !traversable(root) {
+		return "", fmt.Errorf("job users cannot traverse %s either", root)
+	}
+	return root, nil
 }
 
 func (d *Daemon) removeSpool(k string, dir spool.Dir) {

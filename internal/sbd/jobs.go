@@ -20,9 +20,10 @@ import (
 
 // job is sbatchd's record of one job run on the host.
 type job struct {
-	key    string
-	dir    spool.Dir
-	launch *api.JobLaunch // nil until known (re-adoption without spool)
+	key     string
+	dir     spool.Dir
+	userDir spool.UserDir
+	launch  *api.JobLaunch // nil until known (re-adoption without spool)
 
 	client *shepherd.Client // nil when no shepherd is connected
 	gen    int              // connection generation: events of older ones are stale
@@ -117,7 +118,8 @@ func (d *Daemon) launch(ctx context.Context, l *api.JobLaunch) (int, error) {
 		dir.Remove()
 		return 0, &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}
 	}
-	j := &job{key: k, dir: dir, launch: l, spid: pid}
+	j := d.newJob(k)
+	j.launch, j.spid = l, pid
 	d.jobs[k] = j
 	d.cfg.Logf("job %s: started for user %s, shepherd %d", k, acct.User, pid)
 	if !d.connect(ctx, j) {
@@ -151,6 +153,9 @@ func (d *Daemon) params(l *api.JobLaunch, a *shepherd.Account, k string, dir spo
 	}
 	if d.cgm != nil {
 		p.CgroupParent, p.CgroupName = d.cfg.CgroupParent(), "job."+k
+	}
+	if d.userRoot != "" {
+		p.UserDir = filepath.Join(d.userRoot, k)
 	}
 	return p
 }
@@ -436,7 +441,8 @@ func (d *Daemon) adopt(ctx context.Context, l *api.JobLaunch) {
 	if d.jobs[k] != nil {
 		return
 	}
-	j := &job{key: k, dir: d.root.Job(k), launch: l}
+	j := d.newJob(k)
+	j.launch = l
 	d.jobs[k] = j
 	if d.connect(ctx, j) {
 		d.cfg.Logf("job %s: re-adopted (its shepherd is alive)", k)
@@ -547,5 +553,5 @@ func (j *job) outputPath() string {
 		}
 		return p
 	}
-	return j.dir.Output()
+	return j.userDir.Output()
 }

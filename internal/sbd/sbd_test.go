@@ -18,6 +18,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 
 func jobLaunch(id int64, user, sub, cmd string) *api.JobLaunch {
@@ -502,7 +503,7 @@ func TestPeek(t *testing.T) {
 	}
 	defer cl.Close()
 	waitFor(t, "the job's output", func() bool {
-		b, _ := os.ReadFile(newRoot(cfg).Job("71").Output())
+		b, _ := os.ReadFile(newRoot(cfg).Job("71").User().Output())
 		return strings.Contains(string(b), "line2")
 	})
 	st, err := cl.Stream(context.Background(), "SBatchd.Peek", &api.PeekRequest{JobID: 71})
@@ -630,3 +631,46 @@ func benchDirs(b *testing.B) (state, sub string) {
 	os.MkdirAll(sub, 0o777)
 	return state, sub
 }
+
+// TestPrivateStateDir: with a state directory other users cannot traverse
+// (a cluster under /root), a job user's files go to a directory they can
+// reach; the job runs as its user and reads them.
+func TestPrivateStateDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := lookupTestUser("basalt1"); err != nil {
+		t.Skip(err)
+	}
+	_, sub := testDirs(t)
+	private, err := os.MkdirTemp("", "sbd-private-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(private)
+	os.Chmod(private, 0o700)
+	state := filepath.Join(private, "state")
+	mbd := newFakeMbd(t)
+	cfg := testConfig(state, uniqueHost(t), mbd.addr)
+	d := inProcess(t, cfg)
+	if d.userRoot == "" || !strings.HasPrefix(d.userRoot, os.TempDir()) {
+		t.Fatalf("user directories in %q", d.userRoot)
+	}
+	defer os.RemoveAll(d.userRoot)
+	s := mbd.session()
+	s.launch(jobLaunch(91, "basalt1", sub, `cat "$LSB_JOBFILENAME" "$LSB_DJOB_HOSTFILE" > /dev/null && id -un > who`))
+	fin := s.final(91)
+	if fin.State != api.StateDone {
+		t.Fatalf("final %+v", fin)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sub, "who")); strings.TrimSpace(string(b)) != "basalt1" {
+		t.Errorf("job ran as %q", b)
+	}
+	s.commit(fin)
+	waitFor(t, "the user directory removed after the ack", func() bool {
+		_, err := os.Stat(filepath.Join(d.userRoot, "91"))
+		return os.IsNotExist(err)
+	})
+}
+
+func lookupTestUser(name string) (*shepherd.Account, error) { return shepherd.LookupAccount(name) }

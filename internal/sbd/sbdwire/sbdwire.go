@@ -34,6 +34,9 @@ type Params struct {
 	// ExecPath is the program ExecArgv runs (ExecArgv[0] is only its
 	// argv[0]); "" means ExecArgv[0].
 	ExecPath string `wire:"23"`
+	// UserDir is the job's user directory (spool.UserDir); "" means job/
+	// in the spool directory.
+	UserDir string `wire:"24"`
 }
 
 // Command operations.

@@ -85,6 +85,9 @@ func (m *Params) SizeWire() int {
 	if m.ExecPath != "" {
 		n += 2 + wire.SizeBytes(len(m.ExecPath))
 	}
+	if m.UserDir != "" {
+		n += 2 + wire.SizeBytes(len(m.UserDir))
+	}
 	return n
 }
 
@@ -191,6 +194,10 @@ func (m *Params) AppendWire(b []byte) []byte {
 	if m.ExecPath != "" {
 		b = wire.AppendTag(b, 23, wire.BytesType)
 		b = wire.AppendString(b, m.ExecPath)
+	}
+	if m.UserDir != "" {
+		b = wire.AppendTag(b, 24, wire.BytesType)
+		b = wire.AppendString(b, m.UserDir)
 	}
 	return b
 }
@@ -453,6 +460,16 @@ func (m *Params) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Params", 23, off, n)
 			}
 			m.ExecPath = string(v)
+			off += n
+		case 24:
+			if typ != wire.BytesType {
+				return wire.TypeError("Params", 24, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 24, off, n)
+			}
+			m.UserDir = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

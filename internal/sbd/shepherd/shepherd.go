@@ -55,6 +55,7 @@ type Config struct {
 // Shepherd runs one job; see the package documentation.
 type Shepherd struct {
 	dir     spool.Dir
+	udir    spool.UserDir
 	l       *api.JobLaunch
 	p       *sbdwire.Params
 	clk     clock.Clock
@@ -197,6 +198,10 @@ func New(cfg Config) (*Shepherd, error) {
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4), reapWake: make(chan struct{}, 1),
+	}
+	s.udir = cfg.Dir.User()
+	if p.UserDir != "" {
+		s.udir = spool.UserDir(p.UserDir)
 	}
 	s.st = api.JobStatusReport{JobID: l.JobID, Index: l.Index, RunCount: l.RunCount}
 	if old, err := cfg.Dir.ReadState(); err == nil {
@@ -366,9 +371,9 @@ func (s *Shepherd) update() {
 // first stage.
 func (s *Shepherd) begin() {
 	s.logf("starting (run %d) for user %s", s.l.RunCount, s.p.User)
-	s.files = jobenv.Files{JobFile: s.dir.JobFile(), HostFile: s.dir.HostFile()}
+	s.files = jobenv.Files{JobFile: s.udir.JobFile(), HostFile: s.udir.HostFile()}
 	if s.l.Spec.FromScript {
-		s.files.Script = s.dir.Script()
+		s.files.Script = s.udir.Script()
 	}
 	if err := s.prepareFiles(); err != nil {
 		s.logf("preparing job files: %v", err)
@@ -413,7 +418,7 @@ func (s *Shepherd) begin() {
 // prepareFiles writes the job's directory: created by the shepherd, then
 // given to the job user, so the user cannot plant links in it beforehand.
 func (s *Shepherd) prepareFiles() error {
-	ud := s.dir.UserDir()
+	ud := string(s.udir)
 	if err := os.RemoveAll(ud); err != nil {
 		return err
 	}
@@ -446,7 +451,7 @@ func (s *Shepherd) prepareFiles() error {
 		return err
 	}
 	if len(s.p.EexecInput) > 0 {
-		if err := write(s.dir.EexecIn(), s.p.EexecInput, 0o600); err != nil {
+		if err := write(s.udir.EexecIn(), s.p.EexecInput, 0o600); err != nil {
 			return err
 		}
 	}
@@ -518,13 +523,13 @@ func (s *Shepherd) ioSpecs(spec *sbdwire.ExecSpec) {
 	id := strconv.FormatInt(s.l.JobID, 10)
 	if js.OutFile != "" {
 		spec.Stdout = &sbdwire.FileSpec{Path: jobenv.Expand(js.OutFile, s.l.JobID, s.l.Index), Append: !js.OutOverwrite || s.jobPre,
-			DirName: id + ".out", Fallback: s.dir.Output()}
+			DirName: id + ".out", Fallback: s.udir.Output()}
 	} else {
-		spec.Stdout = &sbdwire.FileSpec{Path: s.dir.Output(), Append: true}
+		spec.Stdout = &sbdwire.FileSpec{Path: s.udir.Output(), Append: true}
 	}
 	if js.ErrFile != "" {
 		spec.Stderr = &sbdwire.FileSpec{Path: jobenv.Expand(js.ErrFile, s.l.JobID, s.l.Index), Append: !js.ErrOverwrite || s.jobPre,
-			DirName: id + ".err", Fallback: s.dir.Output()}
+			DirName: id + ".err", Fallback: s.udir.Output()}
 	} else {
 		spec.StderrToStdout = true
 	}
@@ -566,7 +571,7 @@ func (s *Shepherd) startJob() {
 	if e := s.eexec(); e != "" {
 		spec.Eexec = e
 		if len(s.p.EexecInput) > 0 {
-			spec.EexecInput = s.dir.EexecIn()
+			spec.EexecInput = s.udir.EexecIn()
 		}
 	}
 	c, err := s.spawn(kindJob, spec, nil)
@@ -673,6 +678,10 @@ func (s *Shepherd) complete(c *child) {
 			s.finishPending(int32(pend))
 		}
 	case kindJob:
+		if s.term != nil && !s.started {
+			s.finishKilled()
+			return
+		}
 		if failed || !s.started {
 			s.finishSetupFailed(c.res, c.ws)
 			return
@@ -716,7 +725,8 @@ func (s *Shepherd) jobStarted(c *child) {
 			s.st.State = api.StateUSusp
 		}
 		s.runSince = time.Time{}
-		s.apply(suspendStep(s.l), nil)
+		s.apply(suspendStep(s.l), []string{"LSB_SUSP_REASONS=" + strconv.Itoa(int(s.st.SuspReasons)),
+			"LSB_SUSP_SUBREASONS=" + strconv.Itoa(int(s.st.SuspSubreason))})
 	}
 	s.armRunLimit()
 	if iv := time.Duration(s.p.SampleInterval); iv > 0 {
@@ -913,7 +923,7 @@ func (s *Shepherd) reportTarget() string {
 	if s.execRes != nil && s.execRes.Stdout != "" && s.execRes.Stdout != os.DevNull {
 		return s.execRes.Stdout
 	}
-	return s.dir.Output()
+	return s.udir.Output()
 }
 
 func (s *Shepherd) writeReport() {
@@ -961,10 +971,10 @@ func (s *Shepherd) reportFailed(c *child) {
 		why = c.res.Err
 	}
 	s.logf("appending the report to %s: %s", s.reportTarget(), why)
-	if s.reportTarget() != s.dir.Output() {
+	if s.reportTarget() != s.udir.Output() {
 		s.notes = append(s.notes, fmt.Sprintf("Unable to append this report to the output file <%s>: %s.", s.reportTarget(), why))
 		s.execRes.Stdout = ""
-		if err := s.appendReport(s.dir.Output()); err == nil {
+		if err := s.appendReport(s.udir.Output()); err == nil {
 			return
 		}
 	}
@@ -1173,8 +1183,13 @@ func (s *Shepherd) suspend(reasons, subreason int32, user bool) {
 			s.runTimer.Stop()
 			s.runTimer = nil
 		}
-		s.apply(suspendStep(s.l), []string{"LSB_SUSP_REASONS=" + strconv.Itoa(int(reasons)),
-			"LSB_SUSP_SUBREASONS=" + strconv.Itoa(int(subreason))})
+		// Before the job executes, its exec helper (or pre-execution
+		// command) must not be stopped halfway: the job is stopped as soon
+		// as it starts (jobStarted).
+		if s.started {
+			s.apply(suspendStep(s.l), []string{"LSB_SUSP_REASONS=" + strconv.Itoa(int(reasons)),
+				"LSB_SUSP_SUBREASONS=" + strconv.Itoa(int(subreason))})
+		}
 	}
 	s.update()
 }
@@ -1184,7 +1199,9 @@ func (s *Shepherd) resume() {
 		return
 	}
 	s.suspended = false
-	s.apply(resumeStep(s.l.Queue), nil)
+	if s.started {
+		s.apply(resumeStep(s.l.Queue), nil)
+	}
 	if s.started {
 		s.st.State = api.StateRun
 		s.runSince = s.now()

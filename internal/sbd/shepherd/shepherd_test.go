@@ -79,7 +79,7 @@ func TestNoOutputFileKeepsOutputInSpool(t *testing.T) {
 	if st.State != api.StateDone {
 		t.Fatalf("final %+v", st)
 	}
-	mustContain(t, "spool output", readFile(t, r.dir.Output()), "to-spool\nerr-to-spool\n", "Successfully completed.")
+	mustContain(t, "spool output", readFile(t, r.dir.User().Output()), "to-spool\nerr-to-spool\n", "Successfully completed.")
 }
 
 func TestErrorFileSeparate(t *testing.T) {
@@ -413,7 +413,7 @@ func TestDiskFullOutput(t *testing.T) {
 	if got := readFile(t, filepath.Join(j.launch.Spec.SubCwd, "err")); !strings.Contains(got, "still ran") {
 		t.Errorf("error file %q", got)
 	}
-	mustContain(t, "spool output", readFile(t, r.dir.Output()),
+	mustContain(t, "spool output", readFile(t, r.dir.User().Output()),
 		"Unable to append this report to the output file </dev/full>", "Successfully completed.")
 }
 
@@ -476,5 +476,29 @@ func TestKillBeforeStart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(j.launch.Spec.SubCwd, "ran")); err == nil {
 		t.Error("the job ran")
+	}
+}
+
+// TestSuspendBeforeStart: a job stopped before it executes (bstop right
+// after dispatch) is stopped as soon as it starts, and reported USUSP;
+// killed before it starts, it ends EXIT with the reason.
+func TestSuspendBeforeStart(t *testing.T) {
+	j := newJob(t, "sleep 300")
+	j.cgroup = true
+	j.launch.Queue.PreExec = "sleep 0.3"
+	r := j.start(t)
+	r.send(&sbdwire.Command{Op: sbdwire.OpSuspend, SuspReasons: SuspUserStop, User: true})
+	st := r.until("USUSP", func(st *api.JobStatusReport) bool { return st.State == api.StateUSusp })
+	waitFor(t, "job stopped", func() bool { return jobStopped(int(st.PID)) })
+	r.send(&sbdwire.Command{Op: sbdwire.OpResume})
+	r.until("RUN", func(st *api.JobStatusReport) bool { return st.State == api.StateRun })
+	r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+	r.final()
+
+	j2 := newJob(t, "sleep 300")
+	r2 := j2.start(t)
+	r2.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_ADMIN"})
+	if fin := r2.final(); fin.State != api.StateExit || fin.TermReason != "TERM_ADMIN" {
+		t.Errorf("killed at once: %+v", fin)
 	}
 }

@@ -7,7 +7,8 @@
 //	acked       present once mbatchd acknowledged the final report
 //	shepherd.log
 //	job/        owned by the job's user: the job file, the script, the host
-//	            file, and the output when the job has no -o file
+//	            file, and the output when the job has no -o file (UserDir;
+//	            elsewhere when job users cannot traverse the state directory)
 //
 // Every file is replaced atomically (write, fsync, rename), so a reader
 // never sees a torn record, whichever process dies when.

@@ -75,17 +75,28 @@ func (r Root) Keys() ([]string, error) {
 }
 
 // Paths of the files in a spool directory.
-func (d Dir) Launch() string   { return filepath.Join(string(d), "launch") }
-func (d Dir) Params() string   { return filepath.Join(string(d), "params") }
-func (d Dir) State() string    { return filepath.Join(string(d), "state") }
-func (d Dir) Acked() string    { return filepath.Join(string(d), "acked") }
-func (d Dir) Log() string      { return filepath.Join(string(d), "shepherd.log") }
-func (d Dir) UserDir() string  { return filepath.Join(string(d), "job") }
-func (d Dir) JobFile() string  { return filepath.Join(string(d), "job", "jobfile") }
-func (d Dir) Script() string   { return filepath.Join(string(d), "job", "script") }
-func (d Dir) HostFile() string { return filepath.Join(string(d), "job", "hostfile") }
-func (d Dir) Output() string   { return filepath.Join(string(d), "job", "output") }
-func (d Dir) EexecIn() string  { return filepath.Join(string(d), "job", "eexec.in") }
+func (d Dir) Launch() string { return filepath.Join(string(d), "launch") }
+func (d Dir) Params() string { return filepath.Join(string(d), "params") }
+func (d Dir) State() string  { return filepath.Join(string(d), "state") }
+func (d Dir) Acked() string  { return filepath.Join(string(d), "acked") }
+func (d Dir) Log() string    { return filepath.Join(string(d), "shepherd.log") }
+
+// User is the directory of the files the job's user reads and writes: job/
+// in the spool directory.
+func (d Dir) User() UserDir { return UserDir(filepath.Join(string(d), "job")) }
+
+// UserDir is the job user's own directory of a job: the job file, the
+// script, the host file, esub's data for eexec and the output of a job
+// without -o. sbatchd puts it elsewhere than the spool directory when job
+// users cannot reach the latter.
+type UserDir string
+
+// Paths of the files in a user directory.
+func (u UserDir) JobFile() string  { return filepath.Join(string(u), "jobfile") }
+func (u UserDir) Script() string   { return filepath.Join(string(u), "script") }
+func (u UserDir) HostFile() string { return filepath.Join(string(u), "hostfile") }
+func (u UserDir) Output() string   { return filepath.Join(string(u), "output") }
+func (u UserDir) EexecIn() string  { return filepath.Join(string(u), "eexec.in") }
 
 // WriteFile replaces path with data atomically: a temporary file in the same
 // directory is written, synced and renamed over path.
