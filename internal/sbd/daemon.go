@@ -320,7 +320,12 @@ func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
 	case m.Control != nil:
 		if m.Control.Shutdown {
 			d.cfg.Logf("mbatchd asked sbatchd to shut down")
-			go func() { d.stop <- struct{}{} }()
+			go func() {
+				select {
+				case d.stop <- struct{}{}:
+				case <-d.done:
+				}
+			}()
 		}
 		if m.Control.Reconfig {
 			d.cfg.Logf("reconfiguration requested: lsb.params and lsb.hosts are read at start-up; restart sbatchd to apply changes")
