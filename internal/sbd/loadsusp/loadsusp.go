@@ -111,7 +111,7 @@ func Decide(h Host, jobs []Job, suspendAllowed bool) []Action {
 	}
 	// Load: lowest priority first, the latest started first among equals.
 	if suspendAllowed && h.Load != nil {
-		cands := sorted(jobs, func(a, b Job) bool {
+		cands := sorted(jobs, func(a, b *Job) bool {
 			if a.Priority != b.Priority {
 				return a.Priority < b.Priority
 			}
@@ -140,7 +140,7 @@ func Decide(h Host, jobs []Job, suspendAllowed bool) []Action {
 		}
 	}
 	// Resumption: highest priority first, the earliest started first.
-	cands := sorted(jobs, func(a, b Job) bool {
+	cands := sorted(jobs, func(a, b *Job) bool {
 		if a.Priority != b.Priority {
 			return a.Priority > b.Priority
 		}
@@ -159,8 +159,12 @@ func Decide(h Host, jobs []Job, suspendAllowed bool) []Action {
 	return out
 }
 
-func sorted(jobs []Job, less func(a, b Job) bool) []Job {
-	c := append([]Job(nil), jobs...)
+// sorted orders pointers to the jobs (the records are not copied).
+func sorted(jobs []Job, less func(a, b *Job) bool) []*Job {
+	c := make([]*Job, len(jobs))
+	for i := range jobs {
+		c[i] = &jobs[i]
+	}
 	sort.SliceStable(c, func(i, k int) bool { return less(c[i], c[k]) })
 	return c
 }
@@ -193,7 +197,7 @@ func (h Host) beyond(i int, v, limit float64) bool {
 
 // stopReason reports whether a suspending condition holds for job j:
 // a host or queue loadStop exceeded, or the queue's STOP_COND true.
-func (h Host) stopReason(j Job) (reasons, sub int32, ok bool) {
+func (h Host) stopReason(j *Job) (reasons, sub int32, ok bool) {
 	idleLong := h.PGSuspIT > 0 && value(h.Load, resreq.IdxIt)*float64(time.Minute) > float64(h.PGSuspIT)
 	check := func(ts []Threshold) (int32, bool) {
 		for _, t := range ts {
@@ -223,7 +227,7 @@ func (h Host) stopReason(j Job) (reasons, sub int32, ok bool) {
 
 // schedOK reports whether every resuming condition holds for job j: the
 // host's and the queue's loadSched (or the queue's RESUME_COND instead).
-func (h Host) schedOK(j Job) bool {
+func (h Host) schedOK(j *Job) bool {
 	within := func(ts []Threshold) bool {
 		for _, t := range ts {
 			if !t.HasSched {
