@@ -1,0 +1,379 @@
+package sched
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+)
+
+// view is how a job counts the slots of other jobs (see hostFree).
+type view uint8
+
+const (
+	// viewNormal: a non-preemptive queue counts every started job; a
+	// preemptive queue does not count suspended jobs (MXJ, MAX_JOBS).
+	viewNormal view = iota
+	// viewPreempt: a preemptive queue's second look, which also leaves out
+	// the running jobs it may preempt.
+	viewPreempt
+)
+
+// classKey identifies a requirement class: jobs that see the same hosts in
+// the same order for the same reasons. What depends on the job itself (its
+// user's per-host limits, its slot count) is checked per job.
+type classKey struct {
+	req       *resreq.Compiled // simple: a term or an alternative
+	queue     int
+	asked     string
+	excluded  string
+	exclusive bool
+	view      view
+}
+
+// class is a requirement class's state in one pass: the candidate hosts,
+// in the order jobs of the class prefer them, minus the hosts known to be
+// unusable for the rest of the pass.
+//
+// Within a pass hosts only fill up (the dispatches, resumptions and
+// reservations of the pass only add usage), so a host found full, running
+// an exclusive job, just given a job (JOB_ACCEPT_INTERVAL) or at the
+// queue's per-host limit stays unusable for the class: it is removed. A
+// host whose load values fail the requirement is parked until something
+// changes on it (the pass's host log). A host rejected for the job's user
+// is only skipped. The walk is therefore amortised O(1) per dispatch, and a
+// job that cannot start costs O(1) once its class has nothing left.
+type class struct {
+	key       classKey
+	q         *queueCtx
+	req       *resreq.Compiled
+	asked     map[int32]int
+	excluded  map[int32]bool
+	dynSelect bool // select or rusage read values the pass changes
+	dynOrder  bool // order keys read values the pass changes
+	sharedDep bool // reads shared resources the pass may reserve
+	rusage    [][]resreq.Usage
+
+	built     bool
+	list      []centry
+	parked    map[int32]parkEntry
+	logPos    int
+	sharedGen int
+	static    codeCounts
+	removed   codeCounts
+	gen       uint32
+	memo      map[memoKey]*memo
+}
+
+type centry struct {
+	h    int32
+	rank int32
+}
+
+type parkEntry struct {
+	rank int32
+	code int32
+}
+
+// memoKey identifies jobs of a class that fail alike.
+type memoKey struct {
+	user  string
+	slots int
+}
+
+type memo struct {
+	gen      uint32
+	logLen   int
+	userDisp int
+	shared   int
+	reasons  []*api.PendReason
+}
+
+// codeCounts counts hosts per reason code and keeps some of their names.
+type codeCounts struct {
+	n     map[int32]int32
+	names map[int32][]string
+}
+
+// MaxReasonHosts bounds the host names kept per pending reason (bjobs -lp):
+// reasons are shared by every job of a class, and the counts are exact.
+const MaxReasonHosts = 32
+
+func (c *codeCounts) add(code int32, host string) {
+	if c.n == nil {
+		c.n = map[int32]int32{}
+		c.names = map[int32][]string{}
+	}
+	c.n[code]++
+	if len(c.names[code]) < MaxReasonHosts {
+		c.names[code] = append(c.names[code], host)
+	}
+}
+
+func (c *codeCounts) merge(o *codeCounts) {
+	for code, n := range o.n {
+		if c.n == nil {
+			c.n = map[int32]int32{}
+			c.names = map[int32][]string{}
+		}
+		c.n[code] += n
+		for _, name := range o.names[code] {
+			if len(c.names[code]) < MaxReasonHosts {
+				c.names[code] = append(c.names[code], name)
+			}
+		}
+	}
+}
+
+// reasons renders counts as pending reasons, by code.
+func (c *codeCounts) reasons() []*api.PendReason {
+	codes := make([]int32, 0, len(c.n))
+	for code := range c.n {
+		codes = append(codes, code)
+	}
+	sort.Slice(codes, func(a, b int) bool { return codes[a] < codes[b] })
+	out := make([]*api.PendReason, 0, len(codes))
+	for _, code := range codes {
+		r := &api.PendReason{Code: code, NumHosts: c.n[code], Hosts: c.names[code]}
+		if d := reasonDetail(code); d != "" {
+			r.Detail = d
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// sameReasons reports whether two reason lists say the same.
+func sameReasons(a, b []*api.PendReason) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Code != b[i].Code || a[i].NumHosts != b[i].NumHosts || a[i].Detail != b[i].Detail ||
+			strings.Join(a[i].Hosts, ",") != strings.Join(b[i].Hosts, ",") {
+			return false
+		}
+	}
+	return true
+}
+
+// classFor returns the class of a job for a simple requirement.
+func (p *pass) classFor(jc *jobCtx, req *resreq.Compiled, v view) *class {
+	k := classKey{req: req, queue: jc.q.idx, asked: jc.askedKey, excluded: jc.excludedKey, exclusive: jc.j.Spec.Exclusive, view: v}
+	if !p.s.noCache && !jc.ownRsv {
+		if c := p.classes[k]; c != nil {
+			return c
+		}
+	}
+	c := &class{key: k, q: jc.q, req: req, asked: jc.asked, rusage: req.Rusage}
+	if len(jc.j.ExcludedHosts) > 0 {
+		c.excluded = map[int32]bool{}
+		for _, n := range jc.j.ExcludedHosts {
+			if h := p.byName[n]; h != nil {
+				c.excluded[h.idx] = true
+			}
+		}
+	}
+	c.dynSelect, c.sharedDep = p.dependsOnMutable(req)
+	for _, k := range req.Order {
+		if k.Index < len(p.mutable) && p.mutable[k.Index] {
+			c.dynOrder = true
+		}
+	}
+	if !p.s.noCache && !jc.ownRsv {
+		p.classes[k] = c
+	}
+	return c
+}
+
+// dependsOnMutable reports whether a requirement's select or rusage read an
+// index the pass may change, and whether one of them is shared.
+func (p *pass) dependsOnMutable(req *resreq.Compiled) (dyn, shared bool) {
+	for i, m := range p.mutable {
+		if !m {
+			continue
+		}
+		uses := req.Names(i)
+		for _, alt := range req.Rusage {
+			for _, u := range alt {
+				if u.Index == i {
+					uses = true
+				}
+			}
+		}
+		if uses {
+			dyn = true
+			if i >= resreq.NumBuiltin && p.in.Table.Def(i).Shared {
+				shared = true
+			}
+		}
+	}
+	return dyn, shared
+}
+
+// build computes the class's candidates: hosts that pass every static
+// filter, in preference order.
+func (p *pass) build(c *class, jc *jobCtx) {
+	c.built = true
+	c.list = c.list[:0]
+	c.parked = nil
+	c.static, c.removed = codeCounts{}, codeCounts{}
+	c.logPos = len(p.hostLog)
+	c.sharedGen = p.sharedGen
+	c.gen++
+	var cands []int32
+	for _, h := range p.hosts {
+		code := int32(0)
+		for _, f := range p.s.Filters {
+			if f.Kind() != Static {
+				break
+			}
+			if code = f.Filter(p, c, jc, h); code != 0 {
+				break
+			}
+		}
+		if code != 0 {
+			c.static.add(code, h.Name)
+			continue
+		}
+		cands = append(cands, h.idx)
+	}
+	p.sortHosts(c, cands)
+	for i, h := range cands {
+		c.list = append(c.list, centry{h: h, rank: int32(i)})
+	}
+}
+
+// sortHosts orders hosts: -m preference, queue HOSTS preference, the order
+// keys, then cluster order.
+func (p *pass) sortHosts(c *class, hs []int32) {
+	sort.SliceStable(hs, func(a, b int) bool {
+		ha, hb := p.hosts[hs[a]], p.hosts[hs[b]]
+		if c.asked != nil && c.asked[ha.idx] != c.asked[hb.idx] {
+			return c.asked[ha.idx] > c.asked[hb.idx]
+		}
+		if c.q.hosts != nil && c.q.hosts[ha.idx] != c.q.hosts[hb.idx] {
+			return c.q.hosts[ha.idx] > c.q.hosts[hb.idx]
+		}
+		if ha.vals.Num != nil && hb.vals.Num != nil {
+			if c.req.Less(&ha.vals, &hb.vals) {
+				return true
+			}
+			if c.req.Less(&hb.vals, &ha.vals) {
+				return false
+			}
+		}
+		return ha.idx < hb.idx
+	})
+}
+
+// refresh brings a class up to date with what changed since its last use.
+func (p *pass) refresh(c *class, jc *jobCtx) {
+	if !c.built || p.s.noCache || jc.ownRsv || c.dynOrder || (c.sharedDep && c.sharedGen != p.sharedGen) {
+		p.build(c, jc)
+		return
+	}
+	for ; c.logPos < len(p.hostLog); c.logPos++ {
+		h := p.hostLog[c.logPos]
+		pe, ok := c.parked[h]
+		if !ok {
+			continue
+		}
+		delete(c.parked, h)
+		i := sort.Search(len(c.list), func(i int) bool { return c.list[i].rank >= pe.rank })
+		c.list = append(c.list, centry{})
+		copy(c.list[i+1:], c.list[i:])
+		c.list[i] = centry{h: h, rank: pe.rank}
+		c.gen++
+	}
+}
+
+// walk offers the class's usable hosts to fn in order, with the slots each
+// can give the job, until fn returns false. It returns the reasons of the
+// hosts it rejected (only complete when fn never returned false).
+func (p *pass) walk(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) bool) (skipped codeCounts) {
+	p.refresh(c, jc)
+	w := 0
+	stopped := false
+	for i := 0; i < len(c.list); i++ {
+		e := c.list[i]
+		if stopped {
+			c.list[w] = e
+			w++
+			continue
+		}
+		h := p.hosts[e.h]
+		code, kind := int32(0), Static
+		for _, f := range p.s.Filters {
+			if f.Kind() == Static {
+				continue
+			}
+			if code = f.Filter(p, c, jc, h); code != 0 {
+				kind = f.Kind()
+				break
+			}
+		}
+		switch {
+		case code == 0:
+			c.list[w] = e
+			w++
+			if capacity := p.capacity(jc, h); capacity > 0 && !fn(h, capacity) {
+				stopped = true
+			}
+		case kind == Permanent:
+			c.removed.add(code, h.Name)
+			c.gen++
+		case kind == Parked:
+			if c.parked == nil {
+				c.parked = map[int32]parkEntry{}
+			}
+			c.parked[e.h] = parkEntry{rank: e.rank, code: code}
+			c.gen++
+		default:
+			c.list[w] = e
+			w++
+			skipped.add(code, h.Name)
+		}
+	}
+	c.list = c.list[:w]
+	return skipped
+}
+
+// failReasons are the reasons of a job of class c that found no placement:
+// every rejected host by reason, and the usable hosts as "not enough job
+// slots".
+func (p *pass) failReasons(c *class, skipped *codeCounts, usable []string, usableN int) []*api.PendReason {
+	var all codeCounts
+	all.merge(&c.static)
+	all.merge(&c.removed)
+	if len(c.parked) > 0 {
+		ps := make([]int32, 0, len(c.parked))
+		for h := range c.parked {
+			ps = append(ps, h)
+		}
+		sort.Slice(ps, func(a, b int) bool { return c.parked[ps[a]].rank < c.parked[ps[b]].rank })
+		for _, h := range ps {
+			all.add(c.parked[h].code, p.hosts[h].Name)
+		}
+	}
+	all.merge(skipped)
+	for i := 0; i < usableN; i++ {
+		name := ""
+		if i < len(usable) {
+			name = usable[i]
+		}
+		if all.n == nil {
+			all.n, all.names = map[int32]int32{}, map[int32][]string{}
+		}
+		all.n[PendHostLessSlots]++
+		if name != "" && len(all.names[PendHostLessSlots]) < MaxReasonHosts {
+			all.names[PendHostLessSlots] = append(all.names[PendHostLessSlots], name)
+		}
+	}
+	if len(all.n) == 0 {
+		all.add(PendHostLessSlots, "")
+		all.names[PendHostLessSlots] = nil
+	}
+	return all.reasons()
+}

@@ -1,0 +1,427 @@
+package sched
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+)
+
+// pass is the scratch state of one Schedule call.
+type pass struct {
+	s       *Scheduler
+	in      *Input
+	cfg     *config.Config
+	plan    *Plan
+	hosts   []*hostCtx
+	byName  map[string]*hostCtx
+	queues  []*queueCtx
+	qByName map[string]*queueCtx
+	users   map[string]*userCtx
+	groups  map[string]*groupCtx
+	// userGroups lists the groups (recursively) each user belongs to.
+	userGroups map[string][]string
+
+	preemption bool // some queue may preempt another
+	hostUsers  bool // per-host per-user limits exist (JL/U, JL/P)
+	limits     *limitState
+
+	classes map[classKey]*class
+	// hostLog lists, in order, the hosts whose values changed in this pass.
+	hostLog []int32
+	// sharedGen changes whenever a shared resource is reserved.
+	sharedGen int
+	// mutable are the indices a dispatch of this pass may change.
+	mutable []bool
+
+	single    map[int32][]*api.PendReason // shared one-reason slices
+	arrayRun  map[int64]int               // running elements per array
+	asked     map[string]map[int32]int    // resolved -m lists
+	instances map[instKey][]int32         // shared resource instances
+	fs        *fsState
+	pools     map[string]*poolState
+}
+
+type hostCtx struct {
+	*Host
+	idx  int32
+	vals resreq.Host
+	max  int // MXJ; a very large number when unlimited
+	// Slots of started jobs: running (RUN, and resumptions in flight) and
+	// suspended (SSUSP, USUSP, and preemptions in flight).
+	run, susp  int
+	queueSlots []int32 // started slots per queue
+	// preRun are running slots per queue of jobs that may be preempted.
+	preRun   []int32
+	userRun  map[string]int
+	userSusp map[string]int
+	jobs     []*state.Job // started jobs (only with preemption)
+
+	exclusive bool // runs an exclusive job
+	hasJobs   bool
+	touched   bool // a job was dispatched here in this pass
+	version   uint32
+	rsvSlots  int // slots held by processor reservations
+	rsvBy     map[state.Key]int
+	reserved  map[int]float64 // rusage amounts reserved, by index
+	loadOK    []int32         // per queue: 0 or the load threshold reason (lazily)
+}
+
+type queueCtx struct {
+	cfg  *config.Queue
+	idx  int
+	st   state.QueueState
+	open bool // dispatch and run windows open, active
+	// reason is the job-level reason when !open.
+	reason int32
+	hosts  map[int32]int // queue HOSTS with preference; nil = all
+	// preemptive queues count suspended jobs out of MXJ and MAX_JOBS and may
+	// preempt the queues in preempts.
+	preemptive bool
+	preempts   []bool // by queue index
+	prefOf     []int  // preference rank of each preemptable queue
+	acceptN    int
+	used       int            // started slots
+	userUsed   map[string]int // started slots per user
+	pendSlots  int
+	pool       *poolState
+	fairshare  bool
+	jobs       []pendJob // pending jobs in queue order (prescan)
+}
+
+type userCtx struct {
+	run, susp  int
+	dispatched int // dispatches in this pass (failure memos)
+}
+
+type groupCtx struct {
+	run, susp int
+	hostRun   map[int32]int // with JL/P
+	hostSusp  map[int32]int
+}
+
+// pendJob is a pending job with its resolved requirement.
+type pendJob struct {
+	j   *state.Job
+	req *reqEntry
+}
+
+func newPass(s *Scheduler, in *Input) *pass {
+	p := &pass{s: s, in: in, cfg: in.Config,
+		plan: &Plan{Reasons: map[state.Key][]*api.PendReason{}, Reserved: map[string]*HostReservation{},
+			SlotReservations: map[state.Key][]*api.ExecHost{}, QueueShares: map[string][]*api.ShareAccount{},
+			PartitionShares: map[string][]*api.ShareAccount{}, PoolAllocation: map[string]int{}},
+		byName: map[string]*hostCtx{}, qByName: map[string]*queueCtx{}, users: map[string]*userCtx{},
+		groups: map[string]*groupCtx{}, classes: map[classKey]*class{}, single: map[int32][]*api.PendReason{},
+		mutable: make([]bool, in.Table.Len()),
+	}
+	p.mutable[resreq.IdxSlots] = true
+	return p
+}
+
+func (p *pass) buildHosts() {
+	nq := len(p.cfg.Queues)
+	p.hosts = make([]*hostCtx, 0, len(p.in.Hosts))
+	for i, h := range p.in.Hosts {
+		hc := &hostCtx{Host: h, idx: int32(i), max: h.MaxSlots, queueSlots: make([]int32, nq)}
+		if hc.max < 0 {
+			hc.max = 1 << 30
+		}
+		if h.Values != nil {
+			hc.vals = resreq.Host{Num: append([]float64(nil), h.Values.Num...), Str: h.Values.Str, Exclusive: h.Values.Exclusive}
+		}
+		if p.preemption {
+			hc.preRun = make([]int32, nq)
+		}
+		p.hosts = append(p.hosts, hc)
+		p.byName[h.Name] = hc
+	}
+}
+
+func (p *pass) buildQueues() {
+	for i, qc := range p.cfg.Queues {
+		q := &queueCtx{cfg: qc, idx: i, st: p.in.View.QueueState(qc.Name), userUsed: map[string]int{}, open: true,
+			acceptN: p.cfg.Params.JobAcceptInterval}
+		if qc.JobAcceptInterval != nil {
+			q.acceptN = *qc.JobAcceptInterval
+		}
+		switch {
+		case q.st.Inactive:
+			q.open, q.reason = false, PendQueInact
+		case !qc.RunWindow.Always() && !qc.RunWindow.Open(p.in.Now):
+			q.open, q.reason = false, PendQueWindow
+			p.wakeAt(qc.RunWindow.Next(p.in.Now))
+		case !qc.DispatchWindow.Always() && !qc.DispatchWindow.Open(p.in.Now):
+			q.open, q.reason = false, PendQueWindow
+			p.wakeAt(qc.DispatchWindow.Next(p.in.Now))
+		}
+		if qc.Hosts != nil {
+			q.hosts = map[int32]int{}
+			for _, hp := range qc.Hosts {
+				if h := p.byName[hp.Host]; h != nil {
+					q.hosts[h.idx] = hp.Pref
+				}
+			}
+		}
+		p.queues = append(p.queues, q)
+		p.qByName[qc.Name] = q
+	}
+	for _, q := range p.queues {
+		if len(q.cfg.Preempts) == 0 {
+			continue
+		}
+		q.preemptive = true
+		q.preempts = make([]bool, len(p.queues))
+		q.prefOf = make([]int, len(p.queues))
+		for rank, pr := range q.cfg.Preempts {
+			if lo := p.qByName[pr.Queue]; lo != nil {
+				q.preempts[lo.idx] = true
+				q.prefOf[lo.idx] = rank
+			}
+		}
+	}
+}
+
+// preemptionConfigured reports whether any queue may preempt another.
+func preemptionConfigured(c *config.Config) bool {
+	for _, q := range c.Queues {
+		if len(q.Preempts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pass) user(name string) *userCtx {
+	u := p.users[name]
+	if u == nil {
+		u = &userCtx{}
+		p.users[name] = u
+	}
+	return u
+}
+
+func (p *pass) group(name string) *groupCtx {
+	g := p.groups[name]
+	if g == nil {
+		g = &groupCtx{}
+		p.groups[name] = g
+	}
+	return g
+}
+
+// countStarted accounts the slots held by started jobs, from every view the
+// policies need.
+func (p *pass) countStarted() {
+	seen := make(map[state.Key]bool, 1024)
+	for _, h := range p.hosts {
+		p.in.View.OnHost(h.Name, func(j *state.Job) bool {
+			if !seen[j.Key] {
+				seen[j.Key] = true
+				p.countJob(j)
+			}
+			return true
+		})
+	}
+	for _, h := range p.hosts {
+		h.setSlotValues()
+	}
+}
+
+// suspendedNow tells whether a started job counts as suspended: SSUSP,
+// USUSP, UNKWN of a suspended job, or a running job whose preemption is in
+// flight; a suspended job whose resumption is in flight counts as running.
+func (p *pass) suspendedNow(j *state.Job) bool {
+	if _, ok := p.s.mem.resuming[j.Key]; ok {
+		return false
+	}
+	if _, ok := p.s.mem.preempting[j.Key]; ok {
+		return true
+	}
+	switch j.State {
+	case api.StateSSusp, api.StateUSusp:
+		return true
+	case api.StateUnkwn:
+		return j.PrevState == api.StateSSusp || j.PrevState == api.StateUSusp
+	}
+	return false
+}
+
+func (p *pass) countJob(j *state.Job) {
+	susp := p.suspendedNow(j)
+	q := p.qByName[j.Queue]
+	total := 0
+	for _, eh := range j.ExecHosts {
+		h := p.byName[eh.Host]
+		n := int(eh.Slots)
+		total += n
+		if h == nil {
+			continue
+		}
+		if susp {
+			h.susp += n
+		} else {
+			h.run += n
+		}
+		if q != nil {
+			h.queueSlots[q.idx] += int32(n)
+			if !susp && h.preRun != nil && p.preemptable(j) {
+				h.preRun[q.idx] += int32(n)
+			}
+		}
+		if p.hostUsers {
+			if h.userRun == nil {
+				h.userRun, h.userSusp = map[string]int{}, map[string]int{}
+			}
+			if susp {
+				h.userSusp[j.User] += n
+			} else {
+				h.userRun[j.User] += n
+			}
+			for _, g := range p.userGroups[j.User] {
+				gc := p.group(g)
+				if gc.hostRun == nil {
+					gc.hostRun, gc.hostSusp = map[int32]int{}, map[int32]int{}
+				}
+				if susp {
+					gc.hostSusp[h.idx] += n
+				} else {
+					gc.hostRun[h.idx] += n
+				}
+			}
+		}
+		h.hasJobs = true
+		if j.Spec.Exclusive {
+			h.exclusive = true
+		}
+		if p.preemption {
+			h.jobs = append(h.jobs, j)
+		}
+		h.version++
+	}
+	if q != nil {
+		q.used += total
+		q.userUsed[j.User] += total
+	}
+	u := p.user(j.User)
+	for _, g := range p.userGroups[j.User] {
+		if susp {
+			p.group(g).susp += total
+		} else {
+			p.group(g).run += total
+		}
+	}
+	if susp {
+		u.susp += total
+	} else {
+		u.run += total
+	}
+	p.limits.count(p, j, susp)
+	p.reserveRunning(j)
+	p.fsCharge(j)
+}
+
+func (h *hostCtx) setSlotValues() {
+	if h.vals.Num == nil {
+		return
+	}
+	if resreq.IdxSlots < len(h.vals.Num) {
+		free := h.max - h.run - h.susp - h.rsvSlots
+		if h.MaxSlots < 0 {
+			free = h.NCPUs - h.run - h.susp - h.rsvSlots
+		}
+		h.vals.Num[resreq.IdxSlots] = float64(max(free, 0))
+	}
+	if resreq.IdxMaxslots < len(h.vals.Num) {
+		h.vals.Num[resreq.IdxMaxslots] = float64(h.MaxSlots)
+		if h.MaxSlots < 0 {
+			h.vals.Num[resreq.IdxMaxslots] = float64(h.NCPUs)
+		}
+	}
+}
+
+// touch records that h's values changed (a dispatch, a reservation).
+func (p *pass) touch(h *hostCtx) {
+	h.version++
+	h.setSlotValues()
+	p.hostLog = append(p.hostLog, h.idx)
+}
+
+// queueOrder lists queues by PRIORITY, highest first, lsb.queues order for
+// equal priorities.
+func (p *pass) queueOrder() []*queueCtx {
+	qs := append([]*queueCtx(nil), p.queues...)
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].cfg.Priority > qs[j].cfg.Priority })
+	return qs
+}
+
+func (p *pass) wakeAt(t time.Time) {
+	if t.IsZero() || !t.After(p.in.Now) {
+		return
+	}
+	if p.plan.NextWake.IsZero() || t.Before(p.plan.NextWake) {
+		p.plan.NextWake = t
+	}
+}
+
+// reason records a job's pending reasons.
+func (p *pass) reason(j *state.Job, rs []*api.PendReason) { p.plan.Reasons[j.Key] = rs }
+
+// one returns the shared slice holding the single job-level reason code.
+func (p *pass) one(code int32) []*api.PendReason {
+	rs := p.single[code]
+	if rs == nil {
+		rs = []*api.PendReason{{Code: code}}
+		p.single[code] = rs
+	}
+	return rs
+}
+
+// resolveGroups computes each user's groups (for group limits).
+func (p *pass) resolveGroups() {
+	p.userGroups = map[string][]string{}
+	if p.cfg.Users == nil {
+		return
+	}
+	for _, g := range p.cfg.Users.Groups {
+		for _, m := range g.Members {
+			p.userGroups[m] = append(p.userGroups[m], g.Name)
+		}
+	}
+	for _, l := range p.cfg.Users.Users {
+		if l.JLP > 0 {
+			p.hostUsers = true
+		}
+	}
+	for _, h := range p.in.Hosts {
+		if h.Cfg != nil && h.Cfg.JLU > 0 {
+			p.hostUsers = true
+		}
+	}
+}
+
+func expandHostName(p *pass, name string) []string {
+	if name == "all" || name == "others" {
+		out := make([]string, len(p.hosts))
+		for i, h := range p.hosts {
+			out[i] = h.Name
+		}
+		return out
+	}
+	if g := p.cfg.HostGroup(name); g != nil {
+		return g.Members
+	}
+	for _, h := range p.hosts {
+		if strings.EqualFold(h.Name, name) {
+			return []string{h.Name}
+		}
+	}
+	return nil
+}
+
+func started(st api.JobState) bool { return job.Started(st) }

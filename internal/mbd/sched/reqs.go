@@ -1,0 +1,159 @@
+package sched
+
+import (
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
+)
+
+// reqEntry is a compiled requirement (the job's merged with its queue's),
+// shared by every job whose requirement text, queue and submission host
+// type are the same: 1,000,000 jobs of 1,000 requirement classes compile
+// 1,000 times.
+type reqEntry struct {
+	c       *resreq.Compiled
+	err     error
+	reasons []*api.PendReason
+	gen     int
+}
+
+type specKey struct {
+	spec  *state.Spec
+	queue int
+}
+
+// reqOf returns the compiled requirement of job j in queue q.
+func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
+	sk := specKey{j.Spec, q.idx}
+	if e := p.s.specs[sk]; e != nil {
+		e.gen = p.s.sweep
+		return e
+	}
+	local := p.localType(j)
+	var b strings.Builder
+	for _, r := range j.Spec.ResReq {
+		b.WriteString(r)
+		b.WriteByte(0)
+	}
+	b.WriteByte(1)
+	b.WriteString(q.cfg.Name)
+	b.WriteByte(1)
+	b.WriteString(local.Type)
+	b.WriteByte(1)
+	b.WriteString(local.Model)
+	key := b.String()
+	e := p.s.reqs[key]
+	if e == nil {
+		c, err := p.compile(j, q, local)
+		e = &reqEntry{c: c, err: err}
+		p.s.reqs[key] = e
+	}
+	e.gen = p.s.sweep
+	p.s.specs[sk] = e
+	return e
+}
+
+func (p *pass) localType(j *state.Job) resreq.Local {
+	if h := p.cfg.BatchHost(j.Spec.FromHost); h != nil {
+		return resreq.Local{Type: h.Type, Model: h.Model}
+	}
+	for _, h := range p.hosts {
+		if strings.EqualFold(h.Name, j.Spec.FromHost) {
+			return resreq.Local{Type: h.Type, Model: h.Model}
+		}
+	}
+	return resreq.Local{}
+}
+
+func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.Compiled, error) {
+	opts := resreq.Options{Strict: p.in.Strict, Context: resreq.CtxBsub, Table: p.in.Table, Unit: p.in.Unit}
+	var jr *resreq.ResReq
+	var err error
+	if len(j.Spec.ResReq) > 0 {
+		if jr, err = resreq.ParseMulti(j.Spec.ResReq, opts); err != nil {
+			return nil, err
+		}
+	}
+	var qr *resreq.ResReq
+	if q.cfg.ResReq.Parsed != nil {
+		qr = q.cfg.ResReq.Parsed
+	} else if q.cfg.ResReq.Text != "" {
+		qopts := opts
+		qopts.Context = resreq.CtxQueue
+		if qr, err = resreq.Parse(q.cfg.ResReq.Text, qopts); err != nil {
+			qr = nil // ckconfig reported it; the queue runs without it
+		}
+	}
+	var r *resreq.ResReq
+	switch {
+	case jr != nil && qr != nil:
+		if r, err = resreq.Merge(jr, qr); err != nil {
+			return nil, err
+		}
+	case jr != nil:
+		r = jr
+	case qr != nil:
+		r = qr
+	default:
+		if r, err = resreq.Parse("", opts); err != nil {
+			return nil, err
+		}
+	}
+	return r.Compile(p.in.Table, local)
+}
+
+// sweepCaches forgets compiled requirements no job used for a while.
+func (s *Scheduler) sweepCaches() {
+	s.sweep++
+	if s.sweep%16 != 0 {
+		return
+	}
+	for k, e := range s.specs {
+		if s.sweep-e.gen > 16 {
+			delete(s.specs, k)
+		}
+	}
+	for k, e := range s.reqs {
+		if s.sweep-e.gen > 16 {
+			delete(s.reqs, k)
+		}
+	}
+	for sp := range s.deps {
+		delete(s.deps, sp) // cheap to parse again
+	}
+}
+
+// prescan resolves every pending job's requirement once, learns which
+// indices dispatches of this pass may reserve (the rusage indices of
+// pending jobs, and slots), and counts each queue's pending slots.
+func (p *pass) prescan() {
+	for _, q := range p.queues {
+		p.in.View.Pending(q.cfg.Name, func(j *state.Job) bool {
+			e := p.reqOf(j, q)
+			q.jobs = append(q.jobs, pendJob{j: j, req: e})
+			q.pendSlots += int(j.Slots())
+			if e.c != nil {
+				markRusage(p.mutable, e.c)
+			}
+			return true
+		})
+	}
+}
+
+func markRusage(m []bool, c *resreq.Compiled) {
+	for _, alt := range c.Rusage {
+		for _, u := range alt {
+			if u.Index < len(m) {
+				m[u.Index] = true
+			}
+		}
+	}
+	for _, t := range c.Terms {
+		markRusage(m, t.Req)
+	}
+	for _, a := range c.Alternatives {
+		markRusage(m, a)
+	}
+}

@@ -1,0 +1,141 @@
+package sched
+
+import (
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/mbd/depend"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+)
+
+// Schedule runs one pass. It reads only in and what earlier passes left in
+// the scheduler's memory; the caches it keeps never change a decision.
+func (s *Scheduler) Schedule(in *Input) *Plan {
+	if s.gen != in.Config {
+		s.reqs = map[string]*reqEntry{}
+		s.specs = map[specKey]*reqEntry{}
+		s.deps = map[*state.Spec]*depend.Expr{}
+		s.gen = in.Config
+	}
+	s.mem.init()
+	p := newPass(s, in)
+	p.preemption = preemptionConfigured(in.Config)
+	p.resolveGroups()
+	p.limits = newLimitState(p)
+	p.buildHosts()
+	p.buildQueues()
+	s.forgetSettled(p)
+	s.drainFeed(p)
+	s.rebuildHistory(p)
+	p.fs = newFSState(p)
+	p.countStarted()
+	p.holdReservations()
+	p.prescan()
+	p.resumePreempted()
+	p.setupPools()
+	for _, g := range p.dispatchGroups() {
+		p.runGroup(g)
+	}
+	p.poolLeftovers()
+	p.finish()
+	s.sweepCaches()
+	return p.plan
+}
+
+// place tries to start one pending job: the gates, then hosts from the
+// job's classes; a preemptive queue's job that found no slots looks again
+// counting the jobs it may preempt as free; a backfill queue's job with a
+// run limit may use reserved slots; a parallel job of a SLOT_RESERVE queue
+// that cannot start reserves what it can.
+func (p *pass) place(pj pendJob, q *queueCtx) bool {
+	j := pj.j
+	p.plan.Examined++
+	jc := &jobCtx{j: j, q: q, req: pj.req, slots: int(j.Slots())}
+	if r := p.s.mem.rsv[j.Key]; r != nil && r.held > 0 {
+		jc.ownRsv = true
+	}
+	for _, g := range p.s.Gates {
+		if r := g.Gate(p, jc); r != nil {
+			p.reason(j, r)
+			return false
+		}
+	}
+	a := p.placeReq(jc, jc.req.c)
+	if a.hosts != nil {
+		p.commit(jc, a, false, nil)
+		return true
+	}
+	if q.preemptive {
+		jc.curView = viewPreempt
+		if b := p.placeReq(jc, jc.req.c); b.hosts != nil {
+			if victims, ok := p.chooseVictims(jc, b.hosts); ok {
+				p.preempt(jc, victims)
+				p.commit(jc, b, false, victims)
+				return true
+			}
+		}
+		jc.curView = viewNormal
+	}
+	if q.cfg.Backfill && p.anyReservation() {
+		if end, ok := p.runLimitEnd(jc); ok {
+			jc.backfill, jc.backfillEnd, jc.ownRsv = true, end, true
+			if b := p.placeReq(jc, jc.req.c); b.hosts != nil {
+				p.commit(jc, b, true, nil)
+				return true
+			}
+			jc.backfill, jc.ownRsv = false, p.s.mem.rsv[j.Key] != nil
+		}
+	}
+	if (q.cfg.SlotReserve > 0 || q.cfg.ResourceReserve > 0) && jc.slots > 1 {
+		p.reserveSlots(jc)
+	}
+	p.reason(j, a.reasons)
+	return false
+}
+
+// finish hands the pass's results and memory on.
+func (p *pass) finish() {
+	p.exportReservations()
+	p.exportShares()
+	p.s.mem.advancePools(p)
+	for k, r := range p.s.mem.rsv {
+		p.plan.SlotReservations[k] = r.execHosts()
+		p.wakeAt(r.expires)
+	}
+	for k, until := range p.s.mem.noReserve {
+		if !until.After(p.in.Now) {
+			delete(p.s.mem.noReserve, k)
+		} else {
+			p.wakeAt(until)
+		}
+	}
+}
+
+// unix converts Unix seconds.
+func unix(s int64) time.Time { return time.Unix(s, 0) }
+
+// runLimit is a job's run limit: -W, else the queue's default, else its
+// maximum (seconds, 0 none).
+func runLimit(j *state.Job, q *config.Queue) time.Duration {
+	if l := j.Spec.Limits; l != nil && l.Run > 0 {
+		return time.Duration(l.Run) * time.Second
+	}
+	if q != nil {
+		if q.Limits.Run.Default > 0 {
+			return q.Limits.Run.Default
+		}
+		return q.Limits.Run.Max
+	}
+	return 0
+}
+
+func (p *pass) runLimitEnd(jc *jobCtx) (time.Time, bool) {
+	d := runLimit(jc.j, jc.q.cfg)
+	if d <= 0 {
+		return time.Time{}, false
+	}
+	return p.in.Now.Add(d), true
+}
+
+var _ = api.StateRun
