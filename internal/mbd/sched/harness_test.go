@@ -39,6 +39,13 @@ type clusterSpec struct {
 	lhosts string // extra lsb.hosts rows (after the header)
 	groups string // lsb.hosts HostGroup rows
 	types  []string
+	// Whole files or sections (written as given when not empty).
+	users     string // lsb.users
+	resources string // lsb.resources
+	hostsTail string // sections appended to lsb.hosts (HostPartition...)
+	shared    string // extra lsf.shared Resource rows
+	resmap    string // lsf.cluster ResourceMap rows
+	hostCols  []string // extra lsb.hosts Host columns (thresholds, DISPATCH_WINDOW)
 }
 
 func newHarness(t *testing.T, cs clusterSpec) *harness {
@@ -77,7 +84,7 @@ Begin Resource
 RESOURCENAME  TYPE     INTERVAL  INCREASING  DESCRIPTION
 bigmem        Boolean  ()        ()          (big memory)
 fs            Boolean  ()        ()          (file server)
-End Resource
+`+cs.shared+`End Resource
 `)
 	var hb strings.Builder
 	hb.WriteString("Begin Host\nHOSTNAME model type server r1m RESOURCES\n")
@@ -93,21 +100,39 @@ End Resource
 		fmt.Fprintf(&hb, "host%d PC %s 1 () %s\n", i, typ, res)
 	}
 	hb.WriteString("End Host\n")
+	if cs.resmap != "" {
+		hb.WriteString("Begin ResourceMap\nRESOURCENAME LOCATION\n" + cs.resmap + "End ResourceMap\n")
+	}
 	write("lsf.cluster.test", hb.String())
+	if cs.users != "" {
+		write("lsbatch/test/configdir/lsb.users", cs.users)
+	}
+	if cs.resources != "" {
+		write("lsbatch/test/configdir/lsb.resources", cs.resources)
+	}
 	write("lsbatch/test/configdir/lsb.params", "Begin Parameters\nDEFAULT_QUEUE = normal\nJOB_ACCEPT_INTERVAL = 0\nMBD_SLEEP_TIME = 10\n"+cs.params+"End Parameters\n")
 	write("lsbatch/test/configdir/lsb.queues", cs.queues)
 	mxj := "()"
 	if cs.mxj > 0 {
 		mxj = fmt.Sprint(cs.mxj)
 	}
-	lh := "Begin Host\nHOST_NAME MXJ JL/U\n" + cs.lhosts + "default " + mxj + " ()\nEnd Host\n"
+	cols, defs := "", ""
+	for _, c := range cs.hostCols {
+		cols += " " + c
+		defs += " ()"
+	}
+	lh := "Begin Host\nHOST_NAME MXJ JL/U" + cols + "\n" + cs.lhosts + "default " + mxj + " ()" + defs + "\nEnd Host\n"
 	if cs.groups != "" {
 		lh += "Begin HostGroup\nGROUP_NAME GROUP_MEMBER\n" + cs.groups + "End HostGroup\n"
 	}
+	lh += cs.hostsTail
 	write("lsbatch/test/configdir/lsb.hosts", lh)
 	cfg, err := config.Load(context.Background(), config.Options{EnvDir: dir, LocalHost: "host1"})
 	if err != nil {
 		t.Fatalf("loading test configuration: %v", err)
+	}
+	for _, w := range cfg.Warnings {
+		t.Logf("configuration warning: %v", w)
 	}
 	h := &harness{t: t, cfg: cfg, st: state.New(), now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), s: New()}
 	tab := cfg.ResourceTable()
