@@ -40,11 +40,11 @@ type clusterSpec struct {
 	groups string // lsb.hosts HostGroup rows
 	types  []string
 	// Whole files or sections (written as given when not empty).
-	users     string // lsb.users
-	resources string // lsb.resources
-	hostsTail string // sections appended to lsb.hosts (HostPartition...)
-	shared    string // extra lsf.shared Resource rows
-	resmap    string // lsf.cluster ResourceMap rows
+	users     string   // lsb.users
+	resources string   // lsb.resources
+	hostsTail string   // sections appended to lsb.hosts (HostPartition...)
+	shared    string   // extra lsf.shared Resource rows
+	resmap    string   // lsf.cluster ResourceMap rows
 	hostCols  []string // extra lsb.hosts Host columns (thresholds, DISPATCH_WINDOW)
 }
 
