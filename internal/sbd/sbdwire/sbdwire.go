@@ -95,8 +95,7 @@ type ExecSpec struct {
 	// EexecInput on its standard input.
 	Eexec      string `wire:"17"`
 	EexecInput string `wire:"18"`
-	// Append turns the helper into "append standard input to this file".
-	Append *FileSpec `wire:"19"`
+	// 19: reserved (was Append).
 	// SetJobPID adds LS_JOBPID and LSB_JOBPIDS (the helper's own PID, which
 	// the executed job keeps) to Env.
 	SetJobPID bool  `wire:"20"`

@@ -798,9 +798,6 @@ func (m *ExecSpec) SizeWire() int {
 	if m.EexecInput != "" {
 		n += 2 + wire.SizeBytes(len(m.EexecInput))
 	}
-	if m.Append != nil {
-		n += 2 + wire.SizeBytes(m.Append.SizeWire())
-	}
 	if m.SetJobPID {
 		n += 2 + 1
 	}
@@ -897,11 +894,6 @@ func (m *ExecSpec) AppendWire(b []byte) []byte {
 	if m.EexecInput != "" {
 		b = wire.AppendTag(b, 18, wire.BytesType)
 		b = wire.AppendString(b, m.EexecInput)
-	}
-	if m.Append != nil {
-		b = wire.AppendTag(b, 19, wire.BytesType)
-		b = wire.AppendVarint(b, uint64(m.Append.SizeWire()))
-		b = m.Append.AppendWire(b)
 	}
 	if m.SetJobPID {
 		b = wire.AppendTag(b, 20, wire.VarintType)
@@ -1138,20 +1130,6 @@ func (m *ExecSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ExecSpec", 18, off, n)
 			}
 			m.EexecInput = string(v)
-			off += n
-		case 19:
-			if typ != wire.BytesType {
-				return wire.TypeError("ExecSpec", 19, start, typ)
-			}
-			v, n := wire.ConsumeBytes(b[off:])
-			if n < 0 {
-				return wire.Errorf("ExecSpec", 19, off, n)
-			}
-			x := new(FileSpec)
-			if err := x.UnmarshalWire(v); err != nil {
-				return wire.NestedError("ExecSpec", 19, off, err)
-			}
-			m.Append = x
 			off += n
 		case 20:
 			if typ != wire.VarintType {

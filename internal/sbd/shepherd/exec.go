@@ -34,7 +34,6 @@ const (
 	StepStdout = "stdout"
 	StepStderr = "stderr"
 	StepEexec  = "eexec"
-	StepAppend = "append"
 	StepExec   = "exec"
 )
 
@@ -116,9 +115,6 @@ func ExecMain() int {
 	}
 	if len(spec.Dirs) > 0 && res.Dir == "" {
 		return fail(StepDir, errors.New(strings.Join(dirErrs, "; ")), 1)
-	}
-	if spec.Append != nil {
-		return appendStdin(spec.Append, res, out)
 	}
 	if spec.Stdin != nil {
 		f, err := os.Open(spec.Stdin.Path)
@@ -261,31 +257,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-// appendStdin copies the helper's standard input to a file (the job
-// report, appended as the job user).
-func appendStdin(fs *sbdwire.FileSpec, res *sbdwire.ExecResult, out *os.File) int {
-	f, path, _, err := openOutput(&sbdwire.FileSpec{Path: fs.Path, Append: true, DirName: fs.DirName})
-	if err != nil {
-		res.Step, res.Err = StepAppend, err.Error()
-		writeResult(out, res)
-		return 1
-	}
-	res.Stdout = path
-	if _, err := io.Copy(f, os.Stdin); err != nil {
-		f.Close()
-		res.Step, res.Err = StepAppend, err.Error()
-		writeResult(out, res)
-		return 1
-	}
-	if err := f.Close(); err != nil {
-		res.Step, res.Err = StepAppend, err.Error()
-		writeResult(out, res)
-		return 1
-	}
-	writeResult(out, res)
-	return 0
 }
 
 // runEexec runs eexec (LS_EXEC_T=START) with esub's output on its standard

@@ -116,6 +116,7 @@ type Shepherd struct {
 	newConns chan net.Conn
 	gone     chan *sconn
 	reapWake chan struct{}
+	reports  chan error
 }
 
 type termination struct {
@@ -198,6 +199,7 @@ func New(cfg Config) (*Shepherd, error) {
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4), reapWake: make(chan struct{}, 1),
+		reports: make(chan error, 1),
 	}
 	s.udir = cfg.Dir.User()
 	if p.UserDir != "" {
@@ -260,6 +262,8 @@ func (s *Shepherd) Run(ctx context.Context) error {
 			s.limitExceeded("TERM_RUNLIMIT")
 		case <-sampleC:
 			s.sample()
+		case err := <-s.reports:
+			s.onReport(err)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -689,12 +693,6 @@ func (s *Shepherd) complete(c *child) {
 		s.jobEnded(c.ws, c.ru)
 	case kindEexecEnd:
 		s.writeReport()
-	case kindAppend:
-		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
-			s.reportFailed(c)
-			return
-		}
-		s.runPosts()
 	case kindJobPost, kindQueuePost:
 		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
 			s.postFail = true
@@ -939,44 +937,61 @@ func (s *Shepherd) writeReport() {
 	}
 }
 
+// appendReport appends the job report to target, opened with the job
+// user's permissions, in a goroutine (a slow file system does not hold up
+// the shepherd); the outcome comes back as a report event.
 func (s *Shepherd) appendReport(target string) error {
 	data := report.Format(s.reportJob())
-	r, w, err := os.Pipe()
-	if err != nil {
-		return err
+	var c *cred
+	if s.p.SetCred {
+		c = &cred{uid: int(s.p.UID), gid: int(s.p.GID), groups: s.p.Groups}
 	}
-	spec := s.baseSpec(nil, nil)
-	spec.Dirs = s.endDirs()
-	spec.Append = &sbdwire.FileSpec{Path: target, Append: true}
-	_, err = s.spawn(kindAppend, spec, r)
-	r.Close()
-	if err != nil {
-		w.Close()
-		return err
-	}
-	go func() {
-		w.Write(data)
-		w.Close()
-	}()
 	s.reported = true
+	go func() {
+		s.reports <- appendFile(target, data, c)
+	}()
 	return nil
+}
+
+// appendFile appends data to path as c (see openAs).
+func appendFile(path string, data []byte, c *cred) error {
+	f, err := openAs(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666, c)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// onReport takes the outcome of appendReport.
+func (s *Shepherd) onReport(err error) {
+	if err == nil {
+		s.runPosts()
+		return
+	}
+	s.reportFailed(err)
 }
 
 // reportFailed: the report could not be appended to the job's output file
 // (disk full, removed directory...): it goes to the spool's output file,
 // with a note, so it is not lost.
-func (s *Shepherd) reportFailed(c *child) {
-	why := fmt.Sprintf("status %#x", int(c.ws))
-	if c.res != nil && c.res.Err != "" {
-		why = c.res.Err
+func (s *Shepherd) reportFailed(err error) {
+	why := err.Error()
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err.Error()
 	}
-	s.logf("appending the report to %s: %s", s.reportTarget(), why)
+	s.logf("appending the report to %s: %v", s.reportTarget(), err)
 	if s.reportTarget() != s.udir.Output() {
 		s.notes = append(s.notes, fmt.Sprintf("Unable to append this report to the output file <%s>: %s.", s.reportTarget(), why))
-		s.execRes.Stdout = ""
-		if err := s.appendReport(s.udir.Output()); err == nil {
-			return
+		if s.execRes != nil {
+			s.execRes.Stdout = ""
 		}
+		s.appendReport(s.udir.Output())
+		return
 	}
 	s.runPosts()
 }
@@ -1332,7 +1347,7 @@ func (s *Shepherd) jobPIDs() []int {
 	}
 	exclude := map[int]bool{}
 	for pid, c := range s.children {
-		if c.kind == kindControl || c.kind == kindEexecEnd || c.kind == kindAppend {
+		if c.kind == kindControl || c.kind == kindEexecEnd {
 			exclude[pid] = true
 			for _, d := range tab.Descendants(pid) {
 				exclude[d] = true

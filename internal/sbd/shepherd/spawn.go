@@ -20,13 +20,12 @@ const (
 	kindJobPost
 	kindQueuePost
 	kindEexecEnd
-	kindAppend
 	kindControl // a JOB_CONTROLS command
 )
 
 func (k childKind) String() string {
 	return [...]string{"?", "queue pre-exec", "job pre-exec", "job", "job post-exec", "queue post-exec",
-		"eexec END", "report", "job control command"}[k]
+		"eexec END", "job control command"}[k]
 }
 
 // child is a process the shepherd started through the exec helper.
