@@ -8,11 +8,12 @@
 //   - prepares the job's files in its spool directory (job file, script,
 //     host file), creates the job's cgroup, computes its environment;
 //   - runs the queue's PRE_EXEC then the job's -E, the job itself, eexec
-//     (START and END), the report, the job's -Ep then the queue's
-//     POST_EXEC, each through the exec helper (basalt job-shepherd -exec),
-//     which joins the cgroup, sets limits, switches to the job user, finds
-//     the working directory, opens the job's files as the job user and
-//     executes the command;
+//     (START and END), the job's -Ep then the queue's POST_EXEC, each
+//     through the exec helper (basalt job-shepherd -exec), which joins the
+//     cgroup, sets limits, switches to the job user, finds the working
+//     directory, opens the job's files as the job user and executes the
+//     command; the job report is appended in-process, the file opened with
+//     the job user's file system identity on one locked thread;
 //   - is the subreaper of the job's processes, so orphans of the job (a
 //     double-forked daemon) stay below it even without cgroups;
 //   - samples the job's resource usage, enforces its limits (run, CPU,
