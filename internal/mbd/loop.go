@@ -58,16 +58,18 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 	s.st.View(func(v *state.View) {
 		in := &sched.Input{Now: now, Config: cfg, Table: cfg.ResourceTable(), Hosts: s.schedHosts(cfg, v), View: v,
 			Strict: cfg.Conf.StrictResReq(), Unit: resreqUnit(cfg)}
+		s.policyInput(in)
 		plan = s.sched.Schedule(in)
 	})
 	reasons := plan.Reasons
 	s.reasons.Store(&reasons)
+	s.carryOut(ctx, plan)
 	if len(plan.Dispatches) == 0 {
 		return plan.NextWake
 	}
 	events := make([]*api.Event, len(plan.Dispatches))
 	for i, d := range plan.Dispatches {
-		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts}}
+		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage}}
 	}
 	errs, err := s.prop.Propose(ctx, events...)
 	if err != nil {

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -150,6 +151,8 @@ type Scheduler struct {
 
 	mem memory
 
+	published atomic.Pointer[Published]
+
 	feedMu    sync.Mutex
 	feed      []usageRecord
 	forgotten []state.Key
@@ -176,4 +179,24 @@ type memory struct {
 type inflight struct {
 	at  time.Time
 	run int32
+}
+
+// Published is what the last pass left for the commands to show: bhosts -l
+// reservations, bqueues -l and bhpart share accounts, pool allocations and
+// processor reservations. It is replaced as a whole after every pass and
+// never modified.
+type Published struct {
+	Reserved         map[string]*HostReservation
+	SlotReservations map[state.Key][]*api.ExecHost
+	QueueShares      map[string][]*api.ShareAccount
+	PartitionShares  map[string][]*api.ShareAccount
+	PoolAllocation   map[string]int
+}
+
+// Published returns what the last pass published (nil before the first).
+func (s *Scheduler) Published() *Published { return s.published.Load() }
+
+func (s *Scheduler) publish(pl *Plan) {
+	s.published.Store(&Published{Reserved: pl.Reserved, SlotReservations: pl.SlotReservations,
+		QueueShares: pl.QueueShares, PartitionShares: pl.PartitionShares, PoolAllocation: pl.PoolAllocation})
 }

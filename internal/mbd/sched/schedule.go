@@ -40,6 +40,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	p.poolLeftovers()
 	p.finish()
 	s.sweepCaches()
+	s.publish(p.plan)
 	return p.plan
 }
 
