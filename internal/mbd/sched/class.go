@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -212,18 +214,43 @@ func (p *pass) dependsOnMutable(req *resreq.Compiled) (dyn, shared bool) {
 	return dyn, shared
 }
 
-// build computes the class's candidates: hosts that pass every static
-// filter, in preference order.
-func (p *pass) build(c *class, jc *jobCtx) {
-	c.built = true
-	c.list = c.list[:0]
-	c.parked = nil
-	c.static, c.removed = codeCounts{}, codeCounts{}
-	c.logPos = len(p.hostLog)
-	c.sharedGen = p.sharedGen
-	c.gen++
-	var cands []int32
-	for _, h := range p.hosts {
+// staticKey identifies what a class's static filters and host order
+// depend on: classes of different queues share it when the queues have no
+// HOSTS list and no load thresholds.
+type staticKey struct {
+	req      *resreq.Compiled
+	profile  int // queue index, or -1 for queues without HOSTS/thresholds
+	asked    string
+	excluded string
+	view     view // exclusive and view do not matter; kept apart for clarity
+}
+
+// staticPart is the result of the static filters for one staticKey in a
+// pass: the candidate hosts in preference order and the rejected ones.
+type staticPart struct {
+	cands  []int32
+	counts codeCounts
+}
+
+func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
+	prof := -1
+	if c.q.hosts != nil || len(c.q.cfg.Thresholds) > 0 {
+		prof = c.q.idx
+	}
+	k := staticKey{req: c.req, profile: prof, asked: c.key.asked, excluded: c.key.excluded}
+	cacheable := !p.s.noCache && !c.dynOrder
+	if cacheable {
+		if sp := p.statics[k]; sp != nil {
+			return sp
+		}
+	}
+	sp := &staticPart{}
+	hosts := p.hosts
+	presorted := c.asked == nil && c.q.hosts == nil && !p.s.noCache
+	if presorted {
+		hosts = p.sortedBy(c)
+	}
+	for _, h := range hosts {
 		code := int32(0)
 		for _, f := range p.s.Filters {
 			if f.Kind() != Static {
@@ -234,38 +261,143 @@ func (p *pass) build(c *class, jc *jobCtx) {
 			}
 		}
 		if code != 0 {
-			c.static.add(code, h.Name)
+			sp.counts.add(code, h.Name)
 			continue
 		}
-		cands = append(cands, h.idx)
+		sp.cands = append(sp.cands, h.idx)
 	}
-	p.sortHosts(c, cands)
-	for i, h := range cands {
+	if !presorted {
+		p.sortHosts(c, sp.cands)
+	}
+	if cacheable {
+		if p.statics == nil {
+			p.statics = map[staticKey]*staticPart{}
+		}
+		p.statics[k] = sp
+	}
+	return sp
+}
+
+// build computes the class's candidates: hosts that pass every static
+// filter, in preference order.
+func (p *pass) build(c *class, jc *jobCtx) {
+	c.built = true
+	c.parked = nil
+	c.removed = codeCounts{}
+	c.logPos = len(p.hostLog)
+	c.sharedGen = p.sharedGen
+	c.gen++
+	sp := p.staticOf(c, jc)
+	c.static = sp.counts
+	if cap(c.list) < len(sp.cands) {
+		c.list = make([]centry, 0, len(sp.cands))
+	}
+	c.list = c.list[:0]
+	for i, h := range sp.cands {
 		c.list = append(c.list, centry{h: h, rank: int32(i)})
 	}
 }
 
+// sortedBy returns every host in the order of c's order keys (shared by
+// the classes with the same keys).
+func (p *pass) sortedBy(c *class) []*hostCtx {
+	var b strings.Builder
+	for _, k := range c.req.Order {
+		b.WriteString(strconv.Itoa(k.Index))
+		if k.Ascending {
+			b.WriteByte('+')
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	sig := b.String()
+	if hs, ok := p.sorted[sig]; ok {
+		return hs
+	}
+	idx := make([]int32, len(p.hosts))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	p.sortHosts(c, idx)
+	hs := make([]*hostCtx, len(idx))
+	for i, x := range idx {
+		hs[i] = p.hosts[x]
+	}
+	if p.sorted == nil {
+		p.sorted = map[string][]*hostCtx{}
+	}
+	p.sorted[sig] = hs
+	return hs
+}
+
 // sortHosts orders hosts: -m preference, queue HOSTS preference, the order
-// keys, then cluster order.
+// keys (resreq's Less: the first key that differs decides, undefined values
+// last), then cluster order. Cluster order breaks every tie, so the order
+// is total and an unstable sort gives the same result as a stable one.
 func (p *pass) sortHosts(c *class, hs []int32) {
-	sort.SliceStable(hs, func(a, b int) bool {
-		ha, hb := p.hosts[hs[a]], p.hosts[hs[b]]
-		if c.asked != nil && c.asked[ha.idx] != c.asked[hb.idx] {
-			return c.asked[ha.idx] > c.asked[hb.idx]
+	nk := len(c.req.Order)
+	type hk struct {
+		asked, qpref int
+		keys         []float64
+	}
+	keys := make([]hk, len(hs))
+	flat := make([]float64, len(hs)*nk)
+	for i, x := range hs {
+		h := p.hosts[x]
+		k := hk{keys: flat[i*nk : (i+1)*nk]}
+		if c.asked != nil {
+			k.asked = c.asked[h.idx]
 		}
-		if c.q.hosts != nil && c.q.hosts[ha.idx] != c.q.hosts[hb.idx] {
-			return c.q.hosts[ha.idx] > c.q.hosts[hb.idx]
+		if c.q.hosts != nil {
+			k.qpref = c.q.hosts[h.idx]
 		}
-		if ha.vals.Num != nil && hb.vals.Num != nil {
-			if c.req.Less(&ha.vals, &hb.vals) {
-				return true
+		for j, ok := range c.req.Order {
+			v := math.NaN()
+			if h.vals.Num != nil && ok.Index < len(h.vals.Num) {
+				v = h.vals.Num[ok.Index]
 			}
-			if c.req.Less(&hb.vals, &ha.vals) {
+			k.keys[j] = v
+		}
+		keys[i] = k
+	}
+	idx := make([]int, len(hs))
+	for i := range idx {
+		idx[i] = i
+	}
+	order := c.req.Order
+	sort.Slice(idx, func(a, b int) bool {
+		ka, kb := &keys[idx[a]], &keys[idx[b]]
+		if ka.asked != kb.asked {
+			return ka.asked > kb.asked
+		}
+		if ka.qpref != kb.qpref {
+			return ka.qpref > kb.qpref
+		}
+		for j := range order {
+			va, vb := ka.keys[j], kb.keys[j]
+			na, nb := va != va, vb != vb
+			switch {
+			case na && nb:
+				continue
+			case na:
 				return false
+			case nb:
+				return true
+			case va == vb:
+				continue
+			case order[j].Ascending:
+				return va < vb
+			default:
+				return va > vb
 			}
 		}
-		return ha.idx < hb.idx
+		return hs[idx[a]] < hs[idx[b]]
 	})
+	out := make([]int32, len(hs))
+	for i, k := range idx {
+		out[i] = hs[k]
+	}
+	copy(hs, out)
 }
 
 // refresh brings a class up to date with what changed since its last use.

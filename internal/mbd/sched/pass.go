@@ -32,6 +32,8 @@ type pass struct {
 	limits     *limitState
 
 	classes map[classKey]*class
+	statics map[staticKey]*staticPart
+	sorted  map[string][]*hostCtx // hosts by order keys
 	// hostLog lists, in order, the hosts whose values changed in this pass.
 	hostLog []int32
 	// sharedGen changes whenever a shared resource is reserved.

@@ -37,8 +37,9 @@ func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
 		b.WriteString(r)
 		b.WriteByte(0)
 	}
+	// Queues without RES_REQ merge nothing: their jobs share entries.
 	b.WriteByte(1)
-	b.WriteString(q.cfg.Name)
+	b.WriteString(q.cfg.ResReq.Text)
 	b.WriteByte(1)
 	b.WriteString(local.Type)
 	b.WriteByte(1)
