@@ -117,6 +117,8 @@ type Shepherd struct {
 	gone     chan *sconn
 	reapWake chan struct{}
 	reports  chan error
+	xfers    chan []string
+	xferNext func()
 }
 
 type termination struct {
@@ -199,7 +201,7 @@ func New(cfg Config) (*Shepherd, error) {
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4), reapWake: make(chan struct{}, 1),
-		reports: make(chan error, 1),
+		reports: make(chan error, 1), xfers: make(chan []string, 1),
 	}
 	s.udir = cfg.Dir.User()
 	if p.UserDir != "" {
@@ -264,6 +266,8 @@ func (s *Shepherd) Run(ctx context.Context) error {
 			s.sample()
 		case err := <-s.reports:
 			s.onReport(err)
+		case notes := <-s.xfers:
+			s.onXfer(notes)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -559,7 +563,55 @@ func (s *Shepherd) startJobPre() {
 	}
 }
 
+// startJob copies the job's -f input files, then starts the job.
 func (s *Shepherd) startJob() {
+	if s.term != nil {
+		s.finishKilled()
+		return
+	}
+	ts, notes := transfers(s.l.Spec.Files)
+	s.notes = append(s.notes, notes...)
+	in := false
+	for _, t := range ts {
+		in = in || t.in
+	}
+	if !in {
+		s.startJobNow()
+		return
+	}
+	// The job's working directory is the first candidate that exists.
+	dir := "/tmp"
+	for _, d := range jobenv.Dirs(s.l, s.p.Home) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			dir = d
+			break
+		}
+	}
+	s.xferNext = s.startJobNow
+	c, sub := s.userCred(), s.l.Spec.SubCwd
+	go func() { s.xfers <- copyFiles(ts, true, sub, dir, c) }()
+}
+
+// userCred is the job user's identity for files the shepherd opens (nil
+// when the shepherd runs as that user).
+func (s *Shepherd) userCred() *cred {
+	if !s.p.SetCred {
+		return nil
+	}
+	return &cred{uid: int(s.p.UID), gid: int(s.p.GID), groups: s.p.Groups}
+}
+
+// onXfer continues after a direction of file transfers.
+func (s *Shepherd) onXfer(notes []string) {
+	s.notes = append(s.notes, notes...)
+	next := s.xferNext
+	s.xferNext = nil
+	if next != nil {
+		next()
+	}
+}
+
+func (s *Shepherd) startJobNow() {
 	if s.term != nil {
 		s.finishKilled()
 		return
@@ -716,6 +768,9 @@ func (s *Shepherd) jobStarted(c *child) {
 	s.st.PID, s.st.PGID = int32(c.pid), int32(c.pid)
 	s.st.ExecCwd, s.st.ExecHome, s.st.ExecUser = c.res.Dir, s.p.Home, s.p.User
 	s.logf("job started: pid %d in %s", c.pid, c.res.Dir)
+	if s.l.Spec.OutFile == "" {
+		s.logf("no output file (-o): the job's output and report are kept in %s (LSF would mail them)", s.udir.Output())
+	}
 	if s.suspended {
 		// Suspended while its pre-execution ran: stop it now.
 		s.st.State = api.StateSSusp
@@ -894,10 +949,27 @@ func (s *Shepherd) afterJob() {
 		s.posts = append(s.posts, postCmd{kindQueuePost, s.l.Queue.PostExec})
 	}
 	e := s.eexec()
-	if len(s.posts) > 0 || e != "" {
+	ts, _ := transfers(s.l.Spec.Files)
+	out := false
+	for _, t := range ts {
+		out = out || t.out
+	}
+	if len(s.posts) > 0 || e != "" || out {
 		// The job's end is known now; the final report waits for the rest.
 		s.update()
 	}
+	if out && s.started {
+		s.xferNext = s.afterTransfers
+		c, sub, cwd := s.userCred(), s.l.Spec.SubCwd, s.st.ExecCwd
+		go func() { s.xfers <- copyFiles(ts, false, sub, cwd, c) }()
+		return
+	}
+	s.afterTransfers()
+}
+
+// afterTransfers runs eexec END, then the report.
+func (s *Shepherd) afterTransfers() {
+	e := s.eexec()
 	if e != "" {
 		spec := s.baseSpec([]string{e}, append(s.env[:len(s.env):len(s.env)], "LS_EXEC_T=END"))
 		spec.Dirs = s.endDirs()
@@ -942,10 +1014,7 @@ func (s *Shepherd) writeReport() {
 // the shepherd); the outcome comes back as a report event.
 func (s *Shepherd) appendReport(target string) error {
 	data := report.Format(s.reportJob())
-	var c *cred
-	if s.p.SetCred {
-		c = &cred{uid: int(s.p.UID), gid: int(s.p.GID), groups: s.p.Groups}
-	}
+	c := s.userCred()
 	s.reported = true
 	go func() {
 		s.reports <- appendFile(target, data, c)
