@@ -46,6 +46,7 @@ type pass struct {
 	asked     map[string]map[int32]int    // resolved -m lists
 	instances map[instKey][]int32         // shared resource instances
 	fs        *fsState
+	toResume  []*state.Job // preempted jobs not yet resumed, in order
 	pools     map[string]*poolState
 }
 

@@ -16,9 +16,9 @@ import (
 // preempt; if that places it, enough of those jobs are preempted on each
 // chosen host to keep the host's running slots within MXJ: candidates in
 // the order of the queue's Preempts (preference, then lower priority
-// first), and within a queue the job started last (PREEMPT_FOR=
-// LEAST_RUN_TIME: least wall-clock run time; by default the most recently
-// submitted). Hosts are taken in the job's order (least loaded first).
+// first), and within a queue by default the job last in the queue's
+// dispatch order (lowest user priority, latest submitted); with PREEMPT_FOR=
+// LEAST_RUN_TIME the job that has run the shortest wall-clock time. Hosts are taken in the job's order (least loaded first).
 // Without MINI_JOB a parallel victim frees slots on other hosts that are
 // not credited there, so more jobs may be preempted than needed; MINI_JOB
 // credits them; OPTIMAL_MINI_JOB also prefers the victims with the most
@@ -211,10 +211,10 @@ func (p *pass) preempt(jc *jobCtx, victims []Preemption) {
 	}
 }
 
-// resumePreempted resumes preempted jobs (SSUSP with SUSP_RESCHED_PREEMPT)
-// whose hosts have the slots again, higher priority queues first, then the
-// earliest suspended; it runs before any dispatch of the pass.
-func (p *pass) resumePreempted() {
+// collectPreempted lists the preempted jobs (SSUSP with
+// SUSP_RESCHED_PREEMPT) in the order they are resumed: higher priority
+// queues first, then the earliest suspended.
+func (p *pass) collectPreempted() {
 	if !p.preemption {
 		return
 	}
@@ -249,7 +249,21 @@ func (p *pass) resumePreempted() {
 		}
 		return before(cands[a], cands[b])
 	})
-	for _, j := range cands {
+	p.toResume = cands
+}
+
+// resumeUpTo resumes the preempted jobs of queues of priority prio or
+// higher whose hosts have the slots again. It runs before each queue's
+// turn, so a preempted job gets its slots back before any job of its own
+// queue or of a lower one starts, while jobs of higher priority queues
+// (the ones that preempted it) go first.
+func (p *pass) resumeUpTo(prio int) {
+	for len(p.toResume) > 0 {
+		j := p.toResume[0]
+		if q := p.qByName[j.Queue]; q != nil && q.cfg.Priority < prio {
+			return
+		}
+		p.toResume = p.toResume[1:]
 		fits := true
 		for _, eh := range j.ExecHosts {
 			h := p.byName[eh.Host]

@@ -27,7 +27,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of scenar
 //	<files: "== lsb.queues", "== lsb.users", "== lsb.resources",
 //	 "== lsb.hosts" (Host rows), "== lsb.hosts.tail", "== lsf.shared",
 //	 "== resourcemap", "== groups" (HostGroup rows)>
-//	submit user=U queue=Q [n=N] [count=K] [R=...] [m=...] [x] [W=min] [sp=P] [hold]
+//	submit user=U queue=Q [n=N] [count=K] [R=...] [m=...] [x] [W=min] [sp=P] [b=min] [P=project] [hold]
 //	run                     one pass: prints and applies the plan
 //	finish ID... [cpu=S]    jobs end (DONE) with CPU time
 //	tick DURATION           advance the clock
@@ -243,6 +243,10 @@ func (sc *scenario) do(d *directive) string {
 				if v := kv["sp"]; v != "" {
 					x, _ := strconv.Atoi(v)
 					n.UserPriority = int32(x)
+				}
+				if v := kv["b"]; v != "" {
+					x, _ := strconv.Atoi(v)
+					n.Spec.BeginTime = sc.h.now.Add(time.Duration(x) * time.Minute).Unix()
 				}
 				if v := kv["P"]; v != "" {
 					n.Project = v

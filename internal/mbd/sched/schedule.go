@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -32,11 +33,13 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	p.countStarted()
 	p.holdReservations()
 	p.prescan()
-	p.resumePreempted()
+	p.collectPreempted()
 	p.setupPools()
 	for _, g := range p.dispatchGroups() {
+		p.resumeUpTo(g.queues[0].cfg.Priority)
 		p.runGroup(g)
 	}
+	p.resumeUpTo(math.MinInt)
 	p.poolLeftovers()
 	p.finish()
 	s.sweepCaches()
