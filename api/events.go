@@ -84,7 +84,7 @@ type EvJobStatus struct {
 	SuspSubreason int32    `wire:"6"`
 	ExitStatus    int32    `wire:"7"` // wait(2) status
 	TermReason    string   `wire:"8"`
-	Usage         *Usage   `wire:"9"` // final usage for DONE/EXIT
+	Usage         *Usage   `wire:"9"`  // final usage for DONE/EXIT
 	ExcludeHost   string   `wire:"10"` // EXCLUDE(): never redispatch here
 	PostDone      bool     `wire:"11"`
 	PostFailed    bool     `wire:"12"`

@@ -33,8 +33,8 @@ type SubmitReply struct {
 
 // JobsRequest selects jobs for bjobs, bhist and bacct.
 type JobsRequest struct {
-	Jobs            []*JobRef `wire:"1"`  // explicit IDs: finished jobs included without -a
-	User            string    `wire:"2"`  // "": the requester; "all"; a user or user group
+	Jobs            []*JobRef `wire:"1"` // explicit IDs: finished jobs included without -a
+	User            string    `wire:"2"` // "": the requester; "all"; a user or user group
 	Queue           string    `wire:"3"`
 	Host            string    `wire:"4"` // host or host group
 	JobName         string    `wire:"5"` // may end in *

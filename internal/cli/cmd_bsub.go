@@ -128,9 +128,19 @@ func bsubSubmit(ctx context.Context, env *Env, specs []*api.JobSpec) int {
 		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
 	}
 	defer c.Close()
+	results, status := submitPack(ctx, env, c, specs)
+	if len(specs) == 1 && specs[0].Wait && status == 0 {
+		return bsubWait(ctx, env, c, results[0].JobID)
+	}
+	return status
+}
+
+// submitPack sends one request and prints its results; the status is
+// ExitUsage when any job was not submitted.
+func submitPack(ctx context.Context, env *Env, c *rpc.Client, specs []*api.JobSpec) ([]*api.SubmitResult, int) {
 	var reply api.SubmitReply
 	if err := c.Call(ctx, "MBatchd.Submit", &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
-		return notSubmitted(env, "%v", err)
+		return nil, notSubmitted(env, "%v", err)
 	}
 	status := 0
 	for _, r := range reply.Results {
@@ -148,10 +158,7 @@ func bsubSubmit(ctx context.Context, env *Env, specs []*api.JobSpec) int {
 			fmt.Fprintf(env.Stdout, "Job <%d> is submitted to queue <%s>.\n", r.JobID, r.Queue)
 		}
 	}
-	if len(specs) == 1 && specs[0].Wait && status == 0 {
-		return bsubWait(ctx, env, c, reply.Results[0].JobID)
-	}
-	return status
+	return reply.Results, status
 }
 
 // bsubWait implements -K: report dispatch and completion, exit with the
@@ -201,8 +208,15 @@ func bsubWait(ctx context.Context, env *Env, c *rpc.Client, id int64) int {
 	return ExitUsage
 }
 
+// defaultMaxPackJobs is the sub-pack size when lsf.conf does not set
+// LSB_MAX_PACK_JOBS (LSF's high-throughput template value). LSF disables
+// packs then; Basalt enables them, and LSB_MAX_PACK_JOBS=0 disables them.
+const defaultMaxPackJobs = 300
+
 // bsubPack submits every line of a pack file (bsub options and command per
-// line) in one request, as bsub -pack does.
+// line) in sub-packs of LSB_MAX_PACK_JOBS jobs, as bsub -pack does. With
+// LSB_PACK_SKIP_ERROR=Y every line is submitted whatever fails; otherwise
+// submission stops at the first job that is not submitted.
 func bsubPack(ctx context.Context, env *Env, file string) int {
 	f, err := os.Open(file)
 	if err != nil {
@@ -213,7 +227,37 @@ func bsubPack(ctx context.Context, env *Env, file string) int {
 	if err != nil {
 		return notSubmitted(env, "%v", err)
 	}
+	size := cc.conf.Int("LSB_MAX_PACK_JOBS", defaultMaxPackJobs)
+	if size <= 0 {
+		return notSubmitted(env, "Job packs are disabled: LSB_MAX_PACK_JOBS is 0 in lsf.conf")
+	}
+	skipErrors := cc.conf.Bool("LSB_PACK_SKIP_ERROR", false)
+	c, err := dialMbd(ctx, env)
+	if err != nil {
+		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
+	}
+	defer c.Close()
 	var specs []*api.JobSpec
+	status, jobs := 0, 0
+	flush := func() bool {
+		if len(specs) == 0 {
+			return true
+		}
+		_, st := submitPack(ctx, env, c, specs)
+		specs = specs[:0]
+		if st != 0 {
+			status = st
+			return skipErrors
+		}
+		return true
+	}
+	fail := func(code int) int {
+		if skipErrors {
+			status = code
+			return 0
+		}
+		return code
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	line := 0
@@ -223,30 +267,49 @@ func bsubPack(ctx context.Context, env *Env, file string) int {
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		words, err := shellWords(t)
-		if err != nil {
-			return notSubmitted(env, "%s: line %d: %v", file, line, err)
-		}
-		res, err := bsubSpec.Parse(words)
-		if err != nil {
-			return notSubmitted(env, "%s: line %d: %v", file, line, err)
-		}
-		spec, err := bsubJobSpec(env, cc, res, false)
-		if err != nil {
-			return notSubmitted(env, "%s: line %d: %v", file, line, err)
-		}
-		if spec, err = runEsub(ctx, env, cc, spec); err != nil {
-			return bsubEsubFailed(env, err)
+		jobs++
+		spec, code := packLine(ctx, env, cc, file, line, t)
+		if code != 0 {
+			if code = fail(code); code != 0 {
+				flush()
+				return code
+			}
+			continue
 		}
 		specs = append(specs, spec)
+		if len(specs) >= size && !flush() {
+			return status
+		}
 	}
 	if err := sc.Err(); err != nil {
+		flush()
 		return notSubmitted(env, "%s: %v", file, err)
 	}
-	if len(specs) == 0 {
+	if jobs == 0 {
 		return notSubmitted(env, "%s: no job in the pack file", file)
 	}
-	return bsubSubmit(ctx, env, specs)
+	flush()
+	return status
+}
+
+// packLine turns one pack file line into a submission (esub included).
+func packLine(ctx context.Context, env *Env, cc *clientConf, file string, line int, text string) (*api.JobSpec, int) {
+	words, err := shellWords(text)
+	if err != nil {
+		return nil, notSubmitted(env, "%s: line %d: %v", file, line, err)
+	}
+	res, err := bsubSpec.Parse(words)
+	if err != nil {
+		return nil, notSubmitted(env, "%s: line %d: %v", file, line, err)
+	}
+	spec, err := bsubJobSpec(env, cc, res, false)
+	if err != nil {
+		return nil, notSubmitted(env, "%s: line %d: %v", file, line, err)
+	}
+	if spec, err = runEsub(ctx, env, cc, spec); err != nil {
+		return nil, bsubEsubFailed(env, err)
+	}
+	return spec, 0
 }
 
 // bsubJobSpec builds the submission from the parsed command line; stdin

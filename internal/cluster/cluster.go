@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -479,4 +480,32 @@ func portsFree(base, hosts int) bool {
 func (c *Cluster) Wait(ctx context.Context) error {
 	<-ctx.Done()
 	return c.Down(context.Background())
+}
+
+// Restart stops one daemon with sig (SIGKILL simulates a crash), waits until
+// it has exited, starts it again and waits until the cluster is ready.
+func (c *Cluster) Restart(ctx context.Context, daemon, host string, sig syscall.Signal) error {
+	i := slices.IndexFunc(c.procs, func(p proc) bool { return p.daemon == daemon && p.host == host })
+	if i < 0 {
+		return fmt.Errorf("no %s on %s in this cluster", daemon, host)
+	}
+	p := c.procs[i]
+	if err := syscall.Kill(p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signalling %s on %s: %w", daemon, host, err)
+	}
+	deadline := time.Now().Add(c.Opts.Timeout)
+	for alive(p.pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s on %s did not exit within %v", daemon, host, c.Opts.Timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.procs = slices.Delete(c.procs, i, i+1)
+	if err := c.start(ctx, daemon, host); err != nil {
+		return err
+	}
+	if err := c.writePids(); err != nil {
+		return err
+	}
+	return c.wait(ctx)
 }

@@ -2,7 +2,11 @@ package mbd
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,5 +68,58 @@ func BenchmarkSubmit(b *testing.B) {
 			el := time.Since(start)
 			b.ReportMetric(float64(b.N)/el.Seconds(), "jobs/s")
 		})
+	}
+}
+
+var (
+	memJobs    = flag.Int("mbd.jobs", 100000, "pending jobs in BenchmarkPendingMemory")
+	memProfile = flag.String("mbd.heapprofile", "", "write a heap profile after BenchmarkPendingMemory's submissions")
+)
+
+// BenchmarkPendingMemory measures mbatchd's live heap per pending job: a
+// running server (scheduler passes, published pending reasons, raft, event
+// log writer) holding -mbd.jobs jobs submitted by bsub with a typical
+// 40-variable environment, each job with its own command.
+//
+//	go test -run '^$' -bench PendingMemory -benchtime 1x ./internal/mbd/
+func BenchmarkPendingMemory(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		m := startMbd(b, writeCluster(b, 4, 8))
+		c := m.client("alice")
+		env := []string{"PATH=/usr/bin:/bin", "HOME=/home/alice", "USER=alice", "SHELL=/bin/bash", "LANG=C.UTF-8"}
+		for k := 0; k < 35; k++ {
+			env = append(env, fmt.Sprintf("VAR%d=/some/typical/value/%d", k, k))
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for left, n := *memJobs, 0; left > 0; left -= n {
+			n = min(left, 1000)
+			req := &api.SubmitRequest{}
+			for k := 0; k < n; k++ {
+				req.Jobs = append(req.Jobs, &api.JobSpec{Command: fmt.Sprintf("bwa mem ref.fa sample_%d.fq", left-k),
+					FromHost: "host1", SubCwd: "/home/alice/project", OutFile: "logs/%J.out", ResReq: []string{"rusage[mem=4000]"},
+					Env: env})
+			}
+			var reply api.SubmitReply
+			if err := c.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// Let a scheduling pass publish the pending reasons of every job.
+		time.Sleep(2 * time.Second)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(*memJobs), "heap-B/job")
+		if *memProfile != "" {
+			f, err := os.Create(*memProfile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+		c.Close()
+		m.stop()
 	}
 }

@@ -1,8 +1,9 @@
 package mbd
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -208,48 +209,71 @@ func (s *Server) selectJobs(v *state.View, cfg *config.Config, id auth.Identity,
 }
 
 func orderJobs(v *state.View, cfg *config.Config, jobs []*state.Job) []*state.Job {
-	prio := map[string]int{}
-	qorder := map[string]int{}
-	for i, q := range cfg.Queues {
-		prio[q.Name] = q.Priority
-		qorder[q.Name] = i
+	byID := func(a, b *state.Job) int {
+		if a.ID != b.ID {
+			return cmp.Compare(a.ID, b.ID)
+		}
+		return cmp.Compare(a.Index, b.Index)
 	}
-	class := func(j *state.Job) int {
+	var started, finished []*state.Job
+	pend := map[*state.Job]bool{}
+	listed := map[string]int{}
+	pendQueues := map[string][]*state.Job{} // pending jobs outside the dispatch list (position 0)
+	for _, j := range jobs {
 		switch {
 		case job.Started(j.State):
-			return 0
+			started = append(started, j)
 		case job.Pending(j.State):
-			return 1
-		}
-		return 2
-	}
-	pos := map[state.Key]int{}
-	for _, j := range jobs {
-		if job.Pending(j.State) {
-			pos[j.Key] = v.Position(j)
-		}
-	}
-	sort.SliceStable(jobs, func(a, b int) bool {
-		ja, jb := jobs[a], jobs[b]
-		ca, cb := class(ja), class(jb)
-		if ca != cb {
-			return ca < cb
-		}
-		if ca == 1 && ja.Queue != jb.Queue {
-			if prio[ja.Queue] != prio[jb.Queue] {
-				return prio[ja.Queue] > prio[jb.Queue]
+			if v.Listed(j) {
+				pend[j] = true
+				listed[j.Queue]++
+			} else {
+				pendQueues[j.Queue] = append(pendQueues[j.Queue], j)
 			}
-			return qorder[ja.Queue] < qorder[jb.Queue]
+			if _, ok := pendQueues[j.Queue]; !ok {
+				pendQueues[j.Queue] = nil
+			}
+		default:
+			finished = append(finished, j)
 		}
-		if ca == 1 && pos[ja.Key] != pos[jb.Key] {
-			return pos[ja.Key] < pos[jb.Key]
+	}
+	slices.SortFunc(started, byID)
+	slices.SortFunc(finished, byID)
+	out := started
+	// Pending jobs: queues by priority (configuration order among equals),
+	// then each queue's dispatch order, walked once.
+	queues := make([]string, 0, len(pendQueues))
+	for q := range pendQueues {
+		queues = append(queues, q)
+	}
+	rank := map[string]int{}
+	prio := map[string]int{}
+	for i, q := range cfg.Queues {
+		rank[q.Name], prio[q.Name] = i, q.Priority
+	}
+	slices.SortFunc(queues, func(a, b string) int {
+		if c := cmp.Compare(prio[b], prio[a]); c != 0 {
+			return c
 		}
-		if ja.ID != jb.ID {
-			return ja.ID < jb.ID
-		}
-		return ja.Index < jb.Index
+		return cmp.Compare(rank[a], rank[b])
 	})
-	return jobs
+	for _, q := range queues {
+		unlisted := pendQueues[q]
+		slices.SortFunc(unlisted, byID)
+		out = append(out, unlisted...)
+		want := listed[q]
+		if want == 0 {
+			continue
+		}
+		v.Pending(q, func(j *state.Job) bool {
+			if pend[j] {
+				out = append(out, j)
+				want--
+			}
+			return want > 0
+		})
+	}
+	return append(out, finished...)
 }
 
 // jobs streams bjobs results in chunks.

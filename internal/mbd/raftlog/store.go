@@ -14,6 +14,7 @@ import (
 const (
 	DefaultSegmentSize   = 64 << 20
 	DefaultCacheEntries  = 512
+	DefaultCacheBytes    = 16 << 20
 	DefaultMaxRecordSize = 128 << 20
 	maxMaxRecordSize     = 1<<32 - 1 + recPrefixSize
 )
@@ -27,9 +28,14 @@ type Options struct {
 
 	// CacheEntries is how many of the most recently appended entries GetLog
 	// serves from memory (default DefaultCacheEntries; negative disables).
-	// The cache holds the encoded entries, so it is bounded by entries, not
-	// bytes.
+	// The cache holds the encoded entries.
 	CacheEntries int
+
+	// CacheBytes bounds the encoded size of the cached entries (default
+	// DefaultCacheBytes): mbatchd's entries carry whole job submissions, so
+	// an entry bound alone could hold hundreds of megabytes. The oldest
+	// entries leave first.
+	CacheBytes int
 
 	// MaxRecordSize bounds one encoded entry, 40 bytes plus Data plus
 	// Extensions (default DefaultMaxRecordSize). StoreLogs refuses larger
@@ -51,6 +57,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CacheEntries < 0 {
 		o.CacheEntries = 0
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = DefaultCacheBytes
 	}
 	if o.MaxRecordSize <= 0 {
 		o.MaxRecordSize = DefaultMaxRecordSize
@@ -92,6 +101,8 @@ type Store struct {
 	meta     metaState
 	nextSeq  uint64
 	cache    []cached
+	cacheLo  uint64 // no cached entry has a lower index
+	cacheSz  int    // encoded bytes held by the cache
 	failed   error
 	closed   bool
 	repaired *Repair
@@ -306,7 +317,19 @@ func (s *Store) StoreLogs(logs []*raft.Log) error {
 			if i+1 < len(logs) {
 				end = recOffs[i+1]
 			}
-			s.cache[logs[i].Index%n] = cached{index: logs[i].Index, rec: buf[recOffs[i]:end:end]}
+			c := &s.cache[logs[i].Index%n]
+			s.cacheSz += end - recOffs[i] - len(c.rec)
+			*c = cached{index: logs[i].Index, rec: buf[recOffs[i]:end:end]}
+		}
+		if s.cacheLo == 0 || next < s.cacheLo {
+			s.cacheLo = next // first append, or appends after a suffix was removed
+		}
+		for s.cacheSz > s.opts.CacheBytes && s.cacheLo <= s.last {
+			if c := &s.cache[s.cacheLo%n]; c.index == s.cacheLo {
+				s.cacheSz -= len(c.rec)
+				*c = cached{}
+			}
+			s.cacheLo++
 		}
 	}
 	tail.size += int64(len(buf))

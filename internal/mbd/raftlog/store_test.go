@@ -1,6 +1,7 @@
 package raftlog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -422,5 +423,39 @@ func TestConcurrentUse(t *testing.T) {
 	case err := <-errc:
 		t.Fatal(err)
 	default:
+	}
+}
+
+// TestCacheBytesBound checks that the cache lets the oldest entries go once
+// their encoded size passes CacheBytes, and that evicted entries are still
+// read from the segments.
+func TestCacheBytesBound(t *testing.T) {
+	s := openT(t, t.TempDir(), Options{CacheEntries: 100, CacheBytes: 10 << 10})
+	data := bytes.Repeat([]byte("x"), 1000)
+	for i := uint64(1); i <= 50; i++ {
+		if err := s.StoreLogs([]*raft.Log{{Index: i, Term: 1, Type: raft.LogCommand, Data: data}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.cacheSz > 10<<10 {
+		t.Errorf("cache holds %d bytes, bound %d", s.cacheSz, 10<<10)
+	}
+	held := 0
+	for _, c := range s.cache {
+		if c.rec != nil {
+			held++
+			if c.index <= 40 {
+				t.Errorf("entry %d still cached; only the newest should be", c.index)
+			}
+		}
+	}
+	if held == 0 || held > 10 {
+		t.Errorf("%d entries cached, want 1..10", held)
+	}
+	for i := uint64(1); i <= 50; i++ {
+		var l raft.Log
+		if err := s.GetLog(i, &l); err != nil || !bytes.Equal(l.Data, data) {
+			t.Fatalf("GetLog(%d): %v", i, err)
+		}
 	}
 }

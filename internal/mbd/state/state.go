@@ -141,6 +141,10 @@ func (v *View) PendingQueues() []string {
 	return qs
 }
 
+// Listed reports whether a pending job is in its queue's dispatch list
+// (Pending walks it); a job outside it has position 0.
+func (v *View) Listed(j *Job) bool { return j.inPending != nil }
+
 // Position returns a pending job's 1-based position in its queue, or 0.
 func (v *View) Position(j *Job) int {
 	if j.inPending == nil {

@@ -1,0 +1,331 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli"
+	"github.com/basalt-lsf/basalt/internal/cluster"
+	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+var (
+	throughputJobs = flag.Int("cluster.jobs", 10000, "jobs in BenchmarkThroughput")
+	latencyJobs    = flag.Int("cluster.latencyjobs", 200, "jobs in BenchmarkSubmitToStart")
+	stateJobs      = flag.Int("cluster.statejobs", 100000, "jobs in the system in BenchmarkBigState")
+)
+
+// TestMain makes the test binary the basalt binary when started under a
+// command name: the clusters below run it as their daemons.
+func TestMain(m *testing.M) {
+	if name := filepath.Base(os.Args[0]); name != "cluster.test" {
+		if _, ok := cli.Lookup(name); ok || name == "basalt" {
+			os.Exit(cli.Main(context.Background(), os.Args, cli.OSEnv))
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func up(tb testing.TB, hosts, slots int) *cluster.Cluster {
+	tb.Helper()
+	c, err := cluster.Up(context.Background(), cluster.Options{Dir: tb.TempDir(), Hosts: hosts, Slots: slots,
+		Cluster: fmt.Sprintf("b%d", os.Getpid()%100000), Has: func(n string) bool { _, ok := cli.Lookup(n); return ok }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Down(context.Background()) })
+	return c
+}
+
+func mbdClient(tb testing.TB, c *cluster.Cluster) *rpc.Client {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(c.EnvDir, "lsf.conf"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := 0
+	for _, line := range splitLines(string(b)) {
+		if v, ok := cutPrefix(line, "LSB_MBD_PORT="); ok {
+			port, _ = strconv.Atoi(v)
+		}
+	}
+	cl, err := rpc.Dial(context.Background(), fmt.Sprintf("%s:%d", defaults.HostAddr(1), port), &api.ConnHello{User: "root", Host: "host1"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cl.Close() })
+	return cl
+}
+
+// BenchmarkSequentialBsub runs bsub processes one after another against a
+// real cluster, as a shell loop or a workflow manager does.
+//
+//	go test -run '^$' -bench SequentialBsub -benchtime 200x ./internal/cluster/
+func BenchmarkSequentialBsub(b *testing.B) {
+	c := up(b, 1, 4)
+	exe, _ := os.Executable()
+	env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(exe, "-o", "/dev/null", "-H", "true")
+		cmd.Args[0] = "bsub"
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("bsub: %v: %s", err, out)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
+}
+
+// BenchmarkSubmitToStart measures the time from a submission's
+// acknowledgement to the job running, one job at a time on an idle cluster.
+//
+//	go test -run '^$' -bench SubmitToStart -benchtime 1x ./internal/cluster/
+func BenchmarkSubmitToStart(b *testing.B) {
+	c := up(b, 2, 4)
+	cl := mbdClient(b, c)
+	for i := 0; i < b.N; i++ {
+		var lat []time.Duration
+		for n := 0; n < *latencyJobs; n++ {
+			var reply api.SubmitReply
+			t0 := time.Now()
+			if err := cl.Call(context.Background(), "MBatchd.Submit", &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null"}}}, &reply); err != nil {
+				b.Fatal(err)
+			}
+			id := reply.Results[0].JobID
+			st, err := cl.Stream(context.Background(), "MBatchd.WaitJob", &api.JobRef{JobID: id})
+			if err != nil {
+				b.Fatal(err)
+			}
+			started := false
+			for {
+				var r api.JobRecord
+				if err := st.Recv(&r); err == io.EOF {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+				if !started && r.State != api.StatePend {
+					lat = append(lat, time.Since(t0))
+					started = true
+				}
+			}
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
+		b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds())/1000, "p90-ms")
+	}
+}
+
+// BenchmarkThroughput puts -cluster.jobs trivial jobs through a 4-host
+// cluster with 8 slots per host and reports the time until all are DONE.
+//
+//	go test -run '^$' -bench Throughput -benchtime 1x ./internal/cluster/
+func BenchmarkThroughput(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		c := up(b, 4, 8)
+		cl := mbdClient(b, c)
+		start := time.Now()
+		spec := &api.JobSpec{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null"}
+		for left := *throughputJobs; left > 0; {
+			n := min(left, 1000)
+			req := &api.SubmitRequest{}
+			for k := 0; k < n; k++ {
+				req.Jobs = append(req.Jobs, spec)
+			}
+			var reply api.SubmitReply
+			if err := cl.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+				b.Fatal(err)
+			}
+			left -= n
+		}
+		submitted := time.Since(start)
+		for {
+			st, err := cl.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{User: "all"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			unfinished := 0
+			for {
+				var r api.JobsReply
+				err := st.Recv(&r)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				unfinished += len(r.Jobs)
+			}
+			if unfinished == 0 {
+				break
+			}
+			if time.Since(start) > 10*time.Minute {
+				b.Fatalf("%d jobs still unfinished after 10 minutes", unfinished)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		el := time.Since(start)
+		b.ReportMetric(el.Seconds(), "s-total")
+		b.ReportMetric(submitted.Seconds(), "s-submit")
+		b.ReportMetric(float64(*throughputJobs)/el.Seconds(), "jobs/s")
+	}
+}
+
+// BenchmarkBigState fills a cluster whose hosts run no sbatchd with
+// -cluster.statejobs pending jobs, then measures what users and operators
+// see: the bjobs processes, mbatchd's resident memory per pending job, and
+// restarts (SIGKILL and SIGTERM) until mbatchd serves again.
+//
+//	go test -run '^$' -bench BigState -benchtime 1x ./internal/cluster/
+func BenchmarkBigState(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		c, err := cluster.Up(context.Background(), cluster.Options{Dir: b.TempDir(), Hosts: 4, Slots: 8, NoSBD: true,
+			Cluster: fmt.Sprintf("s%d", os.Getpid()%100000), Has: func(n string) bool { _, ok := cli.Lookup(n); return ok }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { c.Down(context.Background()) })
+		cl := mbdClient(b, c)
+		rss0 := mbdRSS(b, c)
+		t0 := time.Now()
+		spec := &api.JobSpec{Command: "sleep 100", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null",
+			Env: []string{"PATH=/usr/bin:/bin", "HOME=/root", "USER=root", "SHELL=/bin/bash", "LANG=C.UTF-8"}}
+		var last int64
+		for left := *stateJobs; left > 0; {
+			n := min(left, 1000)
+			req := &api.SubmitRequest{}
+			for k := 0; k < n; k++ {
+				req.Jobs = append(req.Jobs, spec)
+			}
+			var reply api.SubmitReply
+			if err := cl.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+				b.Fatal(err)
+			}
+			last = reply.Results[n-1].JobID
+			left -= n
+		}
+		b.ReportMetric(time.Since(t0).Seconds(), "s-submit")
+		b.ReportMetric(float64(mbdRSS(b, c)-rss0)/float64(*stateJobs), "rss-B/job")
+
+		exe, _ := os.Executable()
+		env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
+		run := func(args ...string) (time.Duration, int) {
+			cmd := exec.Command(exe, args[1:]...)
+			cmd.Args[0] = args[0]
+			cmd.Env = env
+			start := time.Now()
+			out, err := cmd.Output()
+			el := time.Since(start)
+			if err != nil {
+				b.Fatalf("%v: %v", args, err)
+			}
+			return el, bytes.Count(out, []byte("\n"))
+		}
+		all, lines := medianOf(5, func() (time.Duration, int) { return run("bjobs", "-a", "-u", "all") })
+		if lines != *stateJobs+1 {
+			b.Fatalf("bjobs -a -u all printed %d lines, want %d", lines, *stateJobs+1)
+		}
+		b.ReportMetric(float64(all.Microseconds())/1000, "ms-bjobs-all")
+		one, _ := medianOf(21, func() (time.Duration, int) { return run("bjobs", strconv.FormatInt(last, 10)) })
+		b.ReportMetric(float64(one.Microseconds())/1000, "ms-bjobs-id")
+
+		for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+			start := time.Now()
+			if err := c.Restart(context.Background(), "mbatchd", "host1", sig); err != nil {
+				logTails(b, c)
+				b.Fatal(err)
+			}
+			b.ReportMetric(time.Since(start).Seconds(), "s-restart-"+map[syscall.Signal]string{syscall.SIGKILL: "kill", syscall.SIGTERM: "term"}[sig])
+		}
+		b.ReportMetric(float64(mbdRSS(b, c))/float64(*stateJobs), "rss-after-restart-B/job")
+		if _, lines := run("bjobs", "-a", "-u", "all"); lines != *stateJobs+1 {
+			b.Fatalf("after restarts bjobs -a -u all printed %d lines, want %d", lines, *stateJobs+1)
+		}
+	}
+}
+
+// logTails logs the end of every daemon log of the cluster.
+func logTails(tb testing.TB, c *cluster.Cluster) {
+	files, _ := filepath.Glob(filepath.Join(c.Opts.Dir, "log", "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if len(b) > 3000 {
+			b = b[len(b)-3000:]
+		}
+		tb.Logf("%s:\n%s", f, b)
+	}
+}
+
+// medianOf runs f n times and returns the median duration and the last count.
+func medianOf(n int, f func() (time.Duration, int)) (time.Duration, int) {
+	var ds []time.Duration
+	var count int
+	for i := 0; i < n; i++ {
+		var d time.Duration
+		d, count = f()
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[n/2], count
+}
+
+// mbdRSS is mbatchd's resident set size in bytes.
+func mbdRSS(tb testing.TB, c *cluster.Cluster) int64 {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Opts.Dir, "cluster.pids"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range splitLines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[1] == "mbatchd" {
+			st, err := os.ReadFile("/proc/" + f[0] + "/status")
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for _, l := range splitLines(string(st)) {
+				if v, ok := cutPrefix(l, "VmRSS:"); ok {
+					kb, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+					return kb * 1024
+				}
+			}
+		}
+	}
+	tb.Fatal("no mbatchd in cluster.pids")
+	return 0
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return "", false
+}
