@@ -180,6 +180,15 @@ func (d *Daemon) shutdown() {
 			j.client = nil
 		}
 	}
+	if len(d.jobs) == 0 {
+		// Leave no empty directories behind (they are recreated as needed).
+		if d.userRoot != "" {
+			os.Remove(d.userRoot)
+		}
+		if d.cgm != nil {
+			d.cgm.RemoveParents()
+		}
+	}
 	d.cfg.Logf("sbatchd on %s stopped; %d jobs left to their shepherds", d.cfg.Host, len(d.jobs))
 }
 

@@ -246,6 +246,20 @@ func (m *Manager) List() ([]string, error) {
 	return out, nil
 }
 
+// RemoveParents removes the manager's parent path (basalt/<cluster>/<host>,
+// then basalt/<cluster>, then basalt) in every hierarchy where it is empty;
+// directories still holding groups stay.
+func (m *Manager) RemoveParents() {
+	for _, d := range m.Group("x").dirs() {
+		mount := strings.TrimSuffix(d, filepath.Join(m.parent, "x"))
+		for p := filepath.Dir(d); len(p) > len(mount) && strings.HasPrefix(p, mount); p = filepath.Dir(p) {
+			if syscall.Rmdir(p) != nil {
+				break
+			}
+		}
+	}
+}
+
 // Group is one job's control group.
 type Group struct {
 	name    string

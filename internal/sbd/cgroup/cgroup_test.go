@@ -400,3 +400,22 @@ func TestLiveWaitEmpty(t *testing.T) {
 		t.Fatalf("Remove after WaitEmpty: %v", err)
 	}
 }
+
+func TestLiveRemoveParents(t *testing.T) {
+	m := liveManager(t)
+	g, err := m.Create("job.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.RemoveParents() // a group remains: nothing removed
+	if _, err := m.Open("job.5"); err != nil {
+		t.Fatalf("group removed with its parents: %v", err)
+	}
+	g.Remove()
+	m.RemoveParents()
+	for _, d := range m.Group("x").dirs() {
+		if _, err := os.Stat(filepath.Dir(d)); !os.IsNotExist(err) {
+			t.Errorf("%s remains: %v", filepath.Dir(d), err)
+		}
+	}
+}
