@@ -23,6 +23,10 @@ type attempt struct {
 // counted as used.
 func (p *pass) placeSimple(jc *jobCtx, req *resreq.Compiled, slots int, overlay map[int32]int) attempt {
 	c := p.classFor(jc, req, jc.curView)
+	if !p.s.noCache && !jc.ownRsv && !jc.backfill && overlay == nil && jc.curView == viewNormal &&
+		(jc.q.preemptive && p.freeRun == 0 || !jc.q.preemptive && p.freeAll == 0) {
+		return attempt{reasons: p.fullReasons(c, jc)}
+	}
 	if !p.s.noCache && !jc.ownRsv && overlay == nil {
 		if m := c.memo[memoKey{p.memoUser(jc), slots}]; m != nil && p.memoValid(c, m, jc) {
 			return attempt{reasons: m.reasons}
@@ -167,8 +171,33 @@ func (p *pass) memoUser(jc *jobCtx) string {
 
 func (p *pass) memoValid(c *class, m *memo, jc *jobCtx) bool {
 	p.refresh(c, jc)
-	return m.gen == c.gen && m.logLen == len(p.hostLog) && m.shared == p.sharedGen &&
-		m.userDisp == p.user(jc.j.User).dispatched
+	if m.gen != c.gen || m.shared != p.sharedGen {
+		return false
+	}
+	if len(c.list) == 0 {
+		return true // nothing left to look at: only a change of the class matters
+	}
+	return m.logLen == len(p.hostLog) && m.userDisp == p.user(jc.j.User).dispatched
+}
+
+// fullReasons are the reasons of a class's job when no host has a free
+// slot: its statically rejected hosts, and every other one full.
+func (p *pass) fullReasons(c *class, jc *jobCtx) []*api.PendReason {
+	if c.full != nil {
+		return c.full
+	}
+	sp := p.staticOf(c, jc)
+	var all codeCounts
+	all.merge(&sp.counts)
+	for _, h := range sp.cands {
+		all.add(PendHostJobLimit, p.hosts[h].Name)
+	}
+	if len(all.n) == 0 {
+		all.add(PendHostLessSlots, "")
+		all.names[PendHostLessSlots] = nil
+	}
+	c.full = all.reasons()
+	return c.full
 }
 
 // placeReq places a job's whole requirement: simple, compound (each term

@@ -66,6 +66,7 @@ type class struct {
 	removed   codeCounts
 	gen       uint32
 	memo      map[memoKey]*memo
+	full      []*api.PendReason // reasons when no host has a free slot
 }
 
 type centry struct {

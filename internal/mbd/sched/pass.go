@@ -28,6 +28,8 @@ type pass struct {
 	userGroups map[string][]string
 
 	preemption bool // some queue may preempt another
+	freeAll    int  // hosts with a free slot (see updateFree)
+	freeRun    int
 	hostUsers  bool // per-host per-user limits exist (JL/U, JL/P)
 	limits     *limitState
 
@@ -47,6 +49,7 @@ type pass struct {
 	instances map[instKey][]int32         // shared resource instances
 	fs        *fsState
 	toResume  []*state.Job // preempted jobs not yet resumed, in order
+	jc        jobCtx       // the job being placed
 	pools     map[string]*poolState
 }
 
@@ -68,6 +71,8 @@ type hostCtx struct {
 	exclusive bool // runs an exclusive job
 	hasJobs   bool
 	touched   bool // a job was dispatched here in this pass
+	freeAll   bool // see updateFree
+	freeRun   bool
 	version   uint32
 	rsvSlots  int // slots held by processor reservations
 	rsvBy     map[state.Key]int
@@ -236,6 +241,12 @@ func (p *pass) countStarted() {
 	}
 }
 
+func (p *pass) countFree() {
+	for _, h := range p.hosts {
+		p.updateFree(h)
+	}
+}
+
 // suspendedNow tells whether a started job counts as suspended: SSUSP,
 // USUSP, UNKWN of a suspended job, or a running job whose preemption is in
 // flight; a suspended job whose resumption is in flight counts as running.
@@ -353,6 +364,35 @@ func (p *pass) touch(h *hostCtx) {
 	h.version++
 	h.setSlotValues()
 	p.hostLog = append(p.hostLog, h.idx)
+	p.updateFree(h)
+}
+
+// updateFree keeps count of the hosts with a free slot, as non-preemptive
+// queues count (every started job) and as preemptive ones do (suspended
+// jobs left out), reservations held counted in both. When none is left a
+// job cannot start in its first look and its class is not walked.
+func (p *pass) updateFree(h *hostCtx) {
+	all, run := true, true
+	if h.MaxSlots >= 0 {
+		all = h.max-h.run-h.susp-h.rsvSlots > 0
+		run = h.max-h.run-h.rsvSlots > 0
+	}
+	if all != h.freeAll {
+		if all {
+			p.freeAll++
+		} else {
+			p.freeAll--
+		}
+		h.freeAll = all
+	}
+	if run != h.freeRun {
+		if run {
+			p.freeRun++
+		} else {
+			p.freeRun--
+		}
+		h.freeRun = run
+	}
 }
 
 // queueOrder lists queues by PRIORITY, highest first, lsb.queues order for

@@ -116,7 +116,7 @@ func DefaultGates() []Gate {
 func DefaultFilters() []Filter {
 	return []Filter{statusFilter{}, queueHostsFilter{}, askedFilter{}, excludedFilter{}, windowFilter{}, loadFilter{},
 		staticSelectFilter{},
-		exclusiveFilter{}, acceptFilter{}, slotsFilter{}, queueHostSlotsFilter{},
+		slotsFilter{}, exclusiveFilter{}, acceptFilter{}, queueHostSlotsFilter{},
 		userHostFilter{}, hostLimitFilter{},
 		selectFilter{}, rusageFilter{}}
 }

@@ -32,6 +32,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	p.fs = newFSState(p)
 	p.countStarted()
 	p.holdReservations()
+	p.countFree()
 	p.prescan()
 	p.collectPreempted()
 	p.setupPools()
@@ -55,7 +56,8 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 func (p *pass) place(pj pendJob, q *queueCtx) bool {
 	j := pj.j
 	p.plan.Examined++
-	jc := &jobCtx{j: j, q: q, req: pj.req, slots: int(j.Slots())}
+	jc := &p.jc
+	*jc = jobCtx{j: j, q: q, req: pj.req, slots: int(j.Slots())}
 	if r := p.s.mem.rsv[j.Key]; r != nil && r.held > 0 {
 		jc.ownRsv = true
 	}
