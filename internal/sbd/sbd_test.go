@@ -626,6 +626,7 @@ func benchDirs(b *testing.B) (state, sub string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	os.Chmod(root, 0o755)
 	b.Cleanup(func() { os.RemoveAll(root) })
 	state, sub = filepath.Join(root, "state"), filepath.Join(root, "sub")
 	os.MkdirAll(sub, 0o777)
