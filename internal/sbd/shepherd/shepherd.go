@@ -458,8 +458,8 @@ func (s *Shepherd) prepareFiles() error {
 	if err := write(s.files.HostFile, jobenv.HostFile(s.l.ExecHosts), 0o600); err != nil {
 		return err
 	}
-	if len(s.p.EexecInput) > 0 {
-		if err := write(s.udir.EexecIn(), s.p.EexecInput, 0o600); err != nil {
+	if in := s.eexecInput(); len(in) > 0 {
+		if err := write(s.udir.EexecIn(), in, 0o600); err != nil {
 			return err
 		}
 	}
@@ -626,7 +626,7 @@ func (s *Shepherd) startJobNow() {
 	}
 	if e := s.eexec(); e != "" {
 		spec.Eexec = e
-		if len(s.p.EexecInput) > 0 {
+		if len(s.eexecInput()) > 0 {
 			spec.EexecInput = s.udir.EexecIn()
 		}
 	}
@@ -637,6 +637,15 @@ func (s *Shepherd) startJobNow() {
 		return
 	}
 	s.job = c
+}
+
+// eexecInput is what eexec reads on its standard input: the esubs'
+// standard output, carried by the job (or given by sbatchd).
+func (s *Shepherd) eexecInput() []byte {
+	if len(s.p.EexecInput) > 0 {
+		return s.p.EexecInput
+	}
+	return s.l.Spec.EsubOutput
 }
 
 // eexec is LSF_SERVERDIR/eexec when it exists.

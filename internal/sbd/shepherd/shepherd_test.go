@@ -455,7 +455,7 @@ func TestEexec(t *testing.T) {
 	sub := j.launch.Spec.SubCwd
 	os.WriteFile(filepath.Join(serverDir, "eexec"), []byte("#!/bin/sh\necho \"$LS_EXEC_T $(cat)\" >> "+sub+"/eexec.log\n"), 0o755)
 	j.params.ServerDir = serverDir
-	j.params.EexecInput = []byte("from-esub")
+	j.launch.Spec.EsubOutput = []byte("from-esub")
 	st := j.start(t).final()
 	if st.State != api.StateDone {
 		t.Fatalf("final %+v", st)
