@@ -18,4 +18,5 @@ require (
 	github.com/mattn/go-isatty v0.0.14 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )

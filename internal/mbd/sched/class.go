@@ -39,7 +39,8 @@ type classKey struct {
 // unusable for the rest of the pass.
 //
 // Within a pass hosts only fill up (the dispatches, resumptions and
-// reservations of the pass only add usage), so a host found full, running
+// reservations of the pass only add usage; a preemption, which frees
+// slots, makes every class start again), so a host found full, running
 // an exclusive job, just given a job (JOB_ACCEPT_INTERVAL) or at the
 // queue's per-host limit stays unusable for the class: it is removed. A
 // host whose load values fail the requirement is parked until something
@@ -67,6 +68,7 @@ type class struct {
 	gen       uint32
 	memo      map[memoKey]*memo
 	full      []*api.PendReason // reasons when no host has a free slot
+	freedGen  int               // pass.freedGen when built
 }
 
 type centry struct {
@@ -287,6 +289,7 @@ func (p *pass) build(c *class, jc *jobCtx) {
 	c.removed = codeCounts{}
 	c.logPos = len(p.hostLog)
 	c.sharedGen = p.sharedGen
+	c.freedGen = p.freedGen
 	c.gen++
 	sp := p.staticOf(c, jc)
 	c.static = sp.counts
@@ -403,7 +406,7 @@ func (p *pass) sortHosts(c *class, hs []int32) {
 
 // refresh brings a class up to date with what changed since its last use.
 func (p *pass) refresh(c *class, jc *jobCtx) {
-	if !c.built || p.s.noCache || jc.ownRsv || c.dynOrder || (c.sharedDep && c.sharedGen != p.sharedGen) {
+	if !c.built || p.s.noCache || jc.ownRsv || c.dynOrder || (c.sharedDep && c.sharedGen != p.sharedGen) || c.freedGen != p.freedGen {
 		p.build(c, jc)
 		return
 	}

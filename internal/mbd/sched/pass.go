@@ -38,8 +38,10 @@ type pass struct {
 	sorted  map[string][]*hostCtx // hosts by order keys
 	// hostLog lists, in order, the hosts whose values changed in this pass.
 	hostLog []int32
-	// sharedGen changes whenever a shared resource is reserved.
+	// sharedGen changes whenever a shared resource is reserved, freedGen
+	// whenever a preemption frees slots.
 	sharedGen int
+	freedGen  int
 	// mutable are the indices a dispatch of this pass may change.
 	mutable []bool
 

@@ -167,6 +167,9 @@ func slotsOn(j *state.Job, host string) int {
 // preempt records the victims and moves their slots out of the running
 // count (a terminated job's slots are freed).
 func (p *pass) preempt(jc *jobCtx, victims []Preemption) {
+	if len(victims) > 0 {
+		p.freedGen++ // hosts found full may have room again
+	}
 	for _, v := range victims {
 		j := p.in.View.Job(v.Key)
 		if j == nil {
