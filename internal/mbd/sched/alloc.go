@@ -181,22 +181,35 @@ func (p *pass) memoValid(c *class, m *memo, jc *jobCtx) bool {
 }
 
 // fullReasons are the reasons of a class's job when no host has a free
-// slot: its statically rejected hosts, and every other one full.
+// slot: its statically rejected hosts, and every other one full. They are
+// the same for every class sharing the static part.
 func (p *pass) fullReasons(c *class, jc *jobCtx) []*api.PendReason {
 	if c.full != nil {
 		return c.full
 	}
 	sp := p.staticOf(c, jc)
-	var all codeCounts
-	all.merge(&sp.counts)
-	for _, h := range sp.cands {
-		all.add(PendHostJobLimit, p.hosts[h].Name)
+	if sp.full == nil {
+		var all codeCounts
+		all.merge(&sp.counts)
+		if len(sp.cands) > 0 {
+			if all.n == nil {
+				all.n, all.names = map[int32]int32{}, map[int32][]string{}
+			}
+			all.n[PendHostJobLimit] += int32(len(sp.cands))
+			for _, h := range sp.cands {
+				if len(all.names[PendHostJobLimit]) >= MaxReasonHosts {
+					break
+				}
+				all.names[PendHostJobLimit] = append(all.names[PendHostJobLimit], p.hosts[h].Name)
+			}
+		}
+		if len(all.n) == 0 {
+			all.add(PendHostLessSlots, "")
+			all.names[PendHostLessSlots] = nil
+		}
+		sp.full = all.reasons()
 	}
-	if len(all.n) == 0 {
-		all.add(PendHostLessSlots, "")
-		all.names[PendHostLessSlots] = nil
-	}
-	c.full = all.reasons()
+	c.full = sp.full
 	return c.full
 }
 

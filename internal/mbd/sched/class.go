@@ -27,9 +27,9 @@ const (
 // user's per-host limits, its slot count) is checked per job.
 type classKey struct {
 	req       *resreq.Compiled // simple: a term or an alternative
-	queue     int
-	asked     string
-	excluded  string
+	queue     int32
+	asked     int32 // interned -m list, 0 none
+	excluded  int32 // interned excluded hosts, 0 none
 	exclusive bool
 	view      view
 }
@@ -163,9 +163,26 @@ func sameReasons(a, b []*api.PendReason) bool {
 	return true
 }
 
+// intern numbers the -m and excluded host lists of a pass ("" is 0).
+func (p *pass) intern(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := p.interned[s]; ok {
+		return id
+	}
+	if p.interned == nil {
+		p.interned = map[string]int32{}
+	}
+	id := int32(len(p.interned) + 1)
+	p.interned[s] = id
+	return id
+}
+
 // classFor returns the class of a job for a simple requirement.
 func (p *pass) classFor(jc *jobCtx, req *resreq.Compiled, v view) *class {
-	k := classKey{req: req, queue: jc.q.idx, asked: jc.askedKey, excluded: jc.excludedKey, exclusive: jc.j.Spec.Exclusive, view: v}
+	k := classKey{req: req, queue: int32(jc.q.idx), asked: p.intern(jc.askedKey), excluded: p.intern(jc.excludedKey),
+		exclusive: jc.j.Spec.Exclusive, view: v}
 	if !p.s.noCache && !jc.ownRsv {
 		if c := p.classes[k]; c != nil {
 			return c
@@ -223,9 +240,8 @@ func (p *pass) dependsOnMutable(req *resreq.Compiled) (dyn, shared bool) {
 type staticKey struct {
 	req      *resreq.Compiled
 	profile  int // queue index, or -1 for queues without HOSTS/thresholds
-	asked    string
-	excluded string
-	view     view // exclusive and view do not matter; kept apart for clarity
+	asked    int32
+	excluded int32
 }
 
 // staticPart is the result of the static filters for one staticKey in a
@@ -233,6 +249,7 @@ type staticKey struct {
 type staticPart struct {
 	cands  []int32
 	counts codeCounts
+	full   []*api.PendReason // fullReasons
 }
 
 func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {

@@ -33,9 +33,10 @@ type pass struct {
 	hostUsers  bool // per-host per-user limits exist (JL/U, JL/P)
 	limits     *limitState
 
-	classes map[classKey]*class
-	statics map[staticKey]*staticPart
-	sorted  map[string][]*hostCtx // hosts by order keys
+	classes  map[classKey]*class
+	statics  map[staticKey]*staticPart
+	interned map[string]int32
+	sorted   map[string][]*hostCtx // hosts by order keys
 	// hostLog lists, in order, the hosts whose values changed in this pass.
 	hostLog []int32
 	// sharedGen changes whenever a shared resource is reserved, freedGen
@@ -123,7 +124,7 @@ type pendJob struct {
 
 func newPass(s *Scheduler, in *Input) *pass {
 	p := &pass{s: s, in: in, cfg: in.Config,
-		plan: &Plan{Reasons: map[state.Key][]*api.PendReason{}, Reserved: map[string]*HostReservation{},
+		plan: &Plan{Reasons: nil, Reserved: map[string]*HostReservation{},
 			SlotReservations: map[state.Key][]*api.ExecHost{}, QueueShares: map[string][]*api.ShareAccount{},
 			PartitionShares: map[string][]*api.ShareAccount{}, PoolAllocation: map[string]int{}},
 		byName: map[string]*hostCtx{}, qByName: map[string]*queueCtx{}, users: map[string]*userCtx{},

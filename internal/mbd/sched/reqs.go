@@ -19,17 +19,22 @@ type reqEntry struct {
 	gen     int
 }
 
-type specKey struct {
-	spec  *state.Spec
-	queue int
+// specReqs are the entries of one submission, by queue index (a job
+// switched to another queue gets the other queue's entry).
+type specReqs struct {
+	byQueue []*reqEntry
+	gen     int
 }
 
 // reqOf returns the compiled requirement of job j in queue q.
 func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
-	sk := specKey{j.Spec, q.idx}
-	if e := p.s.specs[sk]; e != nil {
-		e.gen = p.s.sweep
-		return e
+	sr := p.s.specs[j.Spec]
+	if sr != nil && q.idx < len(sr.byQueue) {
+		if e := sr.byQueue[q.idx]; e != nil {
+			sr.gen = p.s.sweep
+			e.gen = p.s.sweep
+			return e
+		}
 	}
 	local := p.localType(j)
 	var b strings.Builder
@@ -52,7 +57,15 @@ func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
 		p.s.reqs[key] = e
 	}
 	e.gen = p.s.sweep
-	p.s.specs[sk] = e
+	if sr == nil {
+		sr = &specReqs{}
+		p.s.specs[j.Spec] = sr
+	}
+	for len(sr.byQueue) <= q.idx {
+		sr.byQueue = append(sr.byQueue, nil)
+	}
+	sr.byQueue[q.idx] = e
+	sr.gen = p.s.sweep
 	return e
 }
 
@@ -111,8 +124,8 @@ func (s *Scheduler) sweepCaches() {
 	if s.sweep%16 != 0 {
 		return
 	}
-	for k, e := range s.specs {
-		if s.sweep-e.gen > 16 {
+	for k, sr := range s.specs {
+		if s.sweep-sr.gen > 16 {
 			delete(s.specs, k)
 		}
 	}
@@ -130,17 +143,20 @@ func (s *Scheduler) sweepCaches() {
 // indices dispatches of this pass may reserve (the rusage indices of
 // pending jobs, and slots), and counts each queue's pending slots.
 func (p *pass) prescan() {
+	n := 0
 	for _, q := range p.queues {
 		p.in.View.Pending(q.cfg.Name, func(j *state.Job) bool {
 			e := p.reqOf(j, q)
 			q.jobs = append(q.jobs, pendJob{j: j, req: e})
 			q.pendSlots += int(j.Slots())
-			if e.c != nil {
+			if e.c != nil && len(e.c.Rusage)+len(e.c.Terms)+len(e.c.Alternatives) > 0 {
 				markRusage(p.mutable, e.c)
 			}
+			n++
 			return true
 		})
 	}
+	p.plan.Reasons = make(map[state.Key][]*api.PendReason, n)
 }
 
 func markRusage(m []bool, c *resreq.Compiled) {

@@ -145,7 +145,7 @@ type Scheduler struct {
 
 	gen   *config.Config // caches are for this configuration
 	reqs  map[string]*reqEntry
-	specs map[specKey]*reqEntry
+	specs map[*state.Spec]*specReqs
 	deps  map[*state.Spec]*depend.Expr
 	sweep int
 

@@ -15,7 +15,7 @@ import (
 func (s *Scheduler) Schedule(in *Input) *Plan {
 	if s.gen != in.Config {
 		s.reqs = map[string]*reqEntry{}
-		s.specs = map[specKey]*reqEntry{}
+		s.specs = map[*state.Spec]*specReqs{}
 		s.deps = map[*state.Spec]*depend.Expr{}
 		s.gen = in.Config
 	}
