@@ -72,7 +72,13 @@ const (
 
 // reasonDetail is the Detail a host reason code needs (external index
 // names are set where the code is made).
-func reasonDetail(code int32) string { return "" }
+func reasonDetail(code int32) string {
+	switch code {
+	case PendLimitUser, PendLimitQueue, PendLimitProject, PendLimitCluster, PendLimitHost:
+		return "slot"
+	}
+	return ""
+}
 
 // Gate decides whether a job can be considered at all; it returns the
 // job's reasons when it cannot (shared slices: use pass.one), or nil.
