@@ -344,7 +344,7 @@ func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption
 	for _, g := range p.userGroups[j.User] {
 		p.group(g).run += total
 	}
-	p.limits.charge(j, a.hosts)
+	p.limits.charge(j, a.hosts, a.rusage)
 	if j.Array != nil && p.arrayRun != nil {
 		p.arrayRun[j.Array.ID]++
 	}

@@ -266,7 +266,7 @@ func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
 	}
 	sp := &staticPart{}
 	hosts := p.hosts
-	presorted := c.asked == nil && c.q.hosts == nil && !p.s.noCache
+	presorted := c.asked == nil && c.q.hosts == nil && !p.s.noCache && !c.dynOrder
 	if presorted {
 		hosts = p.sortedBy(c)
 	}

@@ -1,10 +1,13 @@
 package sched
 
 import (
+	"math"
+
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/timewin"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
 // userRow is the lsb.users User row that limits user individually: its
@@ -134,9 +137,10 @@ func (p *pass) userHostRoom(jc *jobCtx, h *hostCtx) (int32, int) {
 // amounts jobs reserve with rusage. Outside every time window of a
 // windowed value there is no limit.
 type limitState struct {
-	limits []*limitDef
-	used   map[limitKey]*limitUse
-	hostly bool
+	limits  []*limitDef
+	used    map[limitKey]*limitUse
+	hostly  bool
+	amounts bool // some limit limits reserved resources
 }
 
 type limitDef struct {
@@ -146,7 +150,11 @@ type limitDef struct {
 	perUser, perQueue, perHost, perProject bool
 	hostDep                                bool
 	slots, spp, jobs                       float64 // -1: none
-	code, jobsCode                         int32
+	// amounts limit reserved resources (rusage): table index -> limit;
+	// pct marks MEM/SWP/TMP given in percent of the host's maximum.
+	amounts        map[int]float64
+	pct            map[int]bool
+	code, jobsCode int32
 }
 
 type limitKey struct {
@@ -157,6 +165,7 @@ type limitKey struct {
 type limitUse struct {
 	slots, jobs float64
 	seen        map[state.Key]bool // jobs counted (JOBS, once per key)
+	amounts     map[int]float64    // reserved by rusage
 }
 
 func newLimitState(p *pass) *limitState {
@@ -214,11 +223,34 @@ func newLimitState(p *pass) *limitState {
 		default:
 			d.code, d.jobsCode = PendLimitCluster, PendLimitJobsCluster
 		}
-		if d.slots < 0 && d.spp < 0 && d.jobs < 0 {
-			continue // memory and shared resources: checked by rusage only
+		amount := func(lv config.LimitValue, idx int) {
+			if v, ok := lv.At(open); ok {
+				if d.amounts == nil {
+					d.amounts, d.pct = map[int]float64{}, map[int]bool{}
+				}
+				d.amounts[idx] = v
+				d.pct[idx] = lv.Percent && l.PerHost.Set
+			}
+		}
+		amount(l.Mem, resreqIdxMem)
+		amount(l.Swp, resreqIdxSwp)
+		amount(l.Tmp, resreqIdxTmp)
+		for _, r := range l.Resources {
+			if i, ok := p.in.Table.Index(r.Name); ok {
+				if d.amounts == nil {
+					d.amounts, d.pct = map[int]float64{}, map[int]bool{}
+				}
+				d.amounts[i] = r.Value
+			}
+		}
+		if d.slots < 0 && d.spp < 0 && d.jobs < 0 && len(d.amounts) == 0 {
+			continue
 		}
 		if d.hostDep {
 			ls.hostly = true
+		}
+		if len(d.amounts) > 0 {
+			ls.amounts = true
 		}
 		ls.limits = append(ls.limits, d)
 	}
@@ -304,33 +336,47 @@ func (ls *limitState) add(d *limitDef, j *state.Job, host string, slots int) {
 
 // count charges a started job.
 func (ls *limitState) count(p *pass, j *state.Job, susp bool) {
+	var alt []resreq.Usage
+	elapsed := 0.0
+	if ls.amounts {
+		if q := p.qByName[j.Queue]; q != nil {
+			if e := p.reqOf(j, q); e.c != nil && len(e.c.Rusage) > 0 {
+				alt = chosenAlternative(e.c.Rusage, j.ExecRusage)
+				elapsed = max(p.in.Now.Sub(unix(j.StartTime)).Seconds(), 0)
+			}
+		}
+	}
 	for _, d := range ls.limits {
 		if !d.hostDep {
 			if d.matches(j.User, j.Queue, j.Project, "") {
 				ls.add(d, j, "", int(j.Slots()))
+				ls.addAmounts(d, j, "", alt, len(j.ExecHosts), elapsed)
 			}
 			continue
 		}
 		for _, eh := range j.ExecHosts {
 			if d.matches(j.User, j.Queue, j.Project, eh.Host) {
 				ls.add(d, j, eh.Host, int(eh.Slots))
+				ls.addAmounts(d, j, eh.Host, alt, 1, elapsed)
 			}
 		}
 	}
 }
 
-// charge records a dispatch.
-func (ls *limitState) charge(j *state.Job, hosts []*api.ExecHost) {
+// charge records a dispatch (alt: the rusage alternative reserved).
+func (ls *limitState) charge(j *state.Job, hosts []*api.ExecHost, alt []resreq.Usage) {
 	for _, d := range ls.limits {
 		if !d.hostDep {
 			if d.matches(j.User, j.Queue, j.Project, "") {
 				ls.add(d, j, "", int(j.Slots()))
+				ls.addAmounts(d, j, "", alt, len(hosts), 0)
 			}
 			continue
 		}
 		for _, eh := range hosts {
 			if d.matches(j.User, j.Queue, j.Project, eh.Host) {
 				ls.add(d, j, eh.Host, int(eh.Slots))
+				ls.addAmounts(d, j, eh.Host, alt, 1, 0)
 			}
 		}
 	}
@@ -353,6 +399,11 @@ func (ls *limitState) jobRoom(p *pass, jc *jobCtx) []*api.PendReason {
 		}
 		if d.jobs >= 0 && jobs+1 > d.jobs {
 			return p.limitReason(d.jobsCode, "")
+		}
+		if len(d.amounts) > 0 {
+			if i := ls.amountRoom(d, u, firstAlt(jc.req), 1, nil); i >= 0 {
+				return p.limitReason(d.code, p.in.Table.Def(i).Name)
+			}
 		}
 	}
 	return nil
@@ -404,6 +455,76 @@ func (ls *limitState) hostRoom(p *pass, jc *jobCtx, h *hostCtx) (int32, int) {
 		if d.jobs >= 0 && jobs+1 > d.jobs {
 			return d.jobsCode, 0
 		}
+		if len(d.amounts) > 0 {
+			if i := ls.amountRoom(d, u, firstAlt(jc.req), 1, h); i >= 0 {
+				return d.code, 0
+			}
+		}
 	}
 	return 0, room
+}
+
+const (
+	resreqIdxMem = resreq.IdxMem
+	resreqIdxSwp = resreq.IdxSwp
+	resreqIdxTmp = resreq.IdxTmp
+)
+
+// addAmounts charges the resources a job reserves to a limit's counter.
+func (ls *limitState) addAmounts(d *limitDef, j *state.Job, host string, alt []resreq.Usage, hosts int, elapsed float64) {
+	if len(d.amounts) == 0 || len(alt) == 0 {
+		return
+	}
+	u := ls.use(d.key(j.User, j.Queue, j.Project, host))
+	for _, x := range alt {
+		if _, limited := d.amounts[x.Index]; !limited {
+			continue
+		}
+		if u.amounts == nil {
+			u.amounts = map[int]float64{}
+		}
+		u.amounts[x.Index] += usageAt(x, elapsed) * float64(hosts)
+	}
+}
+
+// amountRoom checks a job's first rusage alternative against a limit's
+// resource amounts: the index over the limit, or -1.
+func (ls *limitState) amountRoom(d *limitDef, u *limitUse, alt []resreq.Usage, hosts int, h *hostCtx) int {
+	for _, x := range alt {
+		lim, ok := d.amounts[x.Index]
+		if !ok {
+			continue
+		}
+		if d.pct[x.Index] && h != nil {
+			max := math.NaN()
+			switch x.Index {
+			case resreq.IdxMem:
+				max = h.vals.Num[resreq.IdxMaxmem]
+			case resreq.IdxSwp:
+				max = h.vals.Num[resreq.IdxMaxswp]
+			case resreq.IdxTmp:
+				max = h.vals.Num[resreq.IdxMaxtmp]
+			}
+			if max != max {
+				continue
+			}
+			lim = max * lim / 100
+		}
+		used := 0.0
+		if u != nil {
+			used = u.amounts[x.Index]
+		}
+		if used+x.Value*float64(hosts) > lim+1e-9 {
+			return x.Index
+		}
+	}
+	return -1
+}
+
+// firstAlt is a job's first rusage alternative (what limits check).
+func firstAlt(e *reqEntry) []resreq.Usage {
+	if e == nil || e.c == nil || len(e.c.Rusage) == 0 {
+		return nil
+	}
+	return e.c.Rusage[0]
 }

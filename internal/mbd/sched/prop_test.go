@@ -142,8 +142,15 @@ func TestPropertyCachesNeverDecide(t *testing.T) {
 			})
 			if a, b := decisions(fast), decisions(slow); a != b {
 				sc := &scenario{h: h}
-				rt.Fatalf("step %d: cached and uncached passes differ:\ncached   %s\nuncached %s\njobs before the pass:\n%s\nqueues:\n%s",
-					step, a, b, sc.jobs(), cs.queues)
+				var reqs []string
+				h.st.View(func(v *state.View) {
+					v.Jobs(func(j *state.Job) bool {
+						reqs = append(reqs, fmt.Sprintf("%s n=%d %q", j.Key, j.Slots(), j.Spec.ResReq))
+						return true
+					})
+				})
+				rt.Fatalf("step %d: cached and uncached passes differ:\ncached   %s\nuncached %s\njobs before the pass:\n%s\n%s\nqueues:\n%s\n%s%s",
+					step, a, b, sc.jobs(), strings.Join(reqs, "\n"), cs.queues, cs.users, cs.resources)
 			}
 			checkInvariants(rt, h, fast)
 			applyPlan(h, fast)
