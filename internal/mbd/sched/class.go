@@ -469,7 +469,9 @@ func (p *pass) walk(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) bool
 		}
 		switch {
 		case code == 0:
-			c.list[w] = e
+			if w != i {
+				c.list[w] = e
+			}
 			w++
 			if capacity := p.capacity(jc, h); capacity > 0 && !fn(h, capacity) {
 				stopped = true

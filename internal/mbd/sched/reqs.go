@@ -144,7 +144,11 @@ func (s *Scheduler) sweepCaches() {
 // pending jobs, and slots), and counts each queue's pending slots.
 func (p *pass) prescan() {
 	n := 0
+	if p.s.mem.queueLen == nil {
+		p.s.mem.queueLen = map[string]int{}
+	}
 	for _, q := range p.queues {
+		q.jobs = make([]pendJob, 0, p.s.mem.queueLen[q.cfg.Name]+p.s.mem.queueLen[q.cfg.Name]/8)
 		p.in.View.Pending(q.cfg.Name, func(j *state.Job) bool {
 			e := p.reqOf(j, q)
 			q.jobs = append(q.jobs, pendJob{j: j, req: e})
@@ -155,6 +159,7 @@ func (p *pass) prescan() {
 			n++
 			return true
 		})
+		p.s.mem.queueLen[q.cfg.Name] = len(q.jobs)
 	}
 	p.plan.Reasons = make(map[state.Key][]*api.PendReason, n)
 }

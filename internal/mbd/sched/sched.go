@@ -174,6 +174,7 @@ type memory struct {
 	backfill   map[state.Key]bool // running jobs started by backfill
 	rebuilt    bool
 	recorded   map[state.Key]int32 // last run fed to the history
+	queueLen   map[string]int      // pending jobs per queue last pass (sizes)
 }
 
 type inflight struct {
