@@ -81,6 +81,10 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, clusterUsage)
 		return 2
 	}
+	if res.Has("h") || res.Has("-help") {
+		fmt.Fprintln(env.Stdout, clusterUsage)
+		return 0
+	}
 	o, err := clusterOptions(env, res)
 	if err != nil {
 		env.Errorf("basalt cluster %s: %v", sub, err)
@@ -117,6 +121,10 @@ func runDev(ctx context.Context, env *Env, args []string) int {
 	if err != nil || len(res.Operands) > 0 {
 		env.Errorf("Usage: basalt dev [--hosts N] [--slots N] [--dir DIR] [--cluster NAME]")
 		return 2
+	}
+	if res.Has("h") || res.Has("-help") {
+		fmt.Fprintln(env.Stdout, "Usage: basalt dev [--hosts N] [--slots N] [--dir DIR] [--cluster NAME]\n\nRuns a local cluster in the foreground until interrupted.")
+		return 0
 	}
 	o, err := clusterOptions(env, res)
 	if err != nil {

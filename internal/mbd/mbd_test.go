@@ -196,8 +196,15 @@ func connectSbd(t *testing.T, m *testMbd, host string, hello []*api.JobStatusRep
 		t.Fatal(err)
 	}
 	var w api.MbdMessage
-	if err := st.Recv(&w); err != nil || w.Welcome == nil {
-		t.Fatalf("no welcome: %v %+v", err, w)
+	for {
+		// Final reports of the hello may be acknowledged before the welcome.
+		w = api.MbdMessage{}
+		if err := st.Recv(&w); err != nil || w.Welcome == nil && w.Ack == nil {
+			t.Fatalf("no welcome: %v %+v", err, w)
+		}
+		if w.Welcome != nil {
+			break
+		}
 	}
 	f.welcome = w.Welcome
 	go f.loop()
@@ -484,4 +491,56 @@ func stateOf(r *api.JobRecord) api.JobState {
 		return 0
 	}
 	return r.State
+}
+
+// TestReportBatch sends a burst of reports in one batch (the reports of an
+// sbatchd's hello are recorded together): each state change is recorded
+// against the ones before it in the batch, not only against the state
+// before the batch.
+func TestReportBatch(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 1, 2))
+	sbd := connectSbd(t, m, "host1", nil)
+	m.submit("alice", spec("sleep 100"))
+	l := sbd.waitRunning(1)
+	m.waitState(1, api.StateRun)
+	sbd.c.Close()
+	rc := l.RunCount
+	connectSbd(t, m, "host1", []*api.JobStatusReport{
+		{JobID: 1, State: api.StateSSusp, SuspReasons: 0x40, RunCount: rc, Seq: 1},
+		{JobID: 1, State: api.StateRun, RunCount: rc, Seq: 2},
+		{JobID: 1, State: api.StateSSusp, SuspReasons: 0x40, RunCount: rc, Seq: 3},
+		{JobID: 1, State: api.StateRun, RunCount: rc, Seq: 4},
+		{JobID: 1, State: api.StateDone, RunCount: rc, Final: true, Seq: 5, Usage: &api.Usage{CPUTime: 2}},
+		{JobID: 1, State: api.StateDone, RunCount: rc, Final: true, Seq: 6}, // repeated
+	})
+	m.waitState(1, api.StateDone)
+	c := m.client("alice")
+	defer c.Close()
+	st, err := c.Stream(context.Background(), "MBatchd.History", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for {
+		var r api.HistoryReply
+		if err := st.Recv(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Jobs {
+			for _, e := range h.Events {
+				kinds = append(kinds, fmt.Sprintf("%s:%d", e.Kind, e.State))
+			}
+		}
+	}
+	got := strings.Join(kinds, " ")
+	want := fmt.Sprintf("JOB_NEW:1 JOB_START:4 JOB_START_ACCEPT:0 JOB_EXECUTE:0 JOB_STATUS:%d JOB_STATUS:%d JOB_STATUS:%d JOB_STATUS:%d JOB_STATUS:%d",
+		api.StateSSusp, api.StateRun, api.StateSSusp, api.StateRun, api.StateDone)
+	if got != want {
+		t.Errorf("history:\n got %s\nwant %s", got, want)
+	}
+	if r := m.job(1); r.Usage == nil || r.Usage.CPUTime != 2 {
+		t.Errorf("usage after the batch: %+v", r.Usage)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/job"
@@ -49,8 +50,8 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	known := map[state.Key]bool{}
 	for _, r := range first.Hello.Jobs {
 		known[state.Key{ID: r.JobID, Index: r.Index}] = true
-		s.report(ctx, sess, r)
 	}
+	s.reports(ctx, sess, first.Hello.Jobs)
 	welcome := &api.SbdWelcome{}
 	s.st.View(func(v *state.View) {
 		v.OnHost(bh.Name, func(j *state.Job) bool {
@@ -64,6 +65,27 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 		return err
 	}
 	s.poke()
+	// Status reports are recorded by a goroutine of their own, in batches:
+	// while one batch commits, the next accumulates, so a host's reports
+	// cost one commit per batch, not one each, and acknowledgements keep
+	// flowing meanwhile.
+	q := &reportQueue{wake: make(chan struct{}, 1)}
+	rctx, stop := context.WithCancel(ctx)
+	reporter := make(chan struct{})
+	go func() {
+		defer close(reporter)
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-q.wake:
+			}
+			for rs := q.take(); len(rs) > 0; rs = q.take() {
+				s.reports(rctx, sess, rs)
+			}
+		}
+	}()
+	defer func() { stop(); <-reporter }()
 	for {
 		var m api.SbdMessage
 		err := st.Recv(&m)
@@ -75,90 +97,157 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 		}
 		switch {
 		case m.Status != nil:
-			s.report(ctx, sess, m.Status)
+			q.put(m.Status)
 		case m.Ack != nil:
 			sess.acked(m.Ack)
 		}
 	}
 }
 
-// report turns one status report into events and acknowledges final ones
-// once they are durable.
-func (s *Server) report(ctx context.Context, sess *session, r *api.JobStatusReport) {
-	k := state.Key{ID: r.JobID, Index: r.Index}
-	if r.Usage != nil {
-		s.usageMu.Lock()
-		s.usage[k] = r.Usage
-		s.usageMu.Unlock()
+// reportQueue holds status reports between the session's reader and its
+// reporter goroutine.
+type reportQueue struct {
+	mu    sync.Mutex
+	items []*api.JobStatusReport
+	wake  chan struct{}
+}
+
+func (q *reportQueue) put(r *api.JobStatusReport) {
+	q.mu.Lock()
+	q.items = append(q.items, r)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
 	}
-	final := r.Final || job.Finished(r.State)
-	ack := func() {
-		if final {
-			if err := sess.send(&api.MbdMessage{Ack: &api.Ack{Seq: r.Seq}}); err != nil {
-				s.log.Debug("ack to sbatchd", "host", sess.host, "err", err)
-			}
-		}
+}
+
+// take removes and returns every queued report, at most maxReportBatch.
+func (q *reportQueue) take() []*api.JobStatusReport {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := min(len(q.items), maxReportBatch)
+	rs := q.items[:n:n]
+	q.items = q.items[n:]
+	if len(q.items) == 0 {
+		q.items = nil
 	}
-	var evs []*api.Event
-	s.st.View(func(v *state.View) {
-		j := v.Job(k)
-		if j == nil || (r.RunCount != 0 && r.RunCount != j.RunCount) || !job.Started(j.State) && !job.Finished(j.State) {
-			return
-		}
-		if job.Finished(j.State) {
-			// A repeated final report, or post-execution news for a finished job.
-			if job.Finished(r.State) && (r.PostDone != j.PostDone || r.PostFailed != j.PostFailed) {
-				evs = append(evs, &api.Event{JobStatus: &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: j.State,
-					PostDone: r.PostDone, PostFailed: r.PostFailed, RunCount: j.RunCount}})
-			}
-			return
-		}
-		if r.PID != 0 && r.PID != j.PID {
-			evs = append(evs, &api.Event{JobExecute: &api.EvJobExecute{JobID: k.ID, Index: k.Index, PID: r.PID, PGID: r.PGID,
-				ExecCwd: r.ExecCwd, ExecHome: r.ExecHome, ExecUser: r.ExecUser}})
-		}
-		st := &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: r.State, SuspReasons: r.SuspReasons,
-			SuspSubreason: r.SuspSubreason, RunCount: j.RunCount}
-		switch {
-		case r.State == api.StatePend || r.Requeue:
-			st.State = api.StatePend
-			st.PendReason = r.PendReason
-			if st.PendReason == 0 {
-				st.PendReason = pendJobRequeued
-			}
-			if r.ExcludeHost {
-				st.ExcludeHost = sess.host
-			}
-		case job.Finished(r.State):
-			if r.TermReason == "TERM_UNKNOWN" && (j.PID == 0 && r.PID == 0 || rerunnable(j)) {
-				// Lost before it ever started, or rerunnable: run it again.
-				st.State, st.PendReason = api.StatePend, pendSbdUnreach
-				break
-			}
-			st.ExitStatus, st.TermReason, st.Usage = r.ExitStatus, r.TermReason, r.Usage
-			st.PostDone, st.PostFailed = r.PostDone, r.PostFailed
-		case r.State == j.State && r.SuspReasons == j.SuspReasons:
-			st = nil // nothing changed but usage
-		}
-		if st != nil {
-			evs = append(evs, &api.Event{JobStatus: st})
-		}
-	})
-	if len(evs) == 0 {
-		ack()
+	return rs
+}
+
+// maxReportBatch bounds the reports recorded in one commit.
+const maxReportBatch = 1000
+
+// reports turns status reports (in the order sbatchd sent them) into
+// events, records them in one proposal, and acknowledges the final ones once
+// they are durable. Nothing is acknowledged when the proposal fails:
+// sbatchd sends its final reports again.
+func (s *Server) reports(ctx context.Context, sess *session, rs []*api.JobStatusReport) {
+	if len(rs) == 0 {
 		return
 	}
-	errs, err := s.prop.Propose(ctx, evs...)
-	if err != nil {
-		s.log.Warn("status report not recorded", "job", k, "err", err)
-		return // not acknowledged: sbatchd sends it again
-	}
-	for _, e := range errs {
-		if e != nil {
-			s.log.Debug("status report", "job", k, "err", e)
+	s.usageMu.Lock()
+	for _, r := range rs {
+		if r.Usage != nil {
+			s.usage[state.Key{ID: r.JobID, Index: r.Index}] = r.Usage
 		}
 	}
-	ack()
+	s.usageMu.Unlock()
+	var evs []*api.Event
+	s.st.View(func(v *state.View) {
+		// Reports of one batch are judged against the state before any of
+		// them is applied, overlaid with what earlier reports recorded.
+		seen := map[state.Key]*reported{}
+		for _, r := range rs {
+			evs = append(evs, s.reportEvents(v, sess, r, seen)...)
+		}
+	})
+	if len(evs) > 0 {
+		errs, err := s.prop.Propose(ctx, evs...)
+		if err != nil {
+			s.log.Warn("status reports not recorded", "host", sess.host, "reports", len(rs), "err", err)
+			return
+		}
+		for i, e := range errs {
+			if e != nil {
+				s.log.Debug("status report", "event", evs[i], "err", e)
+			}
+		}
+	}
+	for _, r := range rs {
+		if r.Final || job.Finished(r.State) {
+			if err := sess.send(&api.MbdMessage{Ack: &api.Ack{Seq: r.Seq}}); err != nil {
+				s.log.Debug("ack to sbatchd", "host", sess.host, "err", err)
+				return
+			}
+		}
+	}
+}
+
+// reported is what earlier reports of a batch recorded for a job.
+type reported struct {
+	pid   int32
+	state api.JobState
+	susp  int32
+}
+
+// reportEvents is the events one status report calls for.
+func (s *Server) reportEvents(v *state.View, sess *session, r *api.JobStatusReport, seen map[state.Key]*reported) []*api.Event {
+	k := state.Key{ID: r.JobID, Index: r.Index}
+	j := v.Job(k)
+	if j == nil || (r.RunCount != 0 && r.RunCount != j.RunCount) || !job.Started(j.State) && !job.Finished(j.State) {
+		return nil
+	}
+	var evs []*api.Event
+	if job.Finished(j.State) {
+		// A repeated final report, or post-execution news for a finished job.
+		if job.Finished(r.State) && (r.PostDone != j.PostDone || r.PostFailed != j.PostFailed) {
+			evs = append(evs, &api.Event{JobStatus: &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: j.State,
+				PostDone: r.PostDone, PostFailed: r.PostFailed, RunCount: j.RunCount}})
+		}
+		return evs
+	}
+	cur := seen[k]
+	if cur == nil {
+		cur = &reported{pid: j.PID, state: j.State, susp: j.SuspReasons}
+		seen[k] = cur
+	}
+	if job.Finished(cur.state) || cur.state == api.StatePend {
+		return nil // an earlier report of the batch ended this run
+	}
+	if r.PID != 0 && r.PID != cur.pid {
+		cur.pid = r.PID
+		evs = append(evs, &api.Event{JobExecute: &api.EvJobExecute{JobID: k.ID, Index: k.Index, PID: r.PID, PGID: r.PGID,
+			ExecCwd: r.ExecCwd, ExecHome: r.ExecHome, ExecUser: r.ExecUser}})
+	}
+	st := &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: r.State, SuspReasons: r.SuspReasons,
+		SuspSubreason: r.SuspSubreason, RunCount: j.RunCount}
+	switch {
+	case r.State == api.StatePend || r.Requeue:
+		st.State = api.StatePend
+		st.PendReason = r.PendReason
+		if st.PendReason == 0 {
+			st.PendReason = pendJobRequeued
+		}
+		if r.ExcludeHost {
+			st.ExcludeHost = sess.host
+		}
+	case job.Finished(r.State):
+		if r.TermReason == "TERM_UNKNOWN" && (j.PID == 0 && r.PID == 0 || rerunnable(j)) {
+			// Lost before it ever started, or rerunnable: run it again.
+			st.State, st.PendReason = api.StatePend, pendSbdUnreach
+			break
+		}
+		st.ExitStatus, st.TermReason, st.Usage = r.ExitStatus, r.TermReason, r.Usage
+		st.PostDone, st.PostFailed = r.PostDone, r.PostFailed
+	case r.State == cur.state && r.SuspReasons == cur.susp:
+		st = nil // nothing changed but usage
+	}
+	if st != nil {
+		cur.state, cur.susp = st.State, st.SuspReasons
+		evs = append(evs, &api.Event{JobStatus: st})
+	}
+	return evs
 }
 
 func rerunnable(j *state.Job) bool { return j.Spec.Rerunnable }

@@ -52,8 +52,12 @@ type Daemon struct {
 	sessCh  chan sessEvent
 	shepCh  chan shepEvent
 	queryCh chan func()
-	done    chan struct{}
-	stop    chan struct{}
+	// launchCh carries finished launches; launchSem bounds the shepherds
+	// being started at once.
+	launchCh  chan *launchResult
+	launchSem chan struct{}
+	done      chan struct{}
+	stop      chan struct{}
 }
 
 // New checks the configuration and prepares the state directory.
@@ -65,6 +69,7 @@ func New(cfg Config) (*Daemon, error) {
 		cfg: cfg, root: spool.Root(filepath.Join(cfg.StateDir, "jobs")), boot: cfg.Clock.Now(),
 		jobs: map[string]*job{}, pendingAck: map[uint64]string{},
 		sessCh: make(chan sessEvent), shepCh: make(chan shepEvent, 64), queryCh: make(chan func()),
+		launchCh: make(chan *launchResult), launchSem: make(chan struct{}, maxConcurrentLaunches),
 		done: make(chan struct{}), stop: make(chan struct{}),
 	}
 	if err := os.MkdirAll(string(d.root), 0o755); err != nil {
@@ -110,6 +115,9 @@ func selfUser() string {
 	return ""
 }
 
+// maxConcurrentLaunches bounds the shepherds started at once.
+const maxConcurrentLaunches = 16
+
 // Run runs sbatchd until ctx ends or Shutdown is called. Jobs keep
 // running after it returns.
 func (d *Daemon) Run(ctx context.Context) error {
@@ -131,6 +139,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.onSession(ctx, ev)
 		case ev := <-d.shepCh:
 			d.onShepherd(ctx, ev)
+		case r := <-d.launchCh:
+			d.launched(ctx, r)
 		case f := <-d.queryCh:
 			f()
 		case <-tick.C():
@@ -313,13 +323,7 @@ func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
 			d.adopt(ctx, l)
 		}
 	case m.Launch != nil:
-		pid, err := d.launch(ctx, m.Launch)
-		ack := &api.Ack{Seq: m.Seq, PID: int32(pid)}
-		if err != nil {
-			d.cfg.Logf("job %s: not started: %v", spool.Key(m.Launch.JobID, m.Launch.Index), err)
-			ack.Status = statusOf(err)
-		}
-		d.sendMbd(&api.SbdMessage{Ack: ack})
+		d.launch(ctx, m.Seq, m.Launch)
 	case m.Signal != nil:
 		if st := d.signal(m.Seq, m.Signal); st != nil {
 			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq, Status: st}})

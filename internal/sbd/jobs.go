@@ -49,6 +49,19 @@ type job struct {
 	// Commands sent to the shepherd awaiting its ack: command Seq ->
 	// mbatchd message Seq (0: none to answer).
 	pending map[uint64]uint64
+
+	// launching is set while the shepherd is being started: mbatchd's
+	// launch messages (launchSeqs) are answered, and the commands that
+	// arrive meanwhile (queued) sent, once it is up.
+	launching  bool
+	launchSeqs []uint64
+	queued     []queuedCmd
+}
+
+// queuedCmd is a shepherd command held while the job is launching.
+type queuedCmd struct {
+	cmd    sbdwire.Command
+	mbdSeq uint64
 }
 
 func (j *job) final() bool { return j.status != nil && j.status.Final }
@@ -82,50 +95,127 @@ type shepEvent struct {
 
 var cmdPersist = sbdwire.Command{Op: sbdwire.OpPersist}
 
-// launch starts a job's shepherd and returns its PID. A job already held is
-// never started again: a repeated launch is answered with the running
-// shepherd's PID.
-func (d *Daemon) launch(ctx context.Context, l *api.JobLaunch) (int, error) {
+// launch starts a job: the shepherd is prepared, started and connected by
+// a goroutine of its own (several jobs start at once), and mbatchd's launch
+// message seq is answered with the shepherd's PID when it is up (see
+// launched). A job already held is never started again: a repeated launch
+// is answered with the running shepherd's PID.
+func (d *Daemon) launch(ctx context.Context, seq uint64, l *api.JobLaunch) {
 	k := spool.Key(l.JobID, l.Index)
 	if j := d.jobs[k]; j != nil {
+		if j.launching {
+			j.launchSeqs = append(j.launchSeqs, seq)
+			return
+		}
 		if !j.final() {
-			return j.spid, nil
+			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: seq, PID: int32(j.spid)}})
+			return
 		}
 		// mbatchd dispatches the job again: it has committed the previous
 		// run's end.
 		d.forget(j)
 	}
+	j := d.newJob(k)
+	j.launch, j.launching, j.launchSeqs = l, true, []uint64{seq}
+	d.jobs[k] = j
+	gen := j.gen
+	go func() {
+		d.launchSem <- struct{}{}
+		r := d.startShepherd(ctx, k, j.dir, l)
+		<-d.launchSem
+		r.key, r.gen = k, gen
+		select {
+		case d.launchCh <- r:
+		case <-ctx.Done():
+			if r.client != nil {
+				r.client.Close() // the shepherd runs on; the next sbatchd adopts it
+			}
+		}
+	}()
+}
+
+// launchResult is what a launch goroutine tells the main loop.
+type launchResult struct {
+	key    string
+	gen    int
+	pid    int
+	err    error
+	client *shepherd.Client // nil when the new shepherd could not be reached
+	status *api.JobStatusReport
+	launch *api.JobLaunch
+}
+
+// startShepherd prepares a job's spool and starts and connects its
+// shepherd. It touches no daemon state: it runs outside the main loop.
+func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *api.JobLaunch) *launchResult {
 	acct, err := d.account(l.User)
 	if err != nil {
-		return 0, err
+		return &launchResult{err: err}
 	}
-	dir := d.root.Job(k)
 	if err := os.RemoveAll(string(dir)); err != nil {
-		return 0, err
+		return &launchResult{err: err}
 	}
 	if err := os.MkdirAll(string(dir), 0o700); err != nil {
-		return 0, err
+		return &launchResult{err: err}
 	}
 	p := d.params(l, acct, k, dir)
 	if err := dir.WriteLaunch(l); err != nil {
-		return 0, err
+		return &launchResult{err: err}
 	}
 	if err := dir.WriteParams(p); err != nil {
-		return 0, err
+		return &launchResult{err: err}
 	}
 	pid, err := d.spawnShepherd(dir, p.SocketName)
 	if err != nil {
 		dir.Remove()
-		return 0, &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}
+		return &launchResult{err: &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}}
 	}
-	j := d.newJob(k)
-	j.launch, j.spid = l, pid
-	d.jobs[k] = j
 	d.cfg.Logf("job %s: started for user %s, shepherd %d", k, acct.User, pid)
-	if !d.connect(ctx, j) {
-		d.cfg.Logf("job %s: cannot reach its new shepherd", k)
+	r := &launchResult{pid: pid}
+	r.client, r.status, r.launch, err = d.dialShepherd(ctx, k)
+	if err != nil {
+		d.cfg.Logf("job %s: cannot reach its new shepherd: %v", k, err)
 	}
-	return pid, nil
+	return r
+}
+
+// launched completes a launch in the main loop: mbatchd's launch messages
+// are answered and the commands queued meanwhile go to the shepherd.
+func (d *Daemon) launched(ctx context.Context, r *launchResult) {
+	j := d.jobs[r.key]
+	if j == nil || !j.launching || j.gen != r.gen {
+		if r.client != nil {
+			r.client.Close()
+		}
+		return
+	}
+	seqs, queued := j.launchSeqs, j.queued
+	j.launching, j.launchSeqs, j.queued = false, nil, nil
+	if r.err != nil {
+		delete(d.jobs, r.key)
+		d.cfg.Logf("job %s: not started: %v", r.key, r.err)
+		for _, s := range seqs {
+			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: s, Status: statusOf(r.err)}})
+		}
+		for _, q := range queued {
+			if q.mbdSeq != 0 {
+				d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: q.mbdSeq, Status: &api.Status{Code: LSBENoJob, Message: "No matching job found"}}})
+			}
+		}
+		return
+	}
+	j.spid = r.pid
+	for _, s := range seqs {
+		d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: s, PID: int32(r.pid)}})
+	}
+	if r.client != nil {
+		d.attach(ctx, j, r.client, r.status, r.launch)
+	}
+	for _, q := range queued {
+		if !d.shepCommand(j, &q.cmd, q.mbdSeq) && q.mbdSeq != 0 {
+			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: q.mbdSeq, Status: &api.Status{Code: LSBESbatchd, Message: "the job's shepherd is not reachable"}}})
+		}
+	}
 }
 
 // account is who job user name runs as on this host.
@@ -196,18 +286,34 @@ func (d *Daemon) spawnShepherd(dir spool.Dir, sock string) (int, error) {
 // connect dials a job's shepherd and starts watching it; false when no
 // shepherd listens.
 func (d *Daemon) connect(ctx context.Context, j *job) bool {
-	c, err := shepherd.Dial(ctx, shepherd.SocketName(d.cfg.StateDir, j.key))
+	c, st, l, err := d.dialShepherd(ctx, j.key)
 	if err != nil {
 		return false
+	}
+	d.attach(ctx, j, c, st, l)
+	return true
+}
+
+// dialShepherd connects to a job's shepherd and takes its state and launch
+// record (the handshake). Safe outside the main loop.
+func (d *Daemon) dialShepherd(ctx context.Context, k string) (*shepherd.Client, *api.JobStatusReport, *api.JobLaunch, error) {
+	c, err := shepherd.Dial(ctx, shepherd.SocketName(d.cfg.StateDir, k))
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	// The shepherd's state comes first: the job is fully known before the
 	// next hello lists it.
 	st, l, _, err := c.Handshake(time.Now().Add(5 * time.Second)) // an I/O deadline
 	if err != nil {
-		d.cfg.Logf("job %s: shepherd handshake: %v", j.key, err)
+		d.cfg.Logf("job %s: shepherd handshake: %v", k, err)
 		c.Close()
-		return false
+		return nil, nil, nil, err
 	}
+	return c, st, l, nil
+}
+
+// attach makes c the job's shepherd connection and watches it.
+func (d *Daemon) attach(ctx context.Context, j *job, c *shepherd.Client, st *api.JobStatusReport, l *api.JobLaunch) {
 	if j.launch == nil {
 		j.launch = l
 	}
@@ -230,7 +336,6 @@ func (d *Daemon) connect(ctx context.Context, j *job) bool {
 			}
 		}
 	}()
-	return true
 }
 
 func (d *Daemon) onShepherd(ctx context.Context, e shepEvent) {
@@ -455,6 +560,10 @@ func (d *Daemon) adopt(ctx context.Context, l *api.JobLaunch) {
 // shepCommand sends a command to a job's shepherd; mbdSeq (when not 0) is
 // the mbatchd message answered when the shepherd acknowledges it.
 func (d *Daemon) shepCommand(j *job, c *sbdwire.Command, mbdSeq uint64) bool {
+	if j.launching {
+		j.queued = append(j.queued, queuedCmd{cmd: *c, mbdSeq: mbdSeq})
+		return true
+	}
 	if j.client == nil {
 		return false
 	}
