@@ -95,6 +95,7 @@ type queueCtx struct {
 	// preempt the queues in preempts.
 	preemptive bool
 	preempts   []bool // by queue index
+	victim     bool   // some queue may preempt this one
 	prefOf     []int  // preference rank of each preemptable queue
 	acceptN    int
 	used       int            // started slots
@@ -193,6 +194,7 @@ func (p *pass) buildQueues() {
 			if lo := p.qByName[pr.Queue]; lo != nil {
 				q.preempts[lo.idx] = true
 				q.prefOf[lo.idx] = rank
+				lo.victim = true
 			}
 		}
 	}

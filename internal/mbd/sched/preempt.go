@@ -64,14 +64,7 @@ func (p *pass) isPreemptableQueue(name string) bool {
 }
 
 // preemptableQueue reports whether some queue may preempt q.
-func (p *pass) preemptableQueue(q *queueCtx) bool {
-	for _, hi := range p.queues {
-		if hi.preemptive && hi.preempts[q.idx] {
-			return true
-		}
-	}
-	return false
-}
+func (p *pass) preemptableQueue(q *queueCtx) bool { return q.victim }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
