@@ -106,7 +106,8 @@ func (p *pass) placeSimple(jc *jobCtx, req *resreq.Compiled, slots int, overlay 
 		if old := c.memo[mk]; old != nil && sameReasons(old.reasons, rs) {
 			rs = old.reasons
 		}
-		c.memo[mk] = &memo{gen: c.gen, logLen: len(p.hostLog), userDisp: p.user(jc.j.User).dispatched, shared: p.sharedGen, reasons: rs}
+		c.memo[mk] = &memo{gen: c.gen, logLen: len(p.hostLog), userDisp: p.user(jc.j.User).dispatched, shared: p.sharedGen, reasons: rs,
+			allFull: c.shared && c.sp.cursor[c.fkind] == len(c.sp.cands)}
 	}
 	return attempt{reasons: rs}
 }
@@ -174,7 +175,11 @@ func (p *pass) memoValid(c *class, m *memo, jc *jobCtx) bool {
 	if m.gen != c.gen || m.shared != p.sharedGen {
 		return false
 	}
-	if len(c.list) == 0 {
+	if c.shared {
+		if m.allFull && p.advance(c.sp, c.fkind) == len(c.sp.cands) {
+			return true // every host full: nothing can change that in this pass
+		}
+	} else if len(c.list) == 0 {
 		return true // nothing left to look at: only a change of the class matters
 	}
 	return m.logLen == len(p.hostLog) && m.userDisp == p.user(jc.j.User).dispatched

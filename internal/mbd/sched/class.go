@@ -69,6 +69,9 @@ type class struct {
 	memo      map[memoKey]*memo
 	full      []*api.PendReason // reasons when no host has a free slot
 	freedGen  int               // pass.freedGen when built
+	sp        *staticPart
+	shared    bool // walking sp.cands from its cursor, no list of its own
+	fkind     int  // fullness kind (staticPart.cursor)
 }
 
 type centry struct {
@@ -93,6 +96,7 @@ type memo struct {
 	userDisp int
 	shared   int
 	reasons  []*api.PendReason
+	allFull  bool // made when every candidate host was full
 }
 
 // codeCounts counts hosts per reason code and keeps some of their names.
@@ -250,6 +254,11 @@ type staticPart struct {
 	cands  []int32
 	counts codeCounts
 	full   []*api.PendReason // fullReasons
+	// cursor[k]: cands[:cursor[k]] are full for fullness k (0: every
+	// started job counted; 1: suspended jobs not counted), shared by the
+	// classes walking this part; reset when a preemption frees slots.
+	cursor [2]int
+	cgen   int
 }
 
 func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
@@ -310,6 +319,18 @@ func (p *pass) build(c *class, jc *jobCtx) {
 	c.gen++
 	sp := p.staticOf(c, jc)
 	c.static = sp.counts
+	c.sp = sp
+	c.fkind = 0
+	if c.q.preemptive {
+		c.fkind = 1
+	}
+	// A cacheable class starts by walking the shared static part (no copy);
+	// it gets a list of its own at its first class-specific rejection.
+	c.shared = !p.s.noCache && !jc.ownRsv && !c.dynOrder && c.key.view == viewNormal
+	if c.shared {
+		c.list = nil
+		return
+	}
 	if cap(c.list) < len(sp.cands) {
 		c.list = make([]centry, 0, len(sp.cands))
 	}
@@ -427,6 +448,10 @@ func (p *pass) refresh(c *class, jc *jobCtx) {
 		p.build(c, jc)
 		return
 	}
+	if c.shared {
+		c.logPos = len(p.hostLog)
+		return
+	}
 	for ; c.logPos < len(p.hostLog); c.logPos++ {
 		h := p.hostLog[c.logPos]
 		pe, ok := c.parked[h]
@@ -447,9 +472,95 @@ func (p *pass) refresh(c *class, jc *jobCtx) {
 // hosts it rejected (only complete when fn never returned false).
 func (p *pass) walk(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) bool) (skipped codeCounts) {
 	p.refresh(c, jc)
-	w := 0
+	if c.shared {
+		return p.walkShared(c, jc, fn)
+	}
+	return p.walkList(c, jc, fn, 0, skipped)
+}
+
+// full reports whether h has no free slot for fullness kind k (as
+// updateFree counts).
+func (p *pass) full(k int, h *hostCtx) bool {
+	if k == 0 {
+		return !h.freeAll
+	}
+	return !h.freeRun
+}
+
+// advance moves a static part's shared cursor over the hosts that are
+// full, and returns it.
+func (p *pass) advance(sp *staticPart, k int) int {
+	if sp.cgen != p.freedGen {
+		sp.cursor, sp.cgen = [2]int{}, p.freedGen
+	}
+	cur := sp.cursor[k]
+	for cur < len(sp.cands) && p.full(k, p.hosts[sp.cands[cur]]) {
+		cur++
+	}
+	sp.cursor[k] = cur
+	return cur
+}
+
+// walkShared walks the class's static part from the shared cursor. Full
+// hosts are skipped (slot limit first among the dynamic filters: their
+// reason is the same for every class); at the first rejection that is the
+// class's own (a removal or a parking) the class takes a list of its own
+// and the walk goes on in it.
+func (p *pass) walkShared(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) bool) (skipped codeCounts) {
+	sp := c.sp
+	cur := p.advance(sp, c.fkind)
+	for i := cur; i < len(sp.cands); i++ {
+		h := p.hosts[sp.cands[i]]
+		code, kind := int32(0), Static
+		for _, f := range p.s.Filters {
+			if f.Kind() == Static {
+				continue
+			}
+			if code = f.Filter(p, c, jc, h); code != 0 {
+				kind = f.Kind()
+				break
+			}
+		}
+		switch {
+		case code == 0:
+			if capacity := p.capacity(jc, h); capacity > 0 && !fn(h, capacity) {
+				return skipped
+			}
+		case code == PendHostJobLimit:
+			skipped.add(code, h.Name)
+		case kind == Permanent || kind == Parked:
+			// Materialise: the prefix is full for good, the rest is the
+			// class's list; go on from this host.
+			c.shared = false
+			c.list = make([]centry, 0, len(sp.cands)-cur)
+			for k := cur; k < len(sp.cands); k++ {
+				c.list = append(c.list, centry{h: sp.cands[k], rank: int32(k)})
+			}
+			for k := 0; k < cur; k++ {
+				c.removed.add(PendHostJobLimit, p.hosts[sp.cands[k]].Name)
+			}
+			c.gen++
+			return p.walkList(c, jc, fn, i-cur, skipped)
+		default:
+			skipped.add(code, h.Name)
+		}
+	}
+	for k := 0; k < cur; k++ {
+		if len(skipped.names[PendHostJobLimit]) >= MaxReasonHosts {
+			skipped.n[PendHostJobLimit] += int32(cur - k)
+			break
+		}
+		skipped.add(PendHostJobLimit, p.hosts[sp.cands[k]].Name)
+	}
+	return skipped
+}
+
+// walkList walks the class's own list from index start (the entries before
+// it were looked at already in this walk and are kept).
+func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) bool, start int, skipped codeCounts) codeCounts {
+	w := start
 	stopped := false
-	for i := 0; i < len(c.list); i++ {
+	for i := start; i < len(c.list); i++ {
 		e := c.list[i]
 		if stopped {
 			c.list[w] = e
