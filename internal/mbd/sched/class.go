@@ -512,13 +512,14 @@ func (p *pass) walkShared(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int
 	for i := cur; i < len(sp.cands); i++ {
 		h := p.hosts[sp.cands[i]]
 		code, kind := int32(0), Static
-		for _, f := range p.s.Filters {
-			if f.Kind() == Static {
-				continue
-			}
-			if code = f.Filter(p, c, jc, h); code != 0 {
-				kind = f.Kind()
-				break
+		if p.full(c.fkind, h) {
+			code, kind = PendHostJobLimit, Permanent
+		} else {
+			for _, f := range p.dyn {
+				if code = f.Filter(p, c, jc, h); code != 0 {
+					kind = f.Kind()
+					break
+				}
 			}
 		}
 		switch {
@@ -558,6 +559,19 @@ func (p *pass) walkShared(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int
 // walkList walks the class's own list from index start (the entries before
 // it were looked at already in this walk and are kept).
 func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) bool, start int, skipped codeCounts) codeCounts {
+	// Hosts before the static part's shared cursor are full: drop them.
+	plain := c.sp != nil && c.key.view == viewNormal && !jc.ownRsv && !jc.backfill && !p.s.noCache
+	if plain && start == 0 && len(c.list) > 0 {
+		cur := int32(p.advance(c.sp, c.fkind))
+		k := sort.Search(len(c.list), func(i int) bool { return c.list[i].rank >= cur })
+		if k > 0 {
+			for _, e := range c.list[:k] {
+				c.removed.add(PendHostJobLimit, p.hosts[e.h].Name)
+			}
+			c.list = c.list[k:]
+			c.gen++
+		}
+	}
 	w := start
 	stopped := false
 	for i := start; i < len(c.list); i++ {
@@ -569,13 +583,14 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 		}
 		h := p.hosts[e.h]
 		code, kind := int32(0), Static
-		for _, f := range p.s.Filters {
-			if f.Kind() == Static {
-				continue
-			}
-			if code = f.Filter(p, c, jc, h); code != 0 {
-				kind = f.Kind()
-				break
+		if plain && p.full(c.fkind, h) {
+			code, kind = PendHostJobLimit, Permanent
+		} else {
+			for _, f := range p.dyn {
+				if code = f.Filter(p, c, jc, h); code != 0 {
+					kind = f.Kind()
+					break
+				}
 			}
 		}
 		switch {

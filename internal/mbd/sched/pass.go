@@ -34,6 +34,7 @@ type pass struct {
 	limits     *limitState
 
 	classes  map[classKey]*class
+	dyn      []Filter // the dynamic filters, in order
 	statics  map[staticKey]*staticPart
 	interned map[string]int32
 	sorted   map[string][]*hostCtx // hosts by order keys
@@ -133,6 +134,11 @@ func newPass(s *Scheduler, in *Input) *pass {
 		mutable: make([]bool, in.Table.Len()),
 	}
 	p.mutable[resreq.IdxSlots] = true
+	for _, f := range s.Filters {
+		if f.Kind() != Static {
+			p.dyn = append(p.dyn, f)
+		}
+	}
 	return p
 }
 
