@@ -160,6 +160,15 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 		if req.Signal != 0 {
 			action, name = api.ActSignal, signalName(int(req.Signal))
 		}
+		if action == api.ActTerminate && (t.state == api.StateUnkwn || !s.sess.connected(t.host)) {
+			// Killed while its host is out of contact: ZOMBI until the host
+			// confirms the job ended (mbatchd kills it when the host is back).
+			if t.state == api.StateZombi {
+				return nil
+			}
+			return s.propose(ctx, sigEv(action, name, term), ev(&api.Event{JobStatus: &api.EvJobStatus{JobID: t.key.ID, Index: t.key.Index,
+				State: api.StateZombi, TermReason: term, RunCount: t.run}}))
+		}
 		if err := s.propose(ctx, sigEv(action, name, term)); err != nil {
 			return err
 		}

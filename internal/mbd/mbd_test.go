@@ -53,6 +53,12 @@ func writeCluster(t testing.TB, hosts, slots int) string {
 
 func startMbd(t testing.TB, dir string) *testMbd {
 	t.Helper()
+	return startMbdWith(t, dir, nil)
+}
+
+// startMbdWith starts mbatchd with options adjusted by opt (when not nil).
+func startMbdWith(t testing.TB, dir string, opt func(*Options)) *testMbd {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -62,8 +68,12 @@ func startMbd(t testing.TB, dir string) *testMbd {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	srv, err := New(ctx, Options{EnvDir: defaults.EnvDir(dir), Host: "host1", Log: log, Auth: trustHello{}, Listener: ln,
-		DataDir: filepath.Join(dir, "raft")})
+	o := Options{EnvDir: defaults.EnvDir(dir), Host: "host1", Log: log, Auth: trustHello{}, Listener: ln,
+		DataDir: filepath.Join(dir, "raft")}
+	if opt != nil {
+		opt(&o)
+	}
+	srv, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	s.sess.add(sess)
 	s.log.Info("sbatchd connected", "host", bh.Name, "jobs", len(first.Hello.Jobs))
 	defer func() {
-		s.sess.remove(sess)
+		s.sess.remove(sess, s.clock.Now())
 		close(sess.done)
 		s.log.Info("sbatchd disconnected", "host", bh.Name)
 		s.poke()
@@ -154,14 +154,27 @@ func (s *Server) reports(ctx context.Context, sess *session, rs []*api.JobStatus
 	}
 	s.usageMu.Unlock()
 	var evs []*api.Event
+	var kills []*api.JobSignal
 	s.st.View(func(v *state.View) {
 		// Reports of one batch are judged against the state before any of
 		// them is applied, overlaid with what earlier reports recorded.
 		seen := map[state.Key]*reported{}
 		for _, r := range rs {
-			evs = append(evs, s.reportEvents(v, sess, r, seen)...)
+			e, kill := s.reportEvents(v, sess, r, seen)
+			evs = append(evs, e...)
+			if kill != nil {
+				kills = append(kills, kill)
+			}
 		}
 	})
+	if len(kills) > 0 {
+		go func() {
+			for _, k := range kills {
+				s.log.Warn("terminating a job run mbatchd no longer wants", "host", sess.host, "job", state.Key{ID: k.JobID, Index: k.Index})
+				s.signalSbd(context.WithoutCancel(ctx), sess.host, k)
+			}
+		}()
+	}
 	if len(evs) > 0 {
 		errs, err := s.prop.Propose(ctx, evs...)
 		if err != nil {
@@ -191,11 +204,30 @@ type reported struct {
 	susp  int32
 }
 
-// reportEvents is the events one status report calls for.
-func (s *Server) reportEvents(v *state.View, sess *session, r *api.JobStatusReport, seen map[state.Key]*reported) []*api.Event {
+// reportEvents is the events one status report calls for, and the run to
+// terminate, if any: a run mbatchd killed while its host was out of contact
+// (ZOMBI), or an earlier run of a job requeued since (its host failed).
+func (s *Server) reportEvents(v *state.View, sess *session, r *api.JobStatusReport, seen map[state.Key]*reported) ([]*api.Event, *api.JobSignal) {
 	k := state.Key{ID: r.JobID, Index: r.Index}
 	j := v.Job(k)
-	if j == nil || (r.RunCount != 0 && r.RunCount != j.RunCount) || !job.Started(j.State) && !job.Finished(j.State) {
+	live := !r.Final && !job.Finished(r.State) && r.State != api.StatePend
+	kill := &api.JobSignal{JobID: k.ID, Index: k.Index, Action: api.ActTerminate, TermReason: "TERM_ZOMBIE"}
+	switch {
+	case j == nil:
+		return nil, nil
+	case r.RunCount != 0 && r.RunCount < j.RunCount && live:
+		return nil, kill
+	case j.State == api.StateZombi && live:
+		kill.TermReason = j.TermReason
+		return nil, kill
+	}
+	return s.reportStatus(j, sess, r, seen), nil
+}
+
+// reportStatus is the events a report of the job's current run calls for.
+func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusReport, seen map[state.Key]*reported) []*api.Event {
+	k := j.Key
+	if (r.RunCount != 0 && r.RunCount != j.RunCount) || !job.Started(j.State) && !job.Finished(j.State) {
 		return nil
 	}
 	var evs []*api.Event

@@ -196,9 +196,10 @@ func (s *Server) Run(ctx context.Context) error {
 
 	lctx, lcancel := context.WithCancel(ctx)
 	defer lcancel()
-	bg.Add(2)
+	bg.Add(3)
 	go func() { defer bg.Done(); s.schedLoop(lctx) }()
 	go func() { defer bg.Done(); s.housekeeping(lctx) }()
+	go func(since time.Time) { defer bg.Done(); s.watchHosts(lctx, since) }(s.clock.Now())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.rpc.Serve(ln) }()
 	select {

@@ -16,9 +16,12 @@ import (
 type sessions struct {
 	mu     sync.Mutex
 	byHost map[string]*session
+	lostAt map[string]time.Time // when a host's session ended
 }
 
-func newSessions() *sessions { return &sessions{byHost: map[string]*session{}} }
+func newSessions() *sessions {
+	return &sessions{byHost: map[string]*session{}, lostAt: map[string]time.Time{}}
+}
 
 type session struct {
 	host   string
@@ -36,15 +39,33 @@ func (ss *sessions) add(s *session) (old *session) {
 	defer ss.mu.Unlock()
 	old = ss.byHost[s.host]
 	ss.byHost[s.host] = s
+	delete(ss.lostAt, s.host)
 	return old
 }
 
-func (ss *sessions) remove(s *session) {
+// remove ends s (at time at) unless a newer session replaced it.
+func (ss *sessions) remove(s *session, at time.Time) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.byHost[s.host] == s {
 		delete(ss.byHost, s.host)
+		ss.lostAt[s.host] = at
 	}
+}
+
+// lostSince reports since when host has had no session: the end of its
+// last one, or since (mbatchd's start) if it never had one; ok is false
+// while it is connected.
+func (ss *sessions) lostSince(host string, since time.Time) (t time.Time, ok bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.byHost[host] != nil {
+		return time.Time{}, false
+	}
+	if t, ok := ss.lostAt[host]; ok {
+		return t, true
+	}
+	return since, true
 }
 
 func (ss *sessions) get(host string) *session {

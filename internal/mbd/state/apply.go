@@ -319,6 +319,13 @@ func (s *State) jobStatus(t int64, e *api.EvJobStatus) error {
 		j.PostFailed = j.PostFailed || e.PostFailed
 		return nil
 	}
+	if j.State == api.StateUnkwn && (e.State == api.StateRun || e.State == api.StateSSusp || e.State == api.StateUSusp) {
+		// The host is back: the job returns to the state it had, then takes
+		// the reported one if that differs.
+		if err := s.transition(j, job.HostBack, t); err != nil {
+			return err
+		}
+	}
 	var in job.Input
 	switch e.State {
 	case api.StateDone:
@@ -372,6 +379,8 @@ func (s *State) jobStatus(t int64, e *api.EvJobStatus) error {
 		j.ExitStatus, j.TermReason = e.ExitStatus, e.TermReason
 		j.Usage = e.Usage
 		j.PostDone, j.PostFailed = e.PostDone, e.PostFailed
+	case e.State == api.StateZombi:
+		j.TermReason = e.TermReason // how it was killed, until its host confirms
 	case job.Pending(e.State):
 		j.PendReason = e.PendReason
 		if e.ExcludeHost != "" {
