@@ -573,14 +573,8 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 		}
 	}
 	w := start
-	stopped := false
 	for i := start; i < len(c.list); i++ {
 		e := c.list[i]
-		if stopped {
-			c.list[w] = e
-			w++
-			continue
-		}
 		h := p.hosts[e.h]
 		code, kind := int32(0), Static
 		if plain && p.full(c.fkind, h) {
@@ -600,7 +594,12 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 			}
 			w++
 			if capacity := p.capacity(jc, h); capacity > 0 && !fn(h, capacity) {
-				stopped = true
+				// Keep the rest as it is (one copy when hosts were removed).
+				if w != i+1 {
+					n := copy(c.list[w:], c.list[i+1:])
+					c.list = c.list[:w+n]
+				}
+				return skipped
 			}
 		case kind == Permanent:
 			c.removed.add(code, h.Name)
