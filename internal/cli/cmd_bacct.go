@@ -95,7 +95,7 @@ func runBacct(ctx context.Context, env *Env, args []string) int {
 		}
 		err = output.WriteAcctLong(env.Stdout, jobs, o)
 	} else {
-		f := output.AcctFilter{Requester: env.Getenv("USER")}
+		f := output.AcctFilter{Requester: userName()}
 		if u, ok := res.Last("u"); ok {
 			f.Users = []string{u}
 		}

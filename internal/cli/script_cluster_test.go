@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ import (
 func init() {
 	scriptCmds["cluster-up"] = scriptClusterUp
 	scriptCmds["job-wait"] = scriptJobWait
+	scriptCmds["mask"] = scriptMask
 }
 
 func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
@@ -144,4 +146,71 @@ func statName(s api.JobState) string {
 		return "ZOMBI"
 	}
 	return strconv.Itoa(int(s))
+}
+
+var (
+	// Dates as LSF prints them: "Mon Nov 22 15:20:01 2026" (ctime),
+	// "Mon Nov 22 15:20:01" (bjobs -l, bhist -l), "Nov 22 15:20" (bjobs).
+	maskDateRE = regexp.MustCompile(`((Mon|Tue|Wed|Thu|Fri|Sat|Sun) )?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-9]\d \d\d:\d\d(:\d\d)?( \d{4})?`)
+	maskNumRE  = regexp.MustCompile(`\d+(\.\d+)?`)
+)
+
+// scriptMask prints FILE (stdout: the last command's output) with dates
+// replaced by DATE and $WORK by $WORK; with -n, also every number in the
+// lines matching each following regular expression by N; with -u, lines
+// wrapped as bjobs -l and bhist -l wrap them (continuations indented by 21
+// blanks) joined first.
+//
+//	mask [-u] [-n REGEXP]... FILE
+func scriptMask(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mask [-u] [-n REGEXP]... FILE")
+	}
+	var numLines []*regexp.Regexp
+	unwrap := false
+	if len(args) > 1 && args[0] == "-u" {
+		unwrap, args = true, args[1:]
+	}
+	for len(args) > 2 && args[0] == "-n" {
+		re, err := regexp.Compile(args[1])
+		ts.Check(err)
+		numLines = append(numLines, re)
+		args = args[2:]
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: mask [-u] [-n REGEXP]... FILE")
+	}
+	text := ts.ReadFile(args[0])
+	if unwrap {
+		text = unwrapLines(text)
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		line = maskDateRE.ReplaceAllString(line, "DATE")
+		line = strings.ReplaceAll(line, ts.Getenv("WORK"), "$WORK")
+		for _, re := range numLines {
+			if re.MatchString(line) {
+				line = maskNumRE.ReplaceAllString(line, "N")
+				break
+			}
+		}
+		b.WriteString(line)
+	}
+	fmt.Fprint(ts.Stdout(), b.String())
+}
+
+// unwrapLines joins continuation lines (21 leading blanks, the indentation
+// LSF's wrapping uses; more are the text's own) to the line before.
+func unwrapLines(text string) string {
+	const indent = "                     "
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, l := range lines {
+		if len(out) > 0 && strings.TrimSpace(out[len(out)-1]) != "" && strings.HasPrefix(l, indent) && strings.TrimSpace(l) != "" {
+			out[len(out)-1] += l[len(indent):]
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
