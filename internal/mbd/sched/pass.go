@@ -120,8 +120,9 @@ type groupCtx struct {
 
 // pendJob is a pending job with its resolved requirement.
 type pendJob struct {
-	j   *state.Job
-	req *reqEntry
+	j    *state.Job
+	req  *reqEntry
+	spec *state.Spec // the submission req was resolved for
 }
 
 func newPass(s *Scheduler, in *Input) *pass {

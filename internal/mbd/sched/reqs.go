@@ -144,14 +144,34 @@ func (s *Scheduler) sweepCaches() {
 // pending jobs, and slots), and counts each queue's pending slots.
 func (p *pass) prescan() {
 	n := 0
-	if p.s.mem.queueLen == nil {
-		p.s.mem.queueLen = map[string]int{}
+	if p.s.mem.lastJobs == nil {
+		p.s.mem.lastJobs = map[string][]pendJob{}
+		p.s.mem.spare = map[string][]pendJob{}
 	}
 	for _, q := range p.queues {
-		q.jobs = make([]pendJob, 0, p.s.mem.queueLen[q.cfg.Name]+p.s.mem.queueLen[q.cfg.Name]/8)
-		p.in.View.Pending(q.cfg.Name, func(j *state.Job) bool {
-			e := p.reqOf(j, q)
-			q.jobs = append(q.jobs, pendJob{j: j, req: e})
+		name := q.cfg.Name
+		last := p.s.mem.lastJobs[name]
+		q.jobs = p.s.mem.spare[name][:0]
+		if cap(q.jobs) < len(last) {
+			q.jobs = make([]pendJob, 0, len(last)+len(last)/8)
+		}
+		k := 0
+		p.in.View.Pending(name, func(j *state.Job) bool {
+			// The pending list changes little between passes: take the
+			// job's entry from the last pass's list when it is there
+			// (same job, same submission), skipping jobs that left it.
+			var e *reqEntry
+			for try := 0; try < 3 && k+try < len(last); try++ {
+				if x := last[k+try]; x.j == j && x.spec == j.Spec {
+					e, k = x.req, k+try+1
+					e.gen = p.s.sweep
+					break
+				}
+			}
+			if e == nil {
+				e = p.reqOf(j, q)
+			}
+			q.jobs = append(q.jobs, pendJob{j: j, req: e, spec: j.Spec})
 			q.pendSlots += int(j.Slots())
 			if e.c != nil && len(e.c.Rusage)+len(e.c.Terms)+len(e.c.Alternatives) > 0 {
 				markRusage(p.mutable, e.c)
@@ -159,7 +179,8 @@ func (p *pass) prescan() {
 			n++
 			return true
 		})
-		p.s.mem.queueLen[q.cfg.Name] = len(q.jobs)
+		p.s.mem.spare[name] = last
+		p.s.mem.lastJobs[name] = q.jobs
 	}
 	p.plan.Reasons = make(map[state.Key][]*api.PendReason, n)
 }

@@ -174,7 +174,10 @@ type memory struct {
 	backfill   map[state.Key]bool // running jobs started by backfill
 	rebuilt    bool
 	recorded   map[state.Key]int32 // last run fed to the history
-	queueLen   map[string]int      // pending jobs per queue last pass (sizes)
+	// lastJobs are each queue's pending jobs of the last pass with their
+	// requirements (spare: the buffer the next pass fills).
+	lastJobs map[string][]pendJob
+	spare    map[string][]pendJob
 }
 
 type inflight struct {

@@ -17,6 +17,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.reqs = map[string]*reqEntry{}
 		s.specs = map[*state.Spec]*specReqs{}
 		s.deps = map[*state.Spec]*depend.Expr{}
+		s.mem.lastJobs, s.mem.spare = nil, nil // entries of the old configuration
 		s.gen = in.Config
 	}
 	s.mem.init()
