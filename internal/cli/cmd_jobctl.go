@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
@@ -21,7 +23,7 @@ type jobCtl struct {
 	spec  *lsfopt.Spec
 	usage string
 	// done is the success line for a job ("Job <%s> is being terminated").
-	done func(ref string, r *api.ControlResult) string
+	done func(ref string, req *api.ControlRequest, r *api.ControlResult) string
 	// extra reads command-specific options and operands into the request
 	// and returns the job ID operands.
 	extra func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error)
@@ -30,13 +32,31 @@ type jobCtl struct {
 var jobCtls = []*jobCtl{
 	{name: "bkill", op: api.OpKill, spec: lsfopt.New("l|r|d|s:|u:|q:|m:|J:|h|V|app:|g:|sla:|stat:|C:"),
 		usage: "bkill [-l] [-r | -s (signal_value | signal_name)] [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ... | \"job_ID[index_list]\" ...]",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being terminated", ref) },
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
+			// OpenLava's words by signal: KILL terminates, STOP stops, CONT
+			// resumes, any other signals.
+			verb := "terminated"
+			switch syscall.Signal(req.Signal) {
+			case 0, syscall.SIGKILL:
+			case syscall.SIGSTOP:
+				verb = "stopped"
+			case syscall.SIGCONT:
+				verb = "resumed"
+			default:
+				verb = "signaled"
+			}
+			return fmt.Sprintf("Job <%s> is being %s", ref, verb)
+		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
 			req.Remove, req.IncludeFinished = res.Has("r"), res.Has("d")
 			if s, ok := res.Last("s"); ok {
+				if req.Remove {
+					return nil, errors.New("-r and -s cannot be used together")
+				}
 				n, err := signalNumber(s)
 				if err != nil {
-					return nil, err
+					env.Errorf("%s: Illegal signal value", s)
+					return nil, errReported
 				}
 				req.Signal = int32(n)
 			}
@@ -44,13 +64,19 @@ var jobCtls = []*jobCtl{
 		}},
 	{name: "bstop", op: api.OpStop, spec: lsfopt.New("a|d|u:|q:|m:|J:|g:|h|V|app:|sla:"),
 		usage: "bstop [-a] [-d] [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ...]",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being stopped", ref) }},
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
+			return fmt.Sprintf("Job <%s> is being stopped", ref)
+		}},
 	{name: "bresume", op: api.OpResume, spec: lsfopt.New("u:|q:|m:|J:|g:|h|V|app:|sla:"),
 		usage: "bresume [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ...]",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being resumed", ref) }},
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
+			return fmt.Sprintf("Job <%s> is being resumed", ref)
+		}},
 	{name: "brequeue", op: api.OpRequeue, spec: lsfopt.New("u:|J:|d|e|r|a|H|p|h|V|q:|m:"),
 		usage: "brequeue [-J job_name] [-u user_name | -u all] [-d] [-e] [-r] [-a] [-H] [job_ID ...]",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being requeued", ref) },
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
+			return fmt.Sprintf("Job <%s> is being requeued", ref)
+		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
 			var m uint32
 			if res.Has("d") {
@@ -70,7 +96,7 @@ var jobCtls = []*jobCtl{
 		}},
 	{name: "bswitch", op: api.OpSwitch, spec: lsfopt.New("u:|q:|m:|J:|h|V|a"),
 		usage: "bswitch [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] destination_queue [0] [job_ID ...]",
-		done: func(ref string, r *api.ControlResult) string {
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> is switched to queue <%s>", ref, r.Detail)
 		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
@@ -82,19 +108,19 @@ var jobCtls = []*jobCtl{
 		}},
 	{name: "btop", op: api.OpMoveTop, spec: lsfopt.New("h|V|u:"),
 		usage: "btop job_ID | \"job_ID[index_list]\" [position]",
-		done: func(ref string, r *api.ControlResult) string {
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> has been moved to position %s from top.", ref, r.Detail)
 		},
 		extra: positionOperand},
 	{name: "bbot", op: api.OpMoveBottom, spec: lsfopt.New("h|V|u:"),
 		usage: "bbot job_ID | \"job_ID[index_list]\" [position]",
-		done: func(ref string, r *api.ControlResult) string {
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> has been moved to position %s from bottom.", ref, r.Detail)
 		},
 		extra: positionOperand},
 	{name: "brun", op: api.OpForceRun, spec: lsfopt.New("f|b|c|m:|h|V"),
 		usage: "brun [-b] [-c] [-f] -m \"host_name ...\" job_ID | \"job_ID[index_list]\" ...",
-		done: func(ref string, r *api.ControlResult) string {
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> is being forced to run.", ref)
 		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
@@ -107,7 +133,9 @@ var jobCtls = []*jobCtl{
 		}},
 	{name: "bmig", op: api.OpMigrate, spec: lsfopt.New("f|u:|m:|J:|h|V"),
 		usage: "bmig [-f] [-J job_name] [-m \"host_name ...\"] [-u user_name | -u all] [0] [job_ID ...]",
-		done:  func(ref string, r *api.ControlResult) string { return fmt.Sprintf("Job <%s> is being migrated", ref) }},
+		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
+			return fmt.Sprintf("Job <%s> is being migrated", ref)
+		}},
 }
 
 func positionOperand(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
@@ -168,6 +196,9 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 	ids := res.Operands
 	if jc.extra != nil {
 		if ids, err = jc.extra(env, res, req); err != nil {
+			if errors.Is(err, errReported) {
+				return ExitUsage
+			}
 			env.Errorf("%s: %v", jc.name, err)
 			env.Errorf("Usage: %s", jc.usage)
 			return ExitUsage
@@ -221,10 +252,13 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 			status = ExitUsage
 			continue
 		}
-		fmt.Fprintln(env.Stdout, jc.done(ref, r))
+		fmt.Fprintln(env.Stdout, jc.done(ref, req, r))
 	}
 	return status
 }
+
+// errReported is an error whose message was already printed.
+var errReported = errors.New("reported")
 
 // signalListLSF is what bkill -l prints: LSF's signal names.
 var signalListLSF = []string{"HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
