@@ -374,3 +374,31 @@ type InfoReply struct {
 	Version    string   `wire:"6"`
 	StartTime  int64    `wire:"7"`
 }
+
+// SharedResourcesRequest asks for the cluster's shared numeric resources
+// (bhosts -s); Names empty: all of them.
+type SharedResourcesRequest struct {
+	Names []string `wire:"1"`
+}
+
+// BatchSharedInstance is one instance of a shared resource: the hosts sharing
+// it, its current value (LIM's, or the configured one) and what running
+// and pending jobs reserve of it.
+type BatchSharedInstance struct {
+	Hosts    []string `wire:"1"`
+	Total    float64  `wire:"2"`
+	HasTotal bool     `wire:"3"`
+	Reserved float64  `wire:"4"`
+}
+
+// BatchSharedResource is a shared resource and its instances.
+type BatchSharedResource struct {
+	Name      string            `wire:"1"`
+	Instances []*BatchSharedInstance `wire:"2"`
+}
+
+// SharedResourcesReply answers a SharedResourcesRequest.
+type SharedResourcesReply struct {
+	Resources []*BatchSharedResource `wire:"1"`
+	NotFound  []string          `wire:"2"`
+}

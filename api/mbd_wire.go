@@ -5063,3 +5063,330 @@ func (m *InfoReply) UnmarshalWire(b []byte) error {
 	}
 	return nil
 }
+
+// SizeWire returns the encoded size of m.
+func (m *SharedResourcesRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Names {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SharedResourcesRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Names {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SharedResourcesRequest) UnmarshalWire(b []byte) error {
+	*m = SharedResourcesRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SharedResourcesRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SharedResourcesRequest", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SharedResourcesRequest", 1, off, n)
+			}
+			m.Names = append(m.Names, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SharedResourcesRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *BatchSharedInstance) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Hosts {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	if m.Total != 0 {
+		n += 1 + 8
+	}
+	if m.HasTotal {
+		n += 1 + 1
+	}
+	if m.Reserved != 0 {
+		n += 1 + 8
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *BatchSharedInstance) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Hosts {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	if m.Total != 0 {
+		b = wire.AppendTag(b, 2, wire.Fixed64Type)
+		b = wire.AppendDouble(b, m.Total)
+	}
+	if m.HasTotal {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.HasTotal))
+	}
+	if m.Reserved != 0 {
+		b = wire.AppendTag(b, 4, wire.Fixed64Type)
+		b = wire.AppendDouble(b, m.Reserved)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *BatchSharedInstance) UnmarshalWire(b []byte) error {
+	*m = BatchSharedInstance{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("BatchSharedInstance", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("BatchSharedInstance", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedInstance", 1, off, n)
+			}
+			m.Hosts = append(m.Hosts, string(v))
+			off += n
+		case 2:
+			if typ != wire.Fixed64Type {
+				return wire.TypeError("BatchSharedInstance", 2, start, typ)
+			}
+			x, n := wire.ConsumeDouble(b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedInstance", 2, off, n)
+			}
+			m.Total = x
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("BatchSharedInstance", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedInstance", 3, off, n)
+			}
+			m.HasTotal = wire.Bool(x)
+			off += n
+		case 4:
+			if typ != wire.Fixed64Type {
+				return wire.TypeError("BatchSharedInstance", 4, start, typ)
+			}
+			x, n := wire.ConsumeDouble(b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedInstance", 4, off, n)
+			}
+			m.Reserved = x
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedInstance", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *BatchSharedResource) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Name != "" {
+		n += 1 + wire.SizeBytes(len(m.Name))
+	}
+	for _, x := range m.Instances {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *BatchSharedResource) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Name != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Name)
+	}
+	for _, x := range m.Instances {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *BatchSharedResource) UnmarshalWire(b []byte) error {
+	*m = BatchSharedResource{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("BatchSharedResource", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("BatchSharedResource", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedResource", 1, off, n)
+			}
+			m.Name = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("BatchSharedResource", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedResource", 2, off, n)
+			}
+			x := new(BatchSharedInstance)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("BatchSharedResource", 2, off, err)
+			}
+			m.Instances = append(m.Instances, x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("BatchSharedResource", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SharedResourcesReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Resources {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	for _, x := range m.NotFound {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SharedResourcesReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Resources {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	for _, x := range m.NotFound {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SharedResourcesReply) UnmarshalWire(b []byte) error {
+	*m = SharedResourcesReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SharedResourcesReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SharedResourcesReply", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SharedResourcesReply", 1, off, n)
+			}
+			x := new(BatchSharedResource)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SharedResourcesReply", 1, off, err)
+			}
+			m.Resources = append(m.Resources, x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SharedResourcesReply", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SharedResourcesReply", 2, off, n)
+			}
+			m.NotFound = append(m.NotFound, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SharedResourcesReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}

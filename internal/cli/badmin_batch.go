@@ -16,8 +16,8 @@ func init() {
 		&Subcommand{Name: "qclose", Usage: "qclose [queue_name ... | all]", Summary: "Close queues", Run: badminQueue(api.AdminQClose, "closed")},
 		&Subcommand{Name: "qact", Usage: "qact [queue_name ... | all]", Summary: "Activate queues", Run: badminQueue(api.AdminQAct, "activated")},
 		&Subcommand{Name: "qinact", Usage: "qinact [queue_name ... | all]", Summary: "Inactivate queues", Run: badminQueue(api.AdminQInact, "inactivated")},
-		&Subcommand{Name: "hopen", Usage: "hopen [host_name ... | host_group ... | all]", Summary: "Open hosts", Run: badminHost(api.AdminHOpen, "Opening")},
-		&Subcommand{Name: "hclose", Usage: "hclose [-C comment] [host_name ... | host_group ... | all]", Summary: "Close hosts", Run: badminHost(api.AdminHClose, "Closing")},
+		&Subcommand{Name: "hopen", Usage: "hopen [host_name ... | host_group ... | all]", Summary: "Open hosts", Run: badminHost(api.AdminHOpen, "Open")},
+		&Subcommand{Name: "hclose", Usage: "hclose [-C comment] [host_name ... | host_group ... | all]", Summary: "Close hosts", Run: badminHost(api.AdminHClose, "Close")},
 		&Subcommand{Name: "reconfig", Usage: "reconfig [-v] [-f]", Summary: "Reconfigure the batch system", Run: badminReconfig(api.AdminReconfig, "Reconfiguration initiated")},
 		&Subcommand{Name: "mbdrestart", Usage: "mbdrestart [-v] [-f]", Summary: "Restart mbatchd", Run: badminReconfig(api.AdminMbdRestart, "MBD restart initiated")},
 	)
@@ -74,11 +74,11 @@ func badminHost(op api.AdminOp, verb string) SubcommandFunc {
 		status := 0
 		for _, r := range reply.Results {
 			if r.Status != nil && r.Status.Code != 0 {
-				fmt.Fprintf(env.Stdout, "%s host <%s> ...... %s\n", verb, r.Target, r.Status.Message)
+				fmt.Fprintf(env.Stderr, "%s <%s> ...... Host control failed: %s\n", verb, r.Target, r.Status.Message)
 				status = ExitUsage
 				continue
 			}
-			fmt.Fprintf(env.Stdout, "%s host <%s> ...... done\n", verb, r.Target)
+			fmt.Fprintf(env.Stderr, "%s <%s> ...... done\n", verb, r.Target)
 		}
 		return status
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|R:")
+var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|R:|s")
 
 func init() {
 	Register(&Command{Name: "bhosts", Summary: "display information about batch hosts", Run: runBhosts})
@@ -17,6 +17,7 @@ func init() {
 
 func bhostsUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bhosts [-h] [-V] [-w | -l] [-X] [-noheader] [-R "res_req"] [host_name | host_group ...]`)
+	fmt.Fprintln(env.Stderr, `       bhosts [-h] [-V] -s [resource_name ...]`)
 }
 
 func runBhosts(ctx context.Context, env *Env, args []string) int {
@@ -33,9 +34,12 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return runVersion(ctx, env, nil)
 	}
-	if res.Has("l") && res.Has("w") {
+	if res.Has("l") && res.Has("w") || res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R")) {
 		bhostsUsage(env)
 		return ExitUsage
+	}
+	if res.Has("s") {
+		return bhostsShared(ctx, env, res.Operands)
 	}
 	req := &api.HostsRequest{Hosts: res.Operands}
 	req.ResReq, _ = res.Last("R")
@@ -72,4 +76,34 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	return rc
+}
+
+// bhostsShared is bhosts -s: the shared numeric resources, their values
+// and reservations, per instance.
+func bhostsShared(ctx context.Context, env *Env, names []string) int {
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return ExitUsage
+	}
+	defer c.Close()
+	var reply api.SharedResourcesReply
+	if err := c.Call(ctx, "MBatchd.SharedResources", &api.SharedResourcesRequest{Names: names}, &reply); err != nil {
+		batchError(env, err)
+		return ExitUsage
+	}
+	for _, n := range reply.NotFound {
+		env.Errorf("%s: Bad resource name specified", n)
+	}
+	if len(reply.NotFound) > 0 {
+		return ExitUsage
+	}
+	if len(reply.Resources) == 0 {
+		env.Errorf("No resource is defined")
+		return ExitUsage
+	}
+	if err := output.WriteSharedResources(env.Stdout, reply.Resources); err != nil {
+		env.Errorf("bhosts: %v", err)
+		return ExitUsage
+	}
+	return 0
 }

@@ -157,35 +157,47 @@ var (
 
 // scriptMask prints FILE (stdout: the last command's output) with dates
 // replaced by DATE and $WORK by $WORK; with -n, also every number in the
-// lines matching each following regular expression by N; with -u, lines
+// lines matching each following regular expression by N; with -d, the
+// lines matching the regular expression are left out; with -u, lines
 // wrapped as bjobs -l and bhist -l wrap them (continuations indented by 21
 // blanks) joined first.
 //
-//	mask [-u] [-n REGEXP]... FILE
+//	mask [-u] [-n REGEXP]... [-d REGEXP]... FILE
 func scriptMask(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: mask [-u] [-n REGEXP]... FILE")
+		ts.Fatalf("usage: mask [-u] [-n REGEXP]... [-d REGEXP]... FILE")
 	}
 	var numLines []*regexp.Regexp
 	unwrap := false
 	if len(args) > 1 && args[0] == "-u" {
 		unwrap, args = true, args[1:]
 	}
-	for len(args) > 2 && args[0] == "-n" {
+	var drop []*regexp.Regexp
+	for len(args) > 2 && (args[0] == "-n" || args[0] == "-d") {
 		re, err := regexp.Compile(args[1])
 		ts.Check(err)
-		numLines = append(numLines, re)
+		if args[0] == "-n" {
+			numLines = append(numLines, re)
+		} else {
+			drop = append(drop, re)
+		}
 		args = args[2:]
 	}
 	if len(args) != 1 {
-		ts.Fatalf("usage: mask [-u] [-n REGEXP]... FILE")
+		ts.Fatalf("usage: mask [-u] [-n REGEXP]... [-d REGEXP]... FILE")
 	}
 	text := ts.ReadFile(args[0])
 	if unwrap {
 		text = unwrapLines(text)
 	}
 	var b strings.Builder
+lines:
 	for _, line := range strings.SplitAfter(text, "\n") {
+		for _, re := range drop {
+			if re.MatchString(line) {
+				continue lines
+			}
+		}
 		line = maskDateRE.ReplaceAllString(line, "DATE")
 		line = strings.ReplaceAll(line, ts.Getenv("WORK"), "$WORK")
 		for _, re := range numLines {

@@ -3,6 +3,8 @@ package mbd
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +14,9 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/lsberr"
+	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/version"
 )
 
@@ -246,6 +250,12 @@ func (s *Server) hostsInfo(ctx context.Context, id auth.Identity, req *api.Hosts
 			for _, t := range h.Cfg.Thresholds {
 				hi.Thresholds = append(hi.Thresholds, threshold(t))
 			}
+			rsv := s.hostReservation(h.Name)
+			if rsv != nil {
+				hi.Rsv = int32(rsv.Slots)
+				hi.NJobs += hi.Rsv
+			}
+			hi.Load = hostLoadRows(cfg.ResourceTable(), h.Values, rsv)
 			reply.Hosts = append(reply.Hosts, hi)
 		}
 	})
@@ -531,4 +541,41 @@ func sortStrings(a []string) {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
+}
+
+// builtinLoad are the load indices bhosts -l shows, in LSF's order.
+var builtinLoad = []string{"r15s", "r1m", "r15m", "ut", "pg", "io", "ls", "it", "tmp", "swp", "mem"}
+
+// hostLoadRows is bhosts -l's CURRENT LOAD USED FOR SCHEDULING: the built-in
+// indices and the host's dynamic external ones, each with what is reserved
+// on it (rsv) and the total the scheduler sees: the load plus the reserved
+// amount for an increasing index, minus it for a decreasing one.
+func hostLoadRows(tab *resreq.Table, vals *resreq.Host, rsv *sched.HostReservation) []*api.LoadValue {
+	reserved := map[string]float64{}
+	if rsv != nil {
+		for _, r := range rsv.Resources {
+			reserved[r.Index] += r.Amount
+		}
+	}
+	names := append([]string(nil), builtinLoad...)
+	for i := 0; i < tab.Len(); i++ {
+		d := tab.Def(i)
+		if d.Interval > 0 && d.Type == resreq.Numeric && !slices.Contains(builtinLoad, d.Name) && vals != nil && i < len(vals.Num) && !math.IsNaN(vals.Num[i]) {
+			names = append(names, d.Name)
+		}
+	}
+	var out []*api.LoadValue
+	for _, n := range names {
+		lv := &api.LoadValue{Index: n, Reserved: reserved[n]}
+		if i, ok := tab.Index(n); ok && vals != nil && i < len(vals.Num) && !math.IsNaN(vals.Num[i]) {
+			lv.HasValue = true
+			if tab.Def(i).Increasing {
+				lv.Total = vals.Num[i] + lv.Reserved
+			} else {
+				lv.Total = vals.Num[i] - lv.Reserved
+			}
+		}
+		out = append(out, lv)
+	}
+	return out
 }

@@ -12,6 +12,7 @@ func (s *Server) register() {
 	rpc.HandleStream(r, "MBatchd.WaitJob", s.waitJob)
 	rpc.HandleUnary(r, "MBatchd.Queues", s.queues)
 	rpc.HandleUnary(r, "MBatchd.Hosts", s.hostsInfo)
+	rpc.HandleUnary(r, "MBatchd.SharedResources", s.sharedResources)
 	rpc.HandleUnary(r, "MBatchd.Users", s.users)
 	rpc.HandleUnary(r, "MBatchd.Groups", s.groups)
 	rpc.HandleUnary(r, "MBatchd.Params", s.params)

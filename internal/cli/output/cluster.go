@@ -302,8 +302,10 @@ func shortHostStatus(s string) string {
 	return s
 }
 
-// WriteHostsLong writes bhosts -l: per host its STATUS line, the current
-// load (Total and Reserved) and the thresholds used for scheduling.
+// WriteHostsLong writes bhosts -l as OpenLava's bhosts does: per host its
+// STATUS line, the current load the scheduler uses (Total and Reserved
+// rows, omitted for an unavailable or unreachable host) and the thresholds
+// used for scheduling.
 func WriteHostsLong(w io.Writer, hs []*api.HostInfo, o *Options) error {
 	var b strings.Builder
 	for _, h := range hs {
@@ -314,41 +316,120 @@ func WriteHostsLong(w io.Writer, hs []*api.HostInfo, o *Options) error {
 		b.WriteString("STATUS           CPUF  JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV DISPATCH_WINDOW\n")
 		win := h.DispatchWindow
 		if win == "" {
-			win = "-"
+			win = "     -"
 		}
-		fmt.Fprintf(&b, "%-14s %6.2f %5s %6s %6d %6d %6d %6d %6d %s\n", h.Status, h.CPUF, limit(h.JLU), limit(h.Max),
+		fmt.Fprintf(&b, "%-14s %6.2f %5s %6s %6d %6d %6d %6d %6d %s\n\n", h.Status, h.CPUF, limit(h.JLU), limit(h.Max),
 			h.NJobs, h.Run, h.SSusp, h.USusp, h.Rsv, win)
 		if h.Comment != "" {
-			fmt.Fprintf(&b, " ADMIN ACTION COMMENT: \"%s\"\n", h.Comment)
+			fmt.Fprintf(&b, " ADMIN ACTION COMMENT: \"%s\"\n\n", h.Comment)
 		}
-		if len(h.Load) > 0 {
-			b.WriteString("\n CURRENT LOAD USED FOR SCHEDULING:\n")
-			var names, total, rsv strings.Builder
-			names.WriteString("          ")
-			total.WriteString(" Total   ")
-			rsv.WriteString(" Reserved")
-			for _, l := range h.Load {
-				if l == nil {
-					continue
-				}
-				wd := max(len(l.Index), 6)
-				fmt.Fprintf(&names, " %*s", wd, l.Index)
-				if l.HasValue {
-					fmt.Fprintf(&total, " %*s", wd, loadValue(l.Index, l.Total))
-					fmt.Fprintf(&rsv, " %*s", wd, loadValue(l.Index, l.Reserved))
-				} else {
-					fmt.Fprintf(&total, " %*s", wd, "-")
-					fmt.Fprintf(&rsv, " %*s", wd, "-")
-				}
-			}
-			b.WriteString(names.String() + "\n" + total.String() + "\n" + rsv.String() + "\n")
+		if len(h.Load) > 0 && h.Status != "unavail" && h.Status != "unreach" {
+			b.WriteString(" CURRENT LOAD USED FOR SCHEDULING:\n")
+			writeLoadRows(&b, h.Load)
+			b.WriteByte('\n')
 		}
-		b.WriteString("\n LOAD THRESHOLD USED FOR SCHEDULING:\n")
+		b.WriteString(" LOAD THRESHOLD USED FOR SCHEDULING:\n")
 		b.WriteString(thresholdTable(h.Thresholds))
-		b.WriteByte('\n')
+		b.WriteString("\n\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// loadFmt is how bhosts -l prints a load index (OpenLava bhosts.c fmt1):
+// the column width, the printf format of the value, the width the value
+// may take before a large memory value is shown in G, and the scale.
+type loadFmt struct {
+	width   int
+	verb    string // e.g. "%.1f"
+	dispLen int
+	scale   float64
+	suffix  string
+}
+
+var loadFmts = map[string]loadFmt{
+	"r15s": {6, "%.1f", 6, 1, ""}, "r1m": {6, "%.1f", 6, 1, ""}, "r15m": {6, "%.1f", 6, 1, ""},
+	"ut": {6, "%.0f", 6, 100, "%"}, "pg": {6, "%.1f", 6, 1, ""}, "io": {6, "%.0f", 4, 1, ""},
+	"ls": {5, "%.0f", 3, 1, ""}, "it": {6, "%.0f", 5, 1, ""},
+	"tmp": {6, "%.0f", 5, 1, "M"}, "swp": {6, "%.0f", 5, 1, "M"}, "mem": {6, "%.0f", 5, 1, "M"},
+}
+
+// defaultLoadFmt is the format of an external load index.
+var defaultLoadFmt = loadFmt{7, "%.1f", 7, 1, ""}
+
+func loadFmtOf(index string) loadFmt {
+	if f, ok := loadFmts[index]; ok {
+		return f
+	}
+	return defaultLoadFmt
+}
+
+// loadCellText is a load value as bhosts -l shows it, before padding.
+func loadCellText(index string, v float64) string {
+	f := loadFmtOf(index)
+	s := fmt.Sprintf(f.verb, v*f.scale) + f.suffix
+	if len(s) > f.dispLen && v > 1024 && f.suffix == "M" {
+		s = fmt.Sprintf(f.verb, v/1024) + "G"
+	}
+	return s
+}
+
+// writeLoadRows writes the index names and the Total and Reserved rows,
+// in chunks that fit 80 columns (OpenLava's getDispLastItem), each chunk
+// followed by a blank line.
+func writeLoadRows(b *strings.Builder, load []*api.LoadValue) {
+	var ls []*api.LoadValue
+	for _, l := range load {
+		if l != nil {
+			ls = append(ls, l)
+		}
+	}
+	cell := func(l *api.LoadValue, text string) string {
+		f := loadFmtOf(l.Index)
+		if _, builtin := loadFmts[l.Index]; !builtin && len(l.Index) >= 7 {
+			return fmt.Sprintf(" %*s", len(l.Index), text)
+		}
+		return fmt.Sprintf("%*s", f.width, text)
+	}
+	for start := 0; start < len(ls); {
+		end, width := start, 11
+		for end < len(ls) {
+			fw := len(ls[end].Index) + 1
+			if len(ls[end].Index) < 7 {
+				fw = loadFmtOf(ls[end].Index).dispLen
+			}
+			if width+fw >= 80 {
+				break
+			}
+			width += fw
+			end++
+		}
+		if end == start {
+			end = start + 1
+		}
+		b.WriteString("            ")
+		for _, l := range ls[start:end] {
+			b.WriteString(cell(l, l.Index))
+		}
+		b.WriteString("\n Total      ")
+		for _, l := range ls[start:end] {
+			t := "-"
+			if l.HasValue {
+				t = loadCellText(l.Index, l.Total)
+			}
+			b.WriteString(cell(l, t))
+		}
+		b.WriteString("\n Reserved   ")
+		for _, l := range ls[start:end] {
+			t := "-"
+			if l.HasValue {
+				t = loadCellText(l.Index, l.Reserved)
+			}
+			b.WriteString(cell(l, t))
+		}
+		b.WriteString("\n\n")
+		start = end
+	}
 }
 
 // loadValue formats a load index value: memory-like indices in MB with an
@@ -495,6 +576,35 @@ func WriteParamsAll(w io.Writer, ps []*api.KeyValue, o *Options) error {
 	for _, p := range ps {
 		if p != nil {
 			fmt.Fprintf(&b, "    %s = %s\n", p.Key, p.Value)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteSharedResources writes bhosts -s as OpenLava does: a row per
+// instance, its hosts wrapped at 80 columns under the LOCATION column.
+func WriteSharedResources(w io.Writer, rs []*api.BatchSharedResource) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s%10s%15s%15s\n", "RESOURCE", "TOTAL", "RESERVED", "LOCATION")
+	indent := strings.Repeat(" ", 52)
+	for _, r := range rs {
+		for _, in := range r.Instances {
+			total := "-"
+			if in.HasTotal {
+				total = fmt.Sprintf("%.1f", in.Total)
+			}
+			fmt.Fprintf(&b, "%-20s%10s%15s       ", r.Name, total, fmt.Sprintf("%.1f", in.Reserved))
+			pos := 52
+			for _, h := range in.Hosts {
+				pos += len(h) + 1
+				if pos > 80 {
+					b.WriteString("\n" + indent)
+					pos = 52 + len(h) + 1
+				}
+				b.WriteString(h + " ")
+			}
+			b.WriteByte('\n')
 		}
 	}
 	_, err := io.WriteString(w, b.String())
