@@ -178,6 +178,45 @@ func (m *Manager) Create(name string) (*Group, error) {
 	return g, nil
 }
 
+// Make creates group name like Create, in one system call per hierarchy
+// when the parent path exists; existed reports that the group was already
+// there in some hierarchy (it may hold processes: see Empty).
+func (m *Manager) Make(name string) (g *Group, existed bool, err error) {
+	if err := checkName(name); err != nil {
+		return nil, false, err
+	}
+	g = m.Group(name)
+	var errs []error
+	made := 0
+	for _, dir := range g.dirs() {
+		err := os.Mkdir(dir, 0o755)
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrExist):
+			existed = true
+		case errors.Is(err, fs.ErrNotExist):
+			err = m.mkdirAll(dir)
+		}
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			errs = append(errs, err)
+			g.drop(dir)
+			continue
+		}
+		made++
+	}
+	if made == 0 {
+		if len(errs) == 0 {
+			return nil, false, fmt.Errorf("cgroup: no cgroup hierarchy is mounted")
+		}
+		return nil, false, fmt.Errorf("cgroup: creating %s: %w", name, errors.Join(errs...))
+	}
+	if g.procsFile() == "" {
+		g.Remove()
+		return nil, false, fmt.Errorf("cgroup: creating %s: no usable hierarchy", name)
+	}
+	return g, existed, nil
+}
+
 // mkdirAll creates dir and its missing ancestors below the mount point; on
 // pure v2 it enables the memory, pids and cpu controllers in each ancestor
 // it creates, so the job group gets them.
@@ -328,6 +367,22 @@ func (g *Group) ProcsFiles() []string {
 	}
 	return out
 }
+
+// Exists reports whether the group's directory exists in the hierarchy
+// processes are listed from.
+func (g *Group) Exists() bool {
+	d := g.procsDir()
+	if d == "" {
+		return false
+	}
+	_, err := os.Stat(d)
+	return err == nil
+}
+
+// Unified is the group's directory in the unified (v2) hierarchy, ""
+// when it has none; a process can be cloned straight into it
+// (CLONE_INTO_CGROUP).
+func (g *Group) Unified() string { return g.unified }
 
 // Join moves process pid into the group in every hierarchy.
 func (g *Group) Join(pid int) error {
@@ -547,6 +602,40 @@ func (g *Group) Stats() (Stats, error) {
 	return s, nil
 }
 
+// CPU is the CPU time (user and system) used by every process that ever
+// ran in the group: one read of cpuacct.usage, or of cpu.stat on the
+// unified hierarchy. Stats reads much more.
+func (g *Group) CPU() (time.Duration, error) {
+	if d := g.v1[ctlCPUAcct]; d != "" {
+		if v, err := readInt(filepath.Join(d, "cpuacct.usage")); err == nil {
+			return time.Duration(v), nil
+		}
+	}
+	if g.unified != "" {
+		if v, ok, err := readKeyed(filepath.Join(g.unified, "cpu.stat"), "usage_usec"); err == nil && ok {
+			return time.Duration(v) * time.Microsecond, nil
+		}
+	}
+	return 0, fmt.Errorf("cgroup: %s: no CPU accounting", g.name)
+}
+
+// OOMKills is Stats().OOMKills alone: processes the kernel killed for the
+// group's memory limit (-1 without a memory controller).
+func (g *Group) OOMKills() int64 {
+	if d := g.v1[ctlMemory]; d != "" {
+		if v, ok, err := readKeyed(filepath.Join(d, "memory.oom_control"), "oom_kill"); err == nil && ok {
+			return v
+		}
+		return -1
+	}
+	if g.pureV2 && g.unified != "" {
+		if v, ok, err := readKeyed(filepath.Join(g.unified, "memory.events"), "oom_kill"); err == nil && ok {
+			return v
+		}
+	}
+	return -1
+}
+
 // ticks converts USER_HZ clock ticks (100 per second on Linux) to a
 // duration.
 func ticks(n int64) time.Duration { return time.Duration(n) * 10 * time.Millisecond }
@@ -587,10 +676,21 @@ func (g *Group) SetPIDsLimit(n int64) error {
 }
 
 // Remove deletes the group from every hierarchy; it fails while processes
-// remain. Hierarchies where it is already gone are not an error.
+// remain. Hierarchies where it is already gone are not an error. The
+// hierarchy processes are listed from goes last, so a group that Exists
+// is not fully removed.
 func (g *Group) Remove() error {
 	var errs []error
-	for _, d := range g.dirs() {
+	dirs := g.dirs()
+	if p := g.procsDir(); p != "" {
+		for i, d := range dirs {
+			if d == p {
+				dirs = append(append(dirs[:i:i], dirs[i+1:]...), p)
+				break
+			}
+		}
+	}
+	for _, d := range dirs {
 		if err := syscall.Rmdir(d); err != nil && err != syscall.ENOENT {
 			errs = append(errs, fmt.Errorf("cgroup: removing %s: %w", d, err))
 		}

@@ -419,3 +419,67 @@ func TestLiveRemoveParents(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveMake: Make creates a group, says when it was already there (in
+// any hierarchy), and creates missing parents; Exists follows Remove.
+func TestLiveMake(t *testing.T) {
+	m := liveManager(t)
+	g, existed, err := m.Make("job.7")
+	if err != nil || existed {
+		t.Fatalf("Make = %v, existed %v", err, existed)
+	}
+	defer g.Remove()
+	if !g.Exists() {
+		t.Error("Exists after Make = false")
+	}
+	if _, existed, err := m.Make("job.7"); err != nil || !existed {
+		t.Errorf("second Make = %v, existed %v", err, existed)
+	}
+	// Present in one hierarchy only: still "existed".
+	dirs := g.dirs()
+	for _, d := range dirs[1:] {
+		syscall.Rmdir(d)
+	}
+	if _, existed, err := m.Make("job.7"); err != nil || !existed {
+		t.Errorf("Make over a partial group = %v, existed %v", err, existed)
+	}
+	if err := g.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if g.Exists() {
+		t.Error("Exists after Remove = true")
+	}
+	// Under a parent path that does not exist yet.
+	m2 := New(m.h, m.Parent()+"/deeper")
+	g2, existed, err := m2.Make("job.8")
+	if err != nil || existed {
+		t.Fatalf("Make under a new parent = %v, existed %v", err, existed)
+	}
+	g2.Remove()
+	for _, d := range g2.dirs() {
+		syscall.Rmdir(filepath.Dir(d))
+	}
+}
+
+// TestLiveCPUAndOOMKills: the cheap reads agree with Stats.
+func TestLiveCPUAndOOMKills(t *testing.T) {
+	m := liveManager(t)
+	g, err := m.Create("job.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Remove()
+	cmd := startIn(t, g, `i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done`)
+	cmd.Wait()
+	cpu, err := g.CPU()
+	if err != nil {
+		t.Skipf("no CPU accounting: %v", err)
+	}
+	st, _ := g.Stats()
+	if cpu <= 0 || st.User >= 0 && (cpu < (st.User+st.System)/2 || cpu > 2*(st.User+st.System)+100*time.Millisecond) {
+		t.Errorf("CPU = %v, Stats says %v + %v", cpu, st.User, st.System)
+	}
+	if n := g.OOMKills(); n != st.OOMKills {
+		t.Errorf("OOMKills = %d, Stats says %d", n, st.OOMKills)
+	}
+}
