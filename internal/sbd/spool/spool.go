@@ -98,19 +98,30 @@ func (u UserDir) HostFile() string { return filepath.Join(string(u), "hostfile")
 func (u UserDir) Output() string   { return filepath.Join(string(u), "output") }
 func (u UserDir) EexecIn() string  { return filepath.Join(string(u), "eexec.in") }
 
-// WriteFile replaces path with data atomically: a temporary file in the same
-// directory is written, synced and renamed over path.
+// WriteFile replaces path with data atomically and durably: a temporary
+// file in the same directory is written, synced and renamed over path.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, true)
+}
+
+// Replace replaces path with data atomically, without waiting for the disk:
+// readers see the old content or the new, and the new survives the crash
+// of any process, not the loss of the machine.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+func replace(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return fmt.Errorf("spool: writing %s: %w", path, err)
 	}
 	name := tmp.Name()
 	_, err = tmp.Write(data)
-	if err == nil {
+	if err == nil && perm != 0o600 { // CreateTemp's mode
 		err = tmp.Chmod(perm)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
@@ -126,7 +137,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-func write(path string, m wire.Message) error { return WriteFile(path, wire.Marshal(m), 0o600) }
+// The launch and parameters are not synced: after the loss of the machine
+// the job is gone anyway, and a spool file that did not reach the disk
+// reads as missing or damaged (the job is then reported lost).
+func write(path string, m wire.Message) error { return Replace(path, wire.Marshal(m), 0o600) }
 
 func read(path string, m wire.Message) error {
 	b, err := os.ReadFile(path)
@@ -157,8 +171,12 @@ func (d Dir) ReadParams() (*sbdwire.Params, error) {
 	return p, read(d.Params(), p)
 }
 
-// WriteState records the job's state.
-func (d Dir) WriteState(s *api.JobStatusReport) error { return write(d.State(), s) }
+// WriteState records the job's state; a final state durably (it is the
+// job's outcome, reported to mbatchd until acknowledged), the others only
+// atomically.
+func (d Dir) WriteState(s *api.JobStatusReport) error {
+	return replace(d.State(), wire.Marshal(s), 0o600, s.Final)
+}
 
 // ReadState reads the job's state; fs.ErrNotExist when the shepherd never
 // wrote one.
@@ -170,11 +188,47 @@ func (d Dir) ReadState() (*api.JobStatusReport, error) {
 // MarkAcked records that mbatchd acknowledged the job's final report.
 func (d Dir) MarkAcked() error { return WriteFile(d.Acked(), nil, 0o600) }
 
-// IsAcked reports whether MarkAcked was called.
+// IsAcked reports whether MarkAcked was called (by an earlier version:
+// the spool of an acknowledged job is now removed at once, atomically).
 func (d Dir) IsAcked() bool {
 	_, err := os.Stat(d.Acked())
 	return err == nil
 }
 
-// Remove deletes the spool directory.
-func (d Dir) Remove() error { return os.RemoveAll(string(d)) }
+// goneSuffix marks a spool directory being removed (renamed out of the
+// job keys first, so it disappears atomically).
+const goneSuffix = ".gone"
+
+// Remove deletes the spool directory: it leaves the job keys atomically
+// (a rename), then its files are deleted. A directory left behind
+// half-deleted by a crash is not a job; Root.Sweep removes it.
+func (d Dir) Remove() error {
+	gone := string(d) + goneSuffix
+	if err := os.Rename(string(d), gone); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return os.RemoveAll(string(d))
+	}
+	return os.RemoveAll(gone)
+}
+
+// Sweep removes what interrupted Removes left.
+func (r Root) Sweep() error {
+	ents, err := os.ReadDir(string(r))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var errs []error
+	for _, e := range ents {
+		if k, ok := strings.CutSuffix(e.Name(), goneSuffix); ok {
+			if _, _, valid := ParseKey(k); valid {
+				errs = append(errs, os.RemoveAll(filepath.Join(string(r), e.Name())))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -96,3 +96,66 @@ func TestRootAndFiles(t *testing.T) {
 		t.Error("Remove left the job")
 	}
 }
+
+// TestRemoveAndSweep: Remove takes the job out of Keys at once (a rename)
+// and deletes it; a removal a crash interrupted is no job, and Sweep
+// deletes it (only those: other names are left alone).
+func TestRemoveAndSweep(t *testing.T) {
+	r := Root(t.TempDir())
+	d := r.Job("7")
+	if err := d.Remove(); err != nil {
+		t.Errorf("Remove of a missing spool: %v", err)
+	}
+	os.MkdirAll(string(d.User()), 0o700)
+	if err := d.WriteState(&api.JobStatusReport{JobID: 7, Final: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(string(r)); len(ents) != 0 {
+		t.Errorf("after Remove the root holds %v", ents)
+	}
+	// Interrupted removals, and names that are not theirs.
+	for _, n := range []string{"8.gone", "9.2.gone/job", "x.gone", "10"} {
+		os.MkdirAll(filepath.Join(string(r), n), 0o700)
+	}
+	os.WriteFile(filepath.Join(string(r), "8.gone", "state"), nil, 0o600)
+	if keys, _ := r.Keys(); !reflect.DeepEqual(keys, []string{"10"}) {
+		t.Errorf("Keys = %v, want [10]", keys)
+	}
+	if err := r.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	ents, _ := os.ReadDir(string(r))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !reflect.DeepEqual(names, []string{"10", "x.gone"}) {
+		t.Errorf("after Sweep: %v", names)
+	}
+}
+
+// TestWriteStateReplaces: every state replaces the file atomically
+// (readers never see a torn one) and leaves no temporary file.
+func TestWriteStateReplaces(t *testing.T) {
+	d := Root(t.TempDir()).Job("5")
+	os.MkdirAll(string(d), 0o700)
+	for i, final := range []bool{false, false, true} {
+		if err := d.WriteState(&api.JobStatusReport{JobID: 5, Seq: uint64(i + 1), Final: final}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := d.ReadState()
+		if err != nil || st.Seq != uint64(i+1) || st.Final != final {
+			t.Fatalf("state %d read back as %+v, %v", i, st, err)
+		}
+	}
+	if ents, _ := os.ReadDir(string(d)); len(ents) != 1 {
+		t.Errorf("spool holds %d entries, want 1", len(ents))
+	}
+	fi, _ := os.Stat(d.State())
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("state mode %v", fi.Mode())
+	}
+}
