@@ -248,3 +248,10 @@ func (p FS) Alive(pid int, startTime uint64) bool {
 	}
 	return startTime == 0 || s.StartTime == startTime
 }
+
+// Environ reads process pid's initial environment (NUL-separated entries,
+// as /proc/<pid>/environ shows them); readable only for processes of the
+// caller's user, or by root.
+func (p FS) Environ(pid int) ([]byte, error) {
+	return os.ReadFile(filepath.Join(p.root(), strconv.Itoa(pid), "environ"))
+}

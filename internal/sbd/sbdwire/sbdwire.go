@@ -135,3 +135,41 @@ type ExecResult struct {
 	Errno      int32    `wire:"6"`
 	Step       string   `wire:"7"` // what failed: cgroup, cred, dir, stdin, exec...
 }
+
+// Messages between sbatchd and the host's shepherd process (the process
+// that runs every job's shepherd on the host), on the host socket.
+
+// HostHello is the first message of a shepherd host on a new connection.
+type HostHello struct {
+	PID int32 `wire:"1"`
+	// Build identifies the program the host runs (size and modification
+	// time of its executable): sbatchd retires a host running another
+	// build than its own shepherd program.
+	Build string `wire:"2"`
+	Jobs  int32  `wire:"3"` // jobs it serves now
+}
+
+// Host request operations.
+const (
+	HostOpStart = 1 // start the shepherd of the job spooled in SpoolDir
+	// HostOpRetire: accept no more jobs (the host socket is closed at
+	// once) and exit when the last job's shepherd is done.
+	HostOpRetire = 2
+)
+
+// HostRequest is what sbatchd asks of a shepherd host; each is answered by
+// a HostReply of the same Seq.
+type HostRequest struct {
+	Seq      uint64 `wire:"1"`
+	Op       int32  `wire:"2"`
+	SpoolDir string `wire:"3"`
+}
+
+// HostReply answers a HostRequest; Err is empty on success.
+type HostReply struct {
+	Seq uint64 `wire:"1"`
+	PID int32  `wire:"2"` // the host's PID
+	Err string `wire:"3"`
+	// Running: the job already has a live shepherd (its socket is taken).
+	Running bool `wire:"4"`
+}

@@ -1539,3 +1539,296 @@ func (m *ExecResult) UnmarshalWire(b []byte) error {
 	}
 	return nil
 }
+
+// SizeWire returns the encoded size of m.
+func (m *HostHello) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.PID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.PID)))
+	}
+	if m.Build != "" {
+		n += 1 + wire.SizeBytes(len(m.Build))
+	}
+	if m.Jobs != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Jobs)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *HostHello) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.PID != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.PID)))
+	}
+	if m.Build != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Build)
+	}
+	if m.Jobs != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Jobs)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *HostHello) UnmarshalWire(b []byte) error {
+	*m = HostHello{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("HostHello", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostHello", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostHello", 1, off, n)
+			}
+			m.PID = int32(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostHello", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostHello", 2, off, n)
+			}
+			m.Build = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostHello", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostHello", 3, off, n)
+			}
+			m.Jobs = int32(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("HostHello", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *HostRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Seq != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Seq))
+	}
+	if m.Op != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Op)))
+	}
+	if m.SpoolDir != "" {
+		n += 1 + wire.SizeBytes(len(m.SpoolDir))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *HostRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Seq != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Seq))
+	}
+	if m.Op != 0 {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Op)))
+	}
+	if m.SpoolDir != "" {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendString(b, m.SpoolDir)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *HostRequest) UnmarshalWire(b []byte) error {
+	*m = HostRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("HostRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostRequest", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostRequest", 1, off, n)
+			}
+			m.Seq = uint64(x)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostRequest", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostRequest", 2, off, n)
+			}
+			m.Op = int32(x)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostRequest", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostRequest", 3, off, n)
+			}
+			m.SpoolDir = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("HostRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *HostReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Seq != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Seq))
+	}
+	if m.PID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.PID)))
+	}
+	if m.Err != "" {
+		n += 1 + wire.SizeBytes(len(m.Err))
+	}
+	if m.Running {
+		n += 1 + 1
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *HostReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Seq != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Seq))
+	}
+	if m.PID != 0 {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.PID)))
+	}
+	if m.Err != "" {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendString(b, m.Err)
+	}
+	if m.Running {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Running))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *HostReply) UnmarshalWire(b []byte) error {
+	*m = HostReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("HostReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostReply", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostReply", 1, off, n)
+			}
+			m.Seq = uint64(x)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostReply", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostReply", 2, off, n)
+			}
+			m.PID = int32(x)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostReply", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostReply", 3, off, n)
+			}
+			m.Err = string(v)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostReply", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostReply", 4, off, n)
+			}
+			m.Running = wire.Bool(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("HostReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
