@@ -51,6 +51,9 @@ type Config struct {
 	// directory, argv[0] included (default: "basalt", "job-shepherd").
 	ShepherdPath string
 	ShepherdArgv []string
+	// ShepherdIdle is how long the host's shepherd process stays without
+	// jobs and without sbatchd before it exits (default 30s).
+	ShepherdIdle time.Duration
 	// Cgroups enables one cgroup per job (needs root and writable
 	// cgroupfs); without, jobs are tracked by descent from their shepherd.
 	Cgroups bool

@@ -32,8 +32,11 @@ type Daemon struct {
 	cfg  Config
 	root spool.Root
 	cgm  *cgroup.Manager // nil: no cgroups
-	seq  *seqAlloc
-	boot time.Time
+	// hostl reaches the host's shepherd process, which runs every job's
+	// shepherd.
+	hostl *hostLink
+	seq   *seqAlloc
+	boot  time.Time
 	// self is the daemon's own account; a non-root sbatchd runs only its
 	// own user's jobs.
 	self    *shepherd.Account
@@ -72,6 +75,7 @@ func New(cfg Config) (*Daemon, error) {
 		launchCh: make(chan *launchResult), launchSem: make(chan struct{}, maxConcurrentLaunches),
 		done: make(chan struct{}), stop: make(chan struct{}),
 	}
+	d.hostl = newHostLink(&d.cfg)
 	if err := os.MkdirAll(string(d.root), 0o755); err != nil {
 		return nil, fmt.Errorf("sbatchd: %w", err)
 	}
@@ -190,6 +194,7 @@ func (d *Daemon) shutdown() {
 			j.client = nil
 		}
 	}
+	d.hostl.retire()
 	if len(d.jobs) == 0 {
 		// Leave no empty directories behind (they are recreated as needed).
 		if d.userRoot != "" {
@@ -225,6 +230,9 @@ func (d *Daemon) query(ctx context.Context, f func()) bool {
 // the cgroups of jobs whose spool was lost. Live shepherds are
 // reconnected; finished runs wait for mbatchd's acknowledgement.
 func (d *Daemon) recover(ctx context.Context) {
+	if err := d.root.Sweep(); err != nil {
+		d.cfg.Logf("removing the spools of acknowledged jobs: %v", err)
+	}
 	keys, err := d.root.Keys()
 	if err != nil {
 		d.cfg.Logf("reading %s: %v", d.root, err)
@@ -381,13 +389,11 @@ func (d *Daemon) acked(seq uint64) {
 	if j == nil {
 		return
 	}
-	if err := j.dir.MarkAcked(); err != nil && !os.IsNotExist(err) {
-		d.cfg.Logf("job %s: %v", k, err)
-	}
 	d.forget(j)
 }
 
-// forget deletes a job's record once mbatchd has its final report.
+// forget deletes a job's record once mbatchd has its final report (its
+// spool disappears atomically: a restart never reports the run again).
 func (d *Daemon) forget(j *job) {
 	if j.client != nil {
 		j.client.Close()
@@ -395,8 +401,8 @@ func (d *Daemon) forget(j *job) {
 	}
 	j.gen++
 	if d.cgm != nil {
-		g := d.cgm.Group("job." + j.key)
-		if err := g.Remove(); err != nil {
+		// The shepherd removed it, unless it could not.
+		if g := d.cgm.Group("job." + j.key); g.Exists() && g.Remove() != nil {
 			g.Kill()
 			g.WaitEmpty(d.cfg.Clock, time.Second)
 			g.Remove()

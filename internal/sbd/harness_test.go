@@ -49,7 +49,7 @@ func testConfig(stateDir, host, master string) Config {
 	return Config{
 		Host: host, Cluster: "testcl", StateDir: stateDir,
 		Master:       MasterFunc(func(context.Context) (string, error) { return master, nil }),
-		ShepherdPath: os.Args[0], ShepherdArgv: []string{os.Args[0], "job-shepherd"},
+		ShepherdPath: os.Args[0], ShepherdArgv: []string{os.Args[0], "job-shepherd"}, ShepherdIdle: 3 * time.Second,
 		Cgroups:   true,
 		SleepTime: 200 * time.Millisecond, TerminateInterval: 200 * time.Millisecond,
 		SampleInterval: 100 * time.Millisecond, RetryMin: 50 * time.Millisecond, RetryMax: 200 * time.Millisecond,

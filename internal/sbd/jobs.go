@@ -3,9 +3,7 @@ package sbd
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -165,12 +163,12 @@ func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *
 	if err := dir.WriteParams(p); err != nil {
 		return &launchResult{err: err}
 	}
-	pid, err := d.spawnShepherd(dir, p.SocketName)
+	pid, err := d.hostl.start(ctx, string(dir))
 	if err != nil {
 		dir.Remove()
 		return &launchResult{err: &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}}
 	}
-	d.cfg.Logf("job %s: started for user %s, shepherd %d", k, acct.User, pid)
+	d.cfg.Logf("job %s: started for user %s, shepherd host %d", k, acct.User, pid)
 	r := &launchResult{pid: pid}
 	r.client, r.status, r.launch, err = d.dialShepherd(ctx, k)
 	if err != nil {
@@ -210,6 +208,10 @@ func (d *Daemon) launched(ctx context.Context, r *launchResult) {
 	}
 	if r.client != nil {
 		d.attach(ctx, j, r.client, r.status, r.launch)
+	} else {
+		// Ended before it could be reached (its final state is in the
+		// spool), or its host went away.
+		d.shepherdGone(ctx, j)
 	}
 	for _, q := range queued {
 		if !d.shepCommand(j, &q.cmd, q.mbdSeq) && q.mbdSeq != 0 {
@@ -255,32 +257,6 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// spawnShepherd starts a job's shepherd in its own session, with its
-// listening socket on fd 3 (bound here first, so sbatchd can connect at
-// once).
-func (d *Daemon) spawnShepherd(dir spool.Dir, sock string) (int, error) {
-	lst, err := net.Listen("unix", sock)
-	if err != nil {
-		return 0, err
-	}
-	lf, err := lst.(*net.UnixListener).File()
-	lst.Close()
-	if err != nil {
-		return 0, err
-	}
-	defer lf.Close()
-	cmd := exec.Command(d.cfg.ShepherdPath)
-	cmd.Args = append(append([]string(nil), d.cfg.ShepherdArgv...), string(dir))
-	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{lf}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	go cmd.Wait() // reap it if it ends while this sbatchd runs
-	return cmd.Process.Pid, nil
 }
 
 // connect dials a job's shepherd and starts watching it; false when no

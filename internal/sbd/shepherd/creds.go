@@ -58,6 +58,18 @@ func openAs(path string, flags int, perm os.FileMode, c *cred) (*os.File, error)
 	return r.f, r.err
 }
 
+// threadAs gives the calling goroutine's (locked) OS thread the file
+// system identity of uid, gid and groups; restore switches it back.
+func threadAs(uid, gid int, groups []int32) (restore func() error, err error) {
+	orig, err := getgroups()
+	if err != nil {
+		return func() error { return nil }, err
+	}
+	euid, egid := os.Geteuid(), os.Getegid()
+	restore = func() error { return setThreadCred(euid, egid, orig) }
+	return restore, setThreadCred(uid, gid, groups)
+}
+
 func getgroups() ([]int32, error) {
 	gs, err := syscall.Getgroups()
 	if err != nil {

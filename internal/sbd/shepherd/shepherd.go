@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,9 +48,13 @@ type Config struct {
 	Dir      spool.Dir
 	Listener net.Listener
 	Clock    clock.Clock
-	// Log receives the shepherd's diagnostics; the exec helper's standard
-	// error is LogFile.
+	// LogFile receives the shepherd's diagnostics and is the exec
+	// helper's standard error; nil: the host's log, and the spool's
+	// shepherd.log for the helpers (opened when one is first started).
 	LogFile *os.File
+	// Host is the process's shared part (reaper, cgroup mounts); nil makes
+	// one for this job alone.
+	Host *Host
 }
 
 // Shepherd runs one job; see the package documentation.
@@ -60,9 +65,14 @@ type Shepherd struct {
 	p       *sbdwire.Params
 	clk     clock.Clock
 	logFile *os.File
+	ownLog  bool // logFile was opened for the helpers (closed at the end)
 	log     *log.Logger
 	devnull *os.File
 	lst     net.Listener
+	host    *Host
+	// direct: the job runs its job file directly (forked by the shepherd,
+	// released at the gate), not through the exec helper.
+	direct bool
 
 	cg   *cgroup.Group
 	proc procfs.FS
@@ -108,6 +118,8 @@ type Shepherd struct {
 	postRan  bool
 	postFail bool
 	reported bool
+	// finalSent: the final state went to a connected sbatchd.
+	finalSent bool
 
 	conns    map[*sconn]bool
 	exits    chan exitEvent
@@ -115,10 +127,12 @@ type Shepherd struct {
 	cmds     chan cmdEvent
 	newConns chan net.Conn
 	gone     chan *sconn
-	reapWake chan struct{}
 	reports  chan error
 	xfers    chan []string
 	xferNext func()
+	// finished is closed when Run returns: goroutines stop handing it
+	// events.
+	finished chan struct{}
 }
 
 type termination struct {
@@ -143,14 +157,18 @@ type cmdEvent struct {
 	cmd  *sbdwire.Command
 }
 
-// Main is the job-shepherd command: "-exec" runs the exec helper, a spool
-// directory runs the shepherd of that job with its socket on fd 3.
+// Main is the job-shepherd command: "-exec" runs the exec helper, "-host
+// STATEDIR" the host's shepherd service (HostMain), a spool directory the
+// shepherd of that one job with its socket on fd 3.
 func Main(args []string) int {
 	if len(args) == 1 && args[0] == "-exec" {
 		return ExecMain()
 	}
+	if len(args) > 0 && args[0] == "-host" {
+		return HostMain(args[1:])
+	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(os.Stderr, "usage: basalt job-shepherd SPOOLDIR | -exec")
+		fmt.Fprintln(os.Stderr, "usage: basalt job-shepherd SPOOLDIR | -host STATEDIR [-idle DURATION] | -exec")
 		return 2
 	}
 	dir := spool.Dir(args[0])
@@ -166,7 +184,13 @@ func Main(args []string) int {
 		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
 		return 1
 	}
-	s, err := New(Config{Dir: dir, Listener: lst, Clock: clock.Real(), LogFile: logFile})
+	h, err := NewHost(clock.Real(), logFile)
+	if err != nil {
+		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
+		return 1
+	}
+	h.single = true
+	s, err := New(Config{Dir: dir, Listener: lst, Clock: clock.Real(), LogFile: logFile, Host: h})
 	if err != nil {
 		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
 		return 1
@@ -191,17 +215,23 @@ func New(cfg Config) (*Shepherd, error) {
 	if l.Spec == nil {
 		l.Spec = &api.JobSpec{}
 	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return nil, err
+	h := cfg.Host
+	if h == nil {
+		if h, err = NewHost(cfg.Clock, cfg.LogFile); err != nil {
+			return nil, err
+		}
+		h.single = true
 	}
 	s := &Shepherd{
-		dir: cfg.Dir, l: l, p: p, clk: cfg.Clock, logFile: cfg.LogFile, devnull: devnull, lst: cfg.Listener,
-		log:      log.New(cfg.LogFile, "", 0),
+		dir: cfg.Dir, l: l, p: p, clk: cfg.Clock, logFile: cfg.LogFile, devnull: h.devnull, lst: cfg.Listener, host: h,
+		log:      h.log,
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
-		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4), reapWake: make(chan struct{}, 1),
-		reports: make(chan error, 1), xfers: make(chan []string, 1),
+		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4),
+		reports: make(chan error, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
+	}
+	if cfg.LogFile != nil {
+		s.log = log.New(cfg.LogFile, "", 0)
 	}
 	s.udir = cfg.Dir.User()
 	if p.UserDir != "" {
@@ -233,19 +263,32 @@ func timerC(t clock.Timer) <-chan time.Time {
 func (s *Shepherd) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Orphans of the job become the shepherd's children.
-	if err := prctl(pr_SET_CHILD_SUBREAPER, 1); err != nil {
-		s.logf("cannot become subreaper: %v", err)
-	}
-	go s.reap(ctx)
+	defer close(s.finished)
+	// Orphans of the job become the process's children.
+	s.host.startReaper(ctx)
 	go s.accept(ctx)
 	s.begin()
-	for !s.done {
+	var linger clock.Timer
+	for {
+		if s.done {
+			// The final state goes to sbatchd before the socket closes: a
+			// job that ends before sbatchd's connection was accepted waits
+			// for it (a while; sbatchd may be down, and the spool has it).
+			if s.finalSent {
+				break
+			}
+			if linger == nil {
+				linger = s.clk.NewTimer(finalLinger)
+			}
+		}
 		var sampleC <-chan time.Time
 		if s.sampler != nil {
 			sampleC = s.sampler.C()
 		}
 		select {
+		case <-timerC(linger):
+			s.finalSent = true // nobody came
+			continue
 		case e := <-s.exits:
 			s.onExit(e)
 		case r := <-s.results:
@@ -269,14 +312,37 @@ func (s *Shepherd) Run(ctx context.Context) error {
 		case notes := <-s.xfers:
 			s.onXfer(notes)
 		case <-ctx.Done():
+			s.abort()
 			return ctx.Err()
 		}
 	}
-	s.lst.Close()
+	if linger != nil {
+		linger.Stop()
+	}
+	s.abort()
+	return nil
+}
+
+// finalLinger is how long a shepherd whose job is done waits for an
+// sbatchd connection to hand the final state to.
+const finalLinger = 5 * time.Second
+
+// abort closes the shepherd's sockets.
+func (s *Shepherd) abort() {
+	if s.lst != nil {
+		s.lst.Close()
+	}
 	for c := range s.conns {
 		c.c.Close()
+		delete(s.conns, c)
 	}
-	return nil
+}
+
+// close releases the job's files once its shepherd is done.
+func (s *Shepherd) close() {
+	if s.logFile != nil && s.ownLog {
+		s.logFile.Close()
+	}
 }
 
 const pr_SET_CHILD_SUBREAPER = 36
@@ -298,6 +364,9 @@ func (s *Shepherd) accept(ctx context.Context) {
 		}
 		select {
 		case s.newConns <- c:
+		case <-s.finished:
+			c.Close()
+			return
 		case <-ctx.Done():
 			c.Close()
 			return
@@ -316,12 +385,18 @@ func (s *Shepherd) onConn(c net.Conn) {
 	if !s.send(sc, frameStatus, &s.st) || !s.send(sc, frameLaunch, s.l) || !s.send(sc, frameParams, s.p) {
 		return
 	}
+	if s.st.Final {
+		s.finalSent = true
+	}
 	go func() {
 		r := bufio.NewReader(c)
 		for {
 			typ, b, err := readFrame(r)
 			if err != nil {
-				s.gone <- sc
+				select {
+				case s.gone <- sc:
+				case <-s.finished:
+				}
 				return
 			}
 			if typ != frameCommand {
@@ -331,7 +406,11 @@ func (s *Shepherd) onConn(c net.Conn) {
 			if cmd.UnmarshalWire(b) != nil {
 				continue
 			}
-			s.cmds <- cmdEvent{from: sc, cmd: cmd}
+			select {
+			case s.cmds <- cmdEvent{from: sc, cmd: cmd}:
+			case <-s.finished:
+				return
+			}
 		}
 	}()
 }
@@ -369,7 +448,9 @@ func (s *Shepherd) update() {
 		s.logf("%v", err)
 	}
 	for c := range s.conns {
-		s.send(c, frameStatus, &s.st)
+		if s.send(c, frameStatus, &s.st) && s.st.Final {
+			s.finalSent = true
+		}
 	}
 }
 
@@ -380,6 +461,7 @@ func (s *Shepherd) update() {
 func (s *Shepherd) begin() {
 	s.logf("starting (run %d) for user %s", s.l.RunCount, s.p.User)
 	s.files = jobenv.Files{JobFile: s.udir.JobFile(), HostFile: s.udir.HostFile()}
+	s.direct = s.canStartDirect()
 	if s.l.Spec.FromScript {
 		s.files.Script = s.udir.Script()
 	}
@@ -389,19 +471,18 @@ func (s *Shepherd) begin() {
 		return
 	}
 	if s.p.CgroupParent != "" {
-		h, err := cgroup.Detect()
+		m, err := s.host.cgroups(s.p.CgroupParent)
 		if err == nil {
-			var g *cgroup.Group
-			m := cgroup.New(h, s.p.CgroupParent)
-			if g, err = m.Open(s.p.CgroupName); err == nil {
+			g, existed, merr := m.Make(s.p.CgroupName)
+			if err = merr; err == nil && existed {
 				// A group of that name with processes is another job's
 				// (a cluster of the same name and hosts): never share it.
 				if empty, eerr := g.Empty(); eerr != nil || !empty {
 					err = fmt.Errorf("cgroup %s/%s already holds processes", s.p.CgroupParent, s.p.CgroupName)
 					g = nil
+				} else if n := g.OOMKills(); n > 0 {
+					s.oomBase = n
 				}
-			} else {
-				g, err = m.Create(s.p.CgroupName)
 			}
 			s.cg = g
 		}
@@ -410,11 +491,6 @@ func (s *Shepherd) begin() {
 		} else if s.p.MemLimitEnforce && s.l.Limits != nil && s.l.Limits.Mem > 0 {
 			if err := s.cg.SetMemoryLimit(s.l.Limits.Mem * 1024); err != nil {
 				s.logf("memory limit: %v", err)
-			}
-		}
-		if s.cg != nil {
-			if st, err := s.cg.Stats(); err == nil && st.OOMKills > 0 {
-				s.oomBase = st.OOMKills
 			}
 		}
 	}
@@ -452,7 +528,11 @@ func (s *Shepherd) prepareFiles() error {
 			return err
 		}
 	}
-	if err := write(s.files.JobFile, jobenv.JobFile(s.l, s.files), 0o700); err != nil {
+	jobFile := jobenv.JobFile(s.l, s.files)
+	if s.direct {
+		jobFile = jobenv.GatedJobFile(s.l, s.files, s.umask())
+	}
+	if err := write(s.files.JobFile, jobFile, 0o700); err != nil {
 		return err
 	}
 	if err := write(s.files.HostFile, jobenv.HostFile(s.l.ExecHosts), 0o600); err != nil {
@@ -473,11 +553,16 @@ func (s *Shepherd) prepareFiles() error {
 // environment.
 func (s *Shepherd) baseSpec(argv []string, env []string) *sbdwire.ExecSpec {
 	spec := &sbdwire.ExecSpec{Argv: argv, Env: env, SetCred: s.p.SetCred, UID: s.p.UID, GID: s.p.GID, Groups: s.p.Groups}
-	spec.SetMask, spec.Umask = true, s.l.Spec.Umask
-	if spec.Umask == 0 {
-		spec.Umask = 0o022
-	}
+	spec.SetMask, spec.Umask = true, s.umask()
 	return spec
+}
+
+// umask is the job's umask: bsub's, 022 when it recorded none.
+func (s *Shepherd) umask() uint32 {
+	if s.l.Spec.Umask == 0 {
+		return 0o022
+	}
+	return s.l.Spec.Umask
 }
 
 func (s *Shepherd) inCgroup(spec *sbdwire.ExecSpec) *sbdwire.ExecSpec {
@@ -623,6 +708,10 @@ func (s *Shepherd) startJobNow() {
 	spec.SetJobPID = true
 	if s.l.Queue != nil {
 		spec.Nice = s.l.Queue.Nice
+	}
+	if s.direct {
+		s.startDirect(spec)
+		return
 	}
 	if e := s.eexec(); e != "" {
 		spec.Eexec = e
@@ -868,6 +957,9 @@ func setupNote(res *sbdwire.ExecResult) string {
 // means the job holds nothing any more.
 func (s *Shepherd) killLeftovers() {
 	if s.cg != nil {
+		if empty, err := s.cg.Empty(); err == nil && empty {
+			return
+		}
 		if err := s.cg.Kill(); err != nil {
 			s.logf("killing the job's cgroup: %v", err)
 		}
@@ -908,8 +1000,8 @@ func (s *Shepherd) jobEnded(ws syscall.WaitStatus, ru syscall.Rusage) {
 	// one, the job process's rusage covers the children it waited for.
 	cpuRU := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 	if s.cg != nil {
-		if st, err := s.cg.Stats(); err == nil && st.User >= 0 {
-			s.cpu = max(s.cpu, (st.User + st.System).Seconds())
+		if cpu, err := s.cg.CPU(); err == nil {
+			s.cpu = max(s.cpu, cpu.Seconds())
 		}
 	}
 	s.cpu = max(s.cpu, cpuRU)
@@ -922,7 +1014,7 @@ func (s *Shepherd) jobEnded(ws syscall.WaitStatus, ru syscall.Rusage) {
 		termReason, requeue = s.term.reason, s.term.requeue
 	}
 	if termReason == "" && s.cg != nil {
-		if st, err := s.cg.Stats(); err == nil && st.OOMKills > s.oomBase {
+		if n := s.cg.OOMKills(); n > s.oomBase {
 			termReason = "TERM_MEMLIMIT"
 		}
 	}
@@ -1167,8 +1259,10 @@ func (s *Shepherd) finalize() {
 	}
 	s.st.Final = true
 	if s.cg != nil {
-		s.cg.Kill()
-		s.cg.WaitEmpty(s.clk, 2*time.Second)
+		if empty, err := s.cg.Empty(); err != nil || !empty {
+			s.cg.Kill()
+			s.cg.WaitEmpty(s.clk, 2*time.Second)
+		}
 		if err := s.cg.Remove(); err != nil {
 			s.logf("cgroup left for sbatchd to remove: %v", err)
 		}
@@ -1408,9 +1502,10 @@ func joinInts(v []int) string {
 	return strings.Join(parts, " ")
 }
 
-// jobPIDs are the job's processes: its cgroup's, or, without one, every
-// descendant of the shepherd that is not one of its own helpers (job
-// control commands, eexec, the report writer).
+// jobPIDs are the job's processes: its cgroup's, or, without one, the
+// processes the shepherd started for the job (not its job control commands
+// or eexec END) and their descendants, and the job's orphans the process
+// has inherited as their subreaper.
 func (s *Shepherd) jobPIDs() []int {
 	if s.cg != nil {
 		pids, err := s.cg.PIDs()
@@ -1423,21 +1518,24 @@ func (s *Shepherd) jobPIDs() []int {
 	if err != nil {
 		return nil
 	}
-	exclude := map[int]bool{}
-	for pid, c := range s.children {
-		if c.kind == kindControl || c.kind == kindEexecEnd {
-			exclude[pid] = true
-			for _, d := range tab.Descendants(pid) {
-				exclude[d] = true
+	seen := map[int]bool{}
+	var out []int
+	add := func(pids ...int) {
+		for _, pid := range pids {
+			if st, ok := tab[pid]; ok && !seen[pid] && st.State != 'Z' {
+				seen[pid] = true
+				out = append(out, pid)
 			}
 		}
 	}
-	var out []int
-	for _, pid := range tab.Descendants(os.Getpid()) {
-		if !exclude[pid] && tab[pid].State != 'Z' {
-			out = append(out, pid)
+	for pid, c := range s.children {
+		if c.kind != kindControl && c.kind != kindEexecEnd {
+			add(pid)
+			add(tab.Descendants(pid)...)
 		}
 	}
+	add(s.host.orphans(tab, s.l.JobID, s.l.Index)...)
+	sort.Ints(out)
 	return out
 }
 
@@ -1496,8 +1594,8 @@ func (s *Shepherd) sample() {
 	}
 	cpu := float64(u.UTicks+u.STicks) / procfs.TicksPerSecond
 	if s.cg != nil {
-		if st, err := s.cg.Stats(); err == nil && st.User >= 0 {
-			cpu = (st.User + st.System).Seconds()
+		if c, err := s.cg.CPU(); err == nil {
+			cpu = c.Seconds()
 		}
 	}
 	s.cpu = max(s.cpu, cpu)

@@ -1,7 +1,6 @@
 package shepherd
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"syscall"
@@ -51,7 +50,8 @@ type resultEvent struct {
 }
 
 // spawn starts the exec helper with spec; stdin, when not nil, becomes the
-// helper's standard input. The helper's own diagnostics go to the log.
+// helper's standard input. The helper's own diagnostics go to LogFile, or
+// the spool's shepherd.log.
 func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File) (*child, error) {
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -72,10 +72,21 @@ func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File)
 	if path == "" {
 		path = argv[0]
 	}
+	if s.logFile == nil {
+		f, err := os.OpenFile(s.dir.Log(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			specR.Close()
+			specW.Close()
+			resR.Close()
+			resW.Close()
+			return nil, fmt.Errorf("starting %s: %w", kind, err)
+		}
+		s.logFile, s.ownLog = f, true
+	}
 	attr := &syscall.ProcAttr{
 		Files: []uintptr{in.Fd(), s.devnull.Fd(), s.logFile.Fd(), specR.Fd(), resW.Fd()},
 	}
-	pid, err := syscall.ForkExec(path, argv, attr)
+	pid, err := s.host.forkExec(s, path, argv, attr)
 	specR.Close()
 	resW.Close()
 	if err != nil {
@@ -83,7 +94,6 @@ func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File)
 		resR.Close()
 		return nil, fmt.Errorf("starting %s: %w", kind, err)
 	}
-	s.wakeReaper()
 	payload := wire.Marshal(spec)
 	go func() {
 		specW.Write(payload)
@@ -92,45 +102,12 @@ func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File)
 	go func() {
 		res := readResults(resR)
 		resR.Close()
-		s.results <- resultEvent{pid: pid, res: res}
+		select {
+		case s.results <- resultEvent{pid: pid, res: res}:
+		case <-s.finished:
+		}
 	}()
 	c := &child{pid: pid, kind: kind}
 	s.children[pid] = c
 	return c, nil
-}
-
-func (s *Shepherd) wakeReaper() {
-	select {
-	case s.reapWake <- struct{}{}:
-	default:
-	}
-}
-
-// reap waits for every child of the shepherd (it is their subreaper, so
-// orphans of the job come here too) and passes their ends to the main loop.
-func (s *Shepherd) reap(ctx context.Context) {
-	for {
-		var ws syscall.WaitStatus
-		var ru syscall.Rusage
-		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.ECHILD:
-			select {
-			case <-s.reapWake:
-				continue
-			case <-ctx.Done():
-				return
-			}
-		case err != nil:
-			s.logf("wait4: %v", err)
-			return
-		}
-		select {
-		case s.exits <- exitEvent{pid: pid, ws: ws, ru: ru}:
-		case <-ctx.Done():
-			return
-		}
-	}
 }

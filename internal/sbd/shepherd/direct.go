@@ -1,0 +1,370 @@
+package shepherd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+)
+
+// The job itself is started without the exec helper (an exec of this
+// binary costs about 20 ms of CPU on a small VM): the shepherd forks
+// /bin/sh on the job file directly, and what the fork cannot do is done
+// while the new process waits at a gate, the job file's first line, before
+// any user command runs.
+//
+//   - On a forker, an OS thread with a file system context of its own
+//     (unshare(CLONE_FS): its own working directory and umask), the
+//     shepherd takes the job's umask and the job user's file system
+//     identity (setfsuid, setfsgid, setgroups act on that thread only),
+//     tries the working directories, opens the job's files as the helper
+//     would, switches back to its own identity and forks with the job's
+//     credentials, process group and standard streams; the child inherits
+//     the thread's directory and umask. A forker that cannot switch back
+//     is discarded with its thread.
+//   - With a unified cgroup hierarchy the child is cloned into the job's
+//     group (CLONE_INTO_CGROUP); the v1 hierarchies are joined by writing
+//     its PID to their cgroup.procs while it waits at the gate, where its
+//     rlimits (prlimit) and nice value (setpriority) are also set. Only
+//     then is "go" written on the gate: nothing of the job can escape its
+//     groups or limits. A gate that closes without "go" (the shepherd
+//     died) ends the job with status 125 before it runs anything.
+//
+// The helper stays for what needs code in the new process: eexec (run
+// before the job, in its context), bsub -L (the login shell would run the
+// user's profile before the gate), pre- and post-execution commands and
+// JOB_CONTROLS commands (which are not hot).
+
+// o_PATH is O_PATH (open a directory only to name it), which package
+// syscall lacks.
+const o_PATH = 0x200000
+
+// canStartDirect says whether the job itself can be started without the
+// helper.
+func (s *Shepherd) canStartDirect() bool {
+	return s.l.Spec.LoginShell == "" && s.eexec() == ""
+}
+
+// forked is the outcome of forkJob.
+type forked struct {
+	pid  int
+	res  *sbdwire.ExecResult // Step and Err set when it failed
+	ws   syscall.WaitStatus  // the status a shell would give a failure
+	gate *os.File            // write end of the gate
+	// inUnified: the child was cloned into the unified group.
+	inUnified bool
+}
+
+// startDirect starts the job process from spec (as startJobNow built it
+// for the helper) without the helper.
+func (s *Shepherd) startDirect(spec *sbdwire.ExecSpec) {
+	cgfd := -1
+	if s.cg != nil && s.cg.Unified() != "" && !s.host.noCloneCg.Load() {
+		if fd, err := syscall.Open(s.cg.Unified(), o_PATH|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0); err == nil {
+			cgfd = fd
+		}
+	}
+	f := s.forkJob(spec, cgfd)
+	if cgfd >= 0 {
+		syscall.Close(cgfd)
+	}
+	if f.res.Err != "" {
+		s.logf("job: %s failed: %s", f.res.Step, f.res.Err)
+		s.finishSetupFailed(f.res, f.ws)
+		return
+	}
+	c := &child{pid: f.pid, kind: kindJob}
+	s.children[f.pid] = c
+	s.job = c
+	if step, err := s.gateSetup(f.pid, spec, f.inUnified); err != nil {
+		// It never ran any of the job: killed at the gate.
+		_ = syscall.Kill(f.pid, syscall.SIGKILL)
+		f.gate.Close()
+		c.res, c.resDone = &sbdwire.ExecResult{Step: step, Err: err.Error(), Dir: f.res.Dir}, true
+		return // its exit completes it (finishSetupFailed)
+	}
+	_, err := f.gate.Write([]byte("go\n"))
+	f.gate.Close()
+	if err != nil {
+		// The process is already gone; its exit follows.
+		c.res, c.resDone = &sbdwire.ExecResult{Step: StepExec, Err: "gate: " + err.Error(), Dir: f.res.Dir}, true
+		return
+	}
+	c.res, c.resDone = f.res, true
+	s.jobStarted(c)
+}
+
+// gateSetup puts the process waiting at the gate into the job's groups and
+// limits; on failure it names the step.
+func (s *Shepherd) gateSetup(pid int, spec *sbdwire.ExecSpec, inUnified bool) (string, error) {
+	files := spec.Cgroups
+	if inUnified {
+		files = nil
+		skip := filepath.Join(s.cg.Unified(), "cgroup.procs")
+		for _, f := range spec.Cgroups {
+			if f != skip {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) > 0 {
+		if err := cgroup.JoinFiles(files, pid); err != nil {
+			return StepCgroup, err
+		}
+	}
+	for _, rl := range spec.Rlimits {
+		lim := syscall.Rlimit{Cur: rl.Cur, Max: rl.Max}
+		if err := prlimit(pid, int(rl.Resource), &lim); err != nil {
+			return StepLimits, fmt.Errorf("prlimit(%d): %w", rl.Resource, err)
+		}
+	}
+	if spec.Nice != 0 {
+		_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, int(spec.Nice))
+	}
+	return "", nil
+}
+
+// forkJob prepares and forks the job process on a forker (see the top of
+// this file).
+func (s *Shepherd) forkJob(spec *sbdwire.ExecSpec, cgfd int) forked {
+	req := forkReq{s: s, spec: spec, cgfd: cgfd, reply: make(chan forked, 1)}
+	s.host.fork(req)
+	return <-req.reply
+}
+
+// forkReq asks a forker to start a job process.
+type forkReq struct {
+	s     *Shepherd
+	spec  *sbdwire.ExecSpec
+	cgfd  int
+	reply chan forked
+}
+
+// maxForkers bounds the forker threads of a host.
+const maxForkers = 4
+
+// fork hands req to an idle forker, starting one if there is none and
+// fewer than maxForkers run.
+func (h *Host) fork(req forkReq) {
+	select {
+	case h.forkCh <- req:
+		return
+	default:
+	}
+	if h.forkers.Add(1) <= maxForkers {
+		go h.forker()
+	} else {
+		h.forkers.Add(-1)
+	}
+	h.forkCh <- req
+}
+
+// forker serves fork requests on a locked OS thread with its own file
+// system context. When the thread cannot be returned to the shepherd's
+// identity it ends, locked, and the runtime discards the thread.
+func (h *Host) forker() {
+	runtime.LockOSThread()
+	defer h.forkers.Add(-1)
+	if err := syscall.Unshare(syscall.CLONE_FS); err != nil {
+		h.logf("forker: unshare(CLONE_FS): %v", err)
+		for req := range h.forkCh {
+			res := &sbdwire.ExecResult{Step: StepCred, Err: "unshare(CLONE_FS): " + err.Error()}
+			req.reply <- forked{res: res, ws: syscall.WaitStatus(1 << 8)}
+		}
+		return
+	}
+	for req := range h.forkCh {
+		f, ok := req.s.forkOnThread(req.spec, req.cgfd)
+		_ = syscall.Chdir("/") // hold no job's directory
+		req.reply <- f
+		if !ok {
+			h.logf("forker: cannot restore the thread's identity: discarding it")
+			return
+		}
+	}
+}
+
+// forkOnThread runs on a forker; ok is false when the thread keeps a job
+// user's identity and must be discarded.
+func (s *Shepherd) forkOnThread(spec *sbdwire.ExecSpec, cgfd int) (_ forked, ok bool) {
+	res := &sbdwire.ExecResult{}
+	fail := func(step string, err error, code int) forked {
+		res.Step, res.Err = step, err.Error()
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			res.Errno = int32(errno)
+		}
+		return forked{res: res, ws: syscall.WaitStatus(code << 8)}
+	}
+	if spec.SetMask {
+		syscall.Umask(int(spec.Umask))
+	}
+	if spec.SetCred {
+		restore, err := threadAs(int(spec.UID), int(spec.GID), spec.Groups)
+		if err != nil {
+			return fail(StepCred, err, 1), restore() == nil
+		}
+		f := s.prepareOnThread(spec, res, fail)
+		// Back to the shepherd's own identity for the fork: joining the
+		// unified group by clone is checked against the caller's.
+		if err := restore(); err != nil {
+			for _, c := range f.files {
+				c.Close()
+			}
+			return fail(StepCred, err, 1), false
+		}
+		if f.failed != nil {
+			return *f.failed, true
+		}
+		return s.forkPrepared(spec, res, f, cgfd, fail), true
+	}
+	f := s.prepareOnThread(spec, res, fail)
+	if f.failed != nil {
+		return *f.failed, true
+	}
+	return s.forkPrepared(spec, res, f, cgfd, fail), true
+}
+
+// prepared are the job's working directory and standard streams, as the
+// job user opened them.
+type prepared struct {
+	in, out, errf *os.File
+	files         []*os.File // to close after the fork
+	failed        *forked
+}
+
+func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult, fail func(string, error, int) forked) *prepared {
+	p := &prepared{}
+	failed := func(f forked) *prepared {
+		for _, c := range p.files {
+			c.Close()
+		}
+		p.files, p.failed = nil, &f
+		return p
+	}
+	if len(spec.Dirs) == 0 {
+		_ = syscall.Chdir("/")
+	}
+	var dirErrs []string
+	for _, d := range spec.Dirs {
+		if err := syscall.Chdir(d); err != nil {
+			dirErrs = append(dirErrs, d+": "+err.Error())
+			continue
+		}
+		res.Dir = d
+		break
+	}
+	if len(spec.Dirs) > 0 && res.Dir == "" {
+		return failed(fail(StepDir, errors.New(joinErrs(dirErrs)), 1))
+	}
+	p.in, p.out, p.errf = s.devnull, s.devnull, s.devnull
+	if spec.Stdin != nil {
+		f, err := os.Open(spec.Stdin.Path)
+		if err != nil {
+			return failed(fail(StepStdin, err, 1))
+		}
+		p.files = append(p.files, f)
+		p.in = f
+	}
+	if spec.Stdout != nil {
+		f, path, note, err := openOutput(spec.Stdout)
+		if err != nil {
+			return failed(fail(StepStdout, err, 1))
+		}
+		p.files = append(p.files, f)
+		p.out = f
+		res.Stdout = path
+		if note != "" {
+			res.OpenErrors = append(res.OpenErrors, note)
+		}
+	}
+	switch {
+	case spec.StderrToStdout:
+		p.errf, res.Stderr = p.out, res.Stdout
+	case spec.Stderr != nil:
+		f, path, note, err := openOutput(spec.Stderr)
+		if err != nil {
+			return failed(fail(StepStderr, err, 1))
+		}
+		p.files = append(p.files, f)
+		p.errf = f
+		res.Stderr = path
+		if note != "" {
+			res.OpenErrors = append(res.OpenErrors, note)
+		}
+	}
+	return p
+}
+
+// forkPrepared forks the job process with the prepared streams (closed
+// here), registering it with the host.
+func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult, p *prepared, cgfd int, fail func(string, error, int) forked) forked {
+	defer func() {
+		for _, f := range p.files {
+			f.Close()
+		}
+	}()
+	path, err := lookPath(spec.Argv[0], spec.Env)
+	if err != nil {
+		return fail(StepExec, err, execStatus(err))
+	}
+	gr, gw, err := os.Pipe()
+	if err != nil {
+		return fail(StepExec, err, 1)
+	}
+	defer gr.Close()
+	files := make([]uintptr, jobenv.GateFD+1)
+	files[0], files[1], files[2] = p.in.Fd(), p.out.Fd(), p.errf.Fd()
+	for i := 3; i < jobenv.GateFD; i++ {
+		files[i] = ^uintptr(0) // closed
+	}
+	files[jobenv.GateFD] = gr.Fd()
+	sys := &syscall.SysProcAttr{Setpgid: spec.Setpgid}
+	if spec.SetCred {
+		groups := make([]uint32, len(spec.Groups))
+		for i, g := range spec.Groups {
+			groups[i] = uint32(g)
+		}
+		sys.Credential = &syscall.Credential{Uid: uint32(spec.UID), Gid: uint32(spec.GID), Groups: groups}
+	}
+	inUnified := cgfd >= 0
+	if inUnified {
+		sys.UseCgroupFD, sys.CgroupFD = true, cgfd
+	}
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: files, Sys: sys}
+	pid, err := s.host.forkExec(s, path, spec.Argv, attr)
+	if err != nil && inUnified {
+		// Perhaps no clone3 or CLONE_INTO_CGROUP here (an old kernel, a
+		// seccomp filter): the gate can join every hierarchy.
+		sys.UseCgroupFD, sys.CgroupFD = false, 0
+		var err2 error
+		if pid, err2 = s.host.forkExec(s, path, spec.Argv, attr); err2 == nil {
+			s.host.noCloneCg.Store(true)
+			s.logf("cannot clone into the job's cgroup (%v): joining it at the gate from now on", err)
+			inUnified = false
+		}
+		err = err2
+	}
+	if err != nil {
+		gw.Close()
+		return fail(StepExec, fmt.Errorf("%s: %w", spec.Argv[0], err), execStatus(err))
+	}
+	return forked{pid: pid, res: res, gate: gw, inUnified: inUnified}
+}
+
+func joinErrs(errs []string) string {
+	out := ""
+	for i, e := range errs {
+		if i > 0 {
+			out += "; "
+		}
+		out += e
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package shepherd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
+)
+
+// Host is what the shepherds of one process share: the process is the
+// subreaper of every job it runs, and one reaper (wait4(-1)) hands each
+// child's end to the shepherd that started it. A process runs one job
+// (job-shepherd SPOOLDIR) or serves many (Serve, job-shepherd -host).
+type Host struct {
+	clk     clock.Clock
+	log     *log.Logger
+	pid     int
+	devnull *os.File
+	// single: the process runs one job, so every orphan is that job's.
+	single bool
+	proc   procfs.FS
+
+	// mu is held from before a fork until the child is registered in
+	// procs, so the reaper never meets a child of a job it cannot place.
+	mu    sync.Mutex
+	procs map[int]*Shepherd
+
+	reapWake  chan struct{}
+	reapOnce  sync.Once
+	hierOnce  sync.Once
+	hier      cgroup.Hierarchies
+	hierErr   error
+	managers  map[string]*cgroup.Manager // by parent path; under mu
+	noCloneCg atomic.Bool                // clone3 with CLONE_INTO_CGROUP refused once: write cgroup.procs instead
+
+	// forkCh feeds the forker threads (see direct.go); forkers counts
+	// them.
+	forkCh  chan forkReq
+	forkers atomic.Int32
+
+	// srv is Serve's state (see serve.go), owned by its loop.
+	srv atomic.Pointer[server]
+}
+
+// NewHost prepares a host process; logw receives the host's own
+// diagnostics (each job logs to its spool directory).
+func NewHost(clk clock.Clock, logw *os.File) (*Host, error) {
+	if clk == nil {
+		clk = clock.Real()
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("shepherd host: %w", err)
+	}
+	return &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull,
+		procs: map[int]*Shepherd{}, reapWake: make(chan struct{}, 1), forkCh: make(chan forkReq)}, nil
+}
+
+func (h *Host) logf(format string, args ...any) {
+	h.log.Printf("%s shepherd host %d: %s", h.clk.Now().Format("Jan 02 15:04:05.000"), h.pid, fmt.Sprintf(format, args...))
+}
+
+// startReaper makes the process the subreaper of its descendants (orphans
+// of the jobs become its children) and starts the reaper, once.
+func (h *Host) startReaper(ctx context.Context) {
+	h.reapOnce.Do(func() {
+		if err := prctl(pr_SET_CHILD_SUBREAPER, 1); err != nil {
+			h.logf("cannot become subreaper: %v", err)
+		}
+		go h.reap(ctx)
+	})
+}
+
+// cgroups is the manager of the job groups under parent (the mounts are
+// read once, a manager made once per parent).
+func (h *Host) cgroups(parent string) (*cgroup.Manager, error) {
+	h.hierOnce.Do(func() { h.hier, h.hierErr = cgroup.Detect() })
+	if h.hierErr != nil {
+		return nil, h.hierErr
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.managers[parent]
+	if m == nil {
+		if h.managers == nil {
+			h.managers = map[string]*cgroup.Manager{}
+		}
+		m = cgroup.New(h.hier, parent)
+		h.managers[parent] = m
+	}
+	return m, nil
+}
+
+// forkExec starts a child for shepherd s and registers it before the
+// reaper can see it.
+func (h *Host) forkExec(s *Shepherd, path string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	h.mu.Lock()
+	pid, err := syscall.ForkExec(path, argv, attr)
+	if err == nil {
+		h.procs[pid] = s
+	}
+	h.mu.Unlock()
+	if err == nil {
+		h.wakeReaper()
+	}
+	return pid, err
+}
+
+// release forgets the children of a shepherd that has ended: their exits,
+// if any come, are reaped and dropped.
+func (h *Host) release(s *Shepherd) {
+	h.mu.Lock()
+	for pid, o := range h.procs {
+		if o == s {
+			delete(h.procs, pid)
+		}
+	}
+	h.mu.Unlock()
+}
+
+func (h *Host) registered(pid int) bool {
+	h.mu.Lock()
+	_, ok := h.procs[pid]
+	h.mu.Unlock()
+	return ok
+}
+
+func (h *Host) wakeReaper() {
+	select {
+	case h.reapWake <- struct{}{}:
+	default:
+	}
+}
+
+// reap waits for every child of the process (orphans of the jobs included)
+// and passes each registered child's end to its shepherd.
+func (h *Host) reap(ctx context.Context) {
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.ECHILD:
+			select {
+			case <-h.reapWake:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		case err != nil:
+			h.logf("wait4: %v", err)
+			return
+		}
+		h.mu.Lock()
+		s := h.procs[pid]
+		delete(h.procs, pid)
+		h.mu.Unlock()
+		if s == nil {
+			continue // an orphan of a job, or a child of an ended shepherd
+		}
+		select {
+		case s.exits <- exitEvent{pid: pid, ws: ws, ru: ru}:
+		case <-s.finished:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// orphans are the processes of job jobID[index] that were reparented to
+// this process (their parent ended): children of the host no shepherd
+// started, recognised by the job's LSB_JOBID and LSB_JOBINDEX in their
+// environment, and their descendants. Only used without cgroups.
+func (h *Host) orphans(tab procfs.Table, jobID int64, index int32) []int {
+	id := []byte("LSB_JOBID=" + strconv.FormatInt(jobID, 10) + "\x00")
+	idx := []byte("LSB_JOBINDEX=" + strconv.Itoa(int(index)) + "\x00")
+	var out []int
+	for pid, st := range tab {
+		if st.PPID != h.pid || st.State == 'Z' || h.registered(pid) {
+			continue
+		}
+		if h.single {
+			out = append(out, pid)
+			out = append(out, tab.Descendants(pid)...)
+			continue
+		}
+		env, err := h.proc.Environ(pid)
+		if err != nil || !envHas(env, id) || !envHas(env, idx) {
+			continue
+		}
+		out = append(out, pid)
+		out = append(out, tab.Descendants(pid)...)
+	}
+	return out
+}
+
+// envHas reports whether the NUL-separated environment env holds the
+// entry kv (which ends with its NUL).
+func envHas(env, kv []byte) bool {
+	if bytes.HasPrefix(env, kv) {
+		return true
+	}
+	for i := bytes.IndexByte(env, 0); i >= 0 && i+1 < len(env); {
+		if bytes.HasPrefix(env[i+1:], kv) {
+			return true
+		}
+		j := bytes.IndexByte(env[i+1:], 0)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// prlimit sets a resource limit of process pid.
+func prlimit(pid, resource int, lim *syscall.Rlimit) error {
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), uintptr(resource), uintptr(unsafe.Pointer(lim)), 0, 0, 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+var errRetired = errors.New("the shepherd host accepts no more jobs")
+
+// idleDefault is how long a serving host with no job and no sbatchd
+// connection waits before it exits.
+const idleDefault = 30 * time.Second
