@@ -185,6 +185,9 @@ type QueueInfo struct {
 	PostExec           string          `wire:"42"`
 	RequeueExitValues  string          `wire:"43"`
 	JobControls        string          `wire:"44"`
+	// UserShares is the configured FAIRSHARE = USER_SHARES[...] list,
+	// "[user, shares] ...", as bqueues -l shows it.
+	UserShares string `wire:"45"`
 }
 
 // QueuesRequest selects queues (bqueues).
@@ -401,4 +404,22 @@ type BatchSharedResource struct {
 type SharedResourcesReply struct {
 	Resources []*BatchSharedResource `wire:"1"`
 	NotFound  []string          `wire:"2"`
+}
+
+// PartitionsRequest selects host partitions (bhpart); Names empty: all.
+type PartitionsRequest struct {
+	Names []string `wire:"1"`
+}
+
+// HostPartitionInfo is a host partition with its fairshare accounts.
+type HostPartitionInfo struct {
+	Name   string          `wire:"1"`
+	Hosts  []string        `wire:"2"`
+	Shares []*ShareAccount `wire:"3"`
+}
+
+// PartitionsReply answers a PartitionsRequest.
+type PartitionsReply struct {
+	Partitions []*HostPartitionInfo `wire:"1"`
+	NotFound   []string             `wire:"2"`
 }

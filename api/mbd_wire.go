@@ -1922,6 +1922,9 @@ func (m *QueueInfo) SizeWire() int {
 	if m.JobControls != "" {
 		n += 2 + wire.SizeBytes(len(m.JobControls))
 	}
+	if m.UserShares != "" {
+		n += 2 + wire.SizeBytes(len(m.UserShares))
+	}
 	return n
 }
 
@@ -2110,6 +2113,10 @@ func (m *QueueInfo) AppendWire(b []byte) []byte {
 	if m.JobControls != "" {
 		b = wire.AppendTag(b, 44, wire.BytesType)
 		b = wire.AppendString(b, m.JobControls)
+	}
+	if m.UserShares != "" {
+		b = wire.AppendTag(b, 45, wire.BytesType)
+		b = wire.AppendString(b, m.UserShares)
 	}
 	return b
 }
@@ -2586,6 +2593,16 @@ func (m *QueueInfo) UnmarshalWire(b []byte) error {
 				return wire.Errorf("QueueInfo", 44, off, n)
 			}
 			m.JobControls = string(v)
+			off += n
+		case 45:
+			if typ != wire.BytesType {
+				return wire.TypeError("QueueInfo", 45, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("QueueInfo", 45, off, n)
+			}
+			m.UserShares = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -5384,6 +5401,241 @@ func (m *SharedResourcesReply) UnmarshalWire(b []byte) error {
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("SharedResourcesReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *PartitionsRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Names {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *PartitionsRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Names {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *PartitionsRequest) UnmarshalWire(b []byte) error {
+	*m = PartitionsRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("PartitionsRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("PartitionsRequest", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("PartitionsRequest", 1, off, n)
+			}
+			m.Names = append(m.Names, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("PartitionsRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *HostPartitionInfo) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Name != "" {
+		n += 1 + wire.SizeBytes(len(m.Name))
+	}
+	for _, x := range m.Hosts {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	for _, x := range m.Shares {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *HostPartitionInfo) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Name != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Name)
+	}
+	for _, x := range m.Hosts {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	for _, x := range m.Shares {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *HostPartitionInfo) UnmarshalWire(b []byte) error {
+	*m = HostPartitionInfo{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("HostPartitionInfo", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostPartitionInfo", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostPartitionInfo", 1, off, n)
+			}
+			m.Name = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostPartitionInfo", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostPartitionInfo", 2, off, n)
+			}
+			m.Hosts = append(m.Hosts, string(v))
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostPartitionInfo", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostPartitionInfo", 3, off, n)
+			}
+			x := new(ShareAccount)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("HostPartitionInfo", 3, off, err)
+			}
+			m.Shares = append(m.Shares, x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("HostPartitionInfo", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *PartitionsReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Partitions {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	for _, x := range m.NotFound {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *PartitionsReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Partitions {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	for _, x := range m.NotFound {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *PartitionsReply) UnmarshalWire(b []byte) error {
+	*m = PartitionsReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("PartitionsReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("PartitionsReply", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("PartitionsReply", 1, off, n)
+			}
+			x := new(HostPartitionInfo)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("PartitionsReply", 1, off, err)
+			}
+			m.Partitions = append(m.Partitions, x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("PartitionsReply", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("PartitionsReply", 2, off, n)
+			}
+			m.NotFound = append(m.NotFound, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("PartitionsReply", num, off, n)
 			}
 			off += n
 		}

@@ -97,6 +97,20 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 		if q.PJobLimit > 0 {
 			qi.JLP = q.PJobLimit
 		}
+		if q.Fairshare != nil {
+			var us []string
+			for _, a := range q.Fairshare {
+				us = append(us, fmt.Sprintf("[%s, %d]", a.Name, a.Shares))
+			}
+			qi.UserShares = strings.Join(us, " ")
+			qi.Shares = s.queueShares(q.Name)
+			if qi.Shares == nil {
+				// No pass has published the accounts yet: the configured shares.
+				for _, a := range q.Fairshare {
+					qi.Shares = append(qi.Shares, &api.ShareAccount{Name: a.Name, Shares: int32(a.Shares)})
+				}
+			}
+		}
 		if !q.RunWindow.Always() {
 			qi.RunWindow = q.RunWindow.String()
 			if !q.RunWindow.Open(now) {

@@ -88,6 +88,16 @@ func (s *Server) carryOut(ctx context.Context, plan *sched.Plan) {
 // applied log entry ended. The FSM's applied hook calls it (after the state
 // applied the entry).
 func (s *Server) policyApplied(e *api.LogEntry) {
+	ends := false
+	for _, ev := range e.Events {
+		if ev.JobStatus != nil && job.Finished(ev.JobStatus.State) {
+			ends = true
+			break
+		}
+	}
+	if !ends {
+		return
+	}
 	var runs []sched.FinishedRun
 	s.st.View(func(v *state.View) {
 		for _, ev := range e.Events {

@@ -261,6 +261,7 @@ func (s *Server) applied(idx uint64, e *api.LogEntry, errs []error) {
 		}
 	}
 	s.waitersM.Unlock()
+	s.policyApplied(e)
 	s.poke()
 }
 

@@ -124,3 +124,39 @@ func containsFold(list []string, s string) bool {
 	}
 	return false
 }
+
+// partitions answers bhpart: each host partition of lsb.hosts with its
+// hosts and its share accounts as the last scheduling pass computed them
+// (the configured shares until a pass has run).
+func (s *Server) partitions(ctx context.Context, id auth.Identity, req *api.PartitionsRequest) (*api.PartitionsReply, error) {
+	cfg := s.cfg.Current()
+	reply := &api.PartitionsReply{}
+	var parts []*config.HostPartition
+	if cfg.LSBHosts != nil {
+		parts = cfg.LSBHosts.Partitions
+	}
+	want := map[string]bool{}
+	for _, n := range req.Names {
+		want[n] = true
+	}
+	found := map[string]bool{}
+	for _, p := range parts {
+		if len(want) > 0 && !want[p.Name] {
+			continue
+		}
+		found[p.Name] = true
+		pi := &api.HostPartitionInfo{Name: p.Name, Hosts: p.HostSpec, Shares: s.partitionShares(p.Name)}
+		if pi.Shares == nil {
+			for _, a := range p.Shares {
+				pi.Shares = append(pi.Shares, &api.ShareAccount{Name: a.Name, Shares: int32(a.Shares)})
+			}
+		}
+		reply.Partitions = append(reply.Partitions, pi)
+	}
+	for _, n := range req.Names {
+		if !found[n] {
+			reply.NotFound = append(reply.NotFound, n)
+		}
+	}
+	return reply, nil
+}

@@ -121,20 +121,19 @@ func WriteQueuesLong(w io.Writer, qs []*api.QueueInfo, o *Options) error {
 		if q.SchedulingPolicies != "" {
 			fmt.Fprintf(&b, "\nSCHEDULING POLICIES:  %s\n", q.SchedulingPolicies)
 		}
-		if len(q.Shares) > 0 {
-			b.WriteString("\nUSER_SHARES:  ")
-			for _, s := range q.Shares {
-				if s != nil {
-					fmt.Fprintf(&b, "[%s, %d] ", s.Name, s.Shares)
+		if len(q.Shares) > 0 || q.UserShares != "" {
+			shares := q.UserShares
+			if shares == "" {
+				var us []string
+				for _, s := range q.Shares {
+					if s != nil {
+						us = append(us, fmt.Sprintf("[%s, %d]", s.Name, s.Shares))
+					}
 				}
+				shares = strings.Join(us, " ")
 			}
-			b.WriteString("\n\nSHARE_INFO_FOR: " + q.Name + "/\n")
-			b.WriteString(" USER/GROUP   SHARES  PRIORITY  STARTED  RESERVED  CPU_TIME  RUN_TIME   ADJUST\n")
-			for _, s := range q.Shares {
-				if s != nil {
-					fmt.Fprintf(&b, "%-12s %7d %9.3f %8d %9d %9.1f %9d %8.3f\n", s.Name, s.Shares, s.Priority, s.Started, s.Reserved, s.CPUTime, s.RunTime, s.Adjust)
-				}
-			}
+			b.WriteString("\nUSER_SHARES:  " + shares + " \n\n")
+			writeShareInfo(&b, q.Name, q.Shares)
 		}
 		if q.Preemption != "" {
 			fmt.Fprintf(&b, "\nPREEMPTION = %s\n", q.Preemption)
@@ -606,6 +605,33 @@ func WriteSharedResources(w io.Writer, rs []*api.BatchSharedResource) error {
 			}
 			b.WriteByte('\n')
 		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeShareInfo writes a fairshare tree's accounts (bqueues -l, bhpart).
+func writeShareInfo(b *strings.Builder, owner string, shares []*api.ShareAccount) {
+	b.WriteString("SHARE_INFO_FOR: " + owner + "/\n")
+	b.WriteString(" USER/GROUP   SHARES  PRIORITY  STARTED  RESERVED  CPU_TIME  RUN_TIME   ADJUST\n")
+	for _, s := range shares {
+		if s != nil {
+			fmt.Fprintf(b, "%-12s %7d %9.3f %8d %9d %9.1f %9d %8.3f\n", s.Name, s.Shares, s.Priority, s.Started, s.Reserved, s.CPUTime, s.RunTime, s.Adjust)
+		}
+	}
+}
+
+// WriteHostPartitions writes bhpart: each partition's hosts and share
+// accounts.
+func WriteHostPartitions(w io.Writer, ps []*api.HostPartitionInfo) error {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "HOST_PARTITION_NAME: %s\n", p.Name)
+		fmt.Fprintf(&b, "HOSTS: %s\n\n", strings.Join(p.Hosts, " "))
+		writeShareInfo(&b, p.Name, p.Shares)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

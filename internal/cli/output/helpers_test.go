@@ -87,6 +87,9 @@ func TestPendReasonText(t *testing.T) {
 	}{
 		{api.PendReason{Code: 1}, "New job is waiting for scheduling"},
 		{api.PendReason{Code: 1305}, "Job slot limit reached"},
+		{api.PendReason{Code: 3201, Detail: "slot"}, "Resource (slot) limit defined on user or user group has been reached"},
+		{api.PendReason{Code: 4401, Detail: "mem"}, "Resource (mem) limit defined on host and/or host group has been reached"},
+		{api.PendReason{Code: 4702}, "The job limit defined on queue has been reached"},
 		{api.PendReason{Code: 2001 + 10}, "The available memory (mem) is low"},
 		{api.PendReason{Code: 2001 + 11, Detail: "gpu"}, "External load index (gpu) is beyond threshold"},
 		{api.PendReason{Code: 2001 + 30}, "External load index is beyond threshold"},

@@ -101,6 +101,21 @@ var pendTexts = map[int32]string{
 	1606: "Unable to fork process to run job",
 	1607: "Unable to communicate with job process",
 	1608: "Slave batch server failed to accept job",
+	4701: "The job limit defined on user or user group has been reached",
+	4702: "The job limit defined on queue has been reached",
+	4703: "The job limit defined on project has been reached",
+	4704: "The job limit defined cluster-wide has been reached",
+	4705: "The job limit defined on host and/or host group has been reached",
+}
+
+// limitPendTexts are the lsb.resources limit reasons (LSF 7+), whose text
+// names the resource (PendReason.Detail: "slot", "mem", a resource name).
+var limitPendTexts = map[int32]string{
+	3201: "Resource (%s) limit defined on user or user group has been reached",
+	3501: "Resource (%s) limit defined on queue has been reached",
+	3801: "Resource (%s) limit defined on project has been reached",
+	4101: "Resource (%s) limit defined cluster-wide has been reached",
+	4401: "Resource (%s) limit defined on host and/or host group has been reached",
 }
 
 // Built-in load indices in LSF's numbering (lsf.h).
@@ -146,6 +161,13 @@ func PendReasonText(r *api.PendReason) string {
 			return "External load index (" + r.Detail + ") is beyond threshold"
 		}
 		return "External load index is beyond threshold"
+	}
+	if t, ok := limitPendTexts[code]; ok {
+		what := r.Detail
+		if what == "" {
+			what = "slot"
+		}
+		return fmt.Sprintf(t, what)
 	}
 	if t, ok := pendTexts[code]; ok {
 		return t
