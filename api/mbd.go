@@ -396,14 +396,14 @@ type BatchSharedInstance struct {
 
 // BatchSharedResource is a shared resource and its instances.
 type BatchSharedResource struct {
-	Name      string            `wire:"1"`
+	Name      string                 `wire:"1"`
 	Instances []*BatchSharedInstance `wire:"2"`
 }
 
 // SharedResourcesReply answers a SharedResourcesRequest.
 type SharedResourcesReply struct {
 	Resources []*BatchSharedResource `wire:"1"`
-	NotFound  []string          `wire:"2"`
+	NotFound  []string               `wire:"2"`
 }
 
 // PartitionsRequest selects host partitions (bhpart); Names empty: all.
