@@ -289,3 +289,21 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+// TestArraySummaryPlainJob: bjobs -A counts a job that is not an array as
+// one job in its state.
+func TestArraySummaryPlainJob(t *testing.T) {
+	var b strings.Builder
+	jobs := []*api.JobRecord{{JobID: 7, User: "alice", JobName: "plain", State: api.StateRun}}
+	if err := WriteArraySummary(&b, jobs, &Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("output:\n%s", b.String())
+	}
+	f := strings.Fields(lines[1])
+	if len(f) != 11 || f[0] != "7" || f[3] != "1" || f[6] != "1" {
+		t.Errorf("plain job summary %q: want NJOBS 1 and RUN 1", lines[1])
+	}
+}

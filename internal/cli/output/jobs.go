@@ -243,8 +243,8 @@ func WriteArraySummary(w io.Writer, jobs []*api.JobRecord, o *Options) error {
 				s.name = n
 			}
 		}
-		if j.Index == 0 {
-			continue
+		if j.Index == 0 && j.ArraySpec != "" {
+			continue // the array's own record: its elements are counted
 		}
 		s.njobs++
 		switch Stat(j.State) {
