@@ -1,0 +1,118 @@
+package rawfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		size int
+	}{{"empty", 0}, {"small", 10}, {"exact buffer", 512}, {"grows", 5000}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.name)
+			want := strings.Repeat("x", tt.size)
+			os.WriteFile(p, []byte(want), 0o600)
+			got, err := ReadFile(p)
+			if err != nil || string(got) != want {
+				t.Errorf("ReadFile = %d bytes, %v; want %d", len(got), err, tt.size)
+			}
+		})
+	}
+	// A /proc file, whose size stat does not give.
+	if b, err := ReadFile("/proc/self/stat"); err != nil || len(b) == 0 {
+		t.Errorf("/proc/self/stat: %q, %v", b, err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want ErrNotExist", err)
+	}
+	var pe *fs.PathError
+	if _, err := ReadFile(dir); !errors.As(err, &pe) || pe.Op != "read" || pe.Err != syscall.EISDIR {
+		t.Errorf("directory: %v, want a read PathError with EISDIR", err)
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := WriteFile(p, []byte("one"), syscall.O_CREAT|syscall.O_EXCL, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("two"), syscall.O_CREAT|syscall.O_EXCL, 0o640); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("O_EXCL over an existing file: %v", err)
+	}
+	if err := WriteFile(p, []byte("+"), syscall.O_APPEND, 0); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(b) != "one+" || st.Mode().Perm() != 0o640&^umask() {
+		t.Errorf("file %q mode %v", b, st.Mode())
+	}
+	if err := WriteFile(filepath.Join(dir, "no", "such"), nil, syscall.O_CREAT, 0o600); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
+	}
+	if err := WriteFile("/dev/full", []byte("x"), 0, 0); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("/dev/full: %v, want ENOSPC", err)
+	}
+}
+
+func umask() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}
+
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state")
+	for i, data := range []string{"first", "second, longer", "3"} {
+		if err := Replace(p, []byte(data), 0o600, i == 2); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != data {
+			t.Errorf("after replace %d: %q", i, b)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("%d entries left, want 1", len(ents))
+	}
+	if err := Replace(filepath.Join(dir, "missing", "x"), nil, 0o600, false); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
+	}
+	// A relative path (no directory part).
+	wd, _ := os.Getwd()
+	os.Chdir(dir)
+	defer os.Chdir(wd)
+	if err := Replace("rel", []byte("r"), 0o600, false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "rel")); string(b) != "r" {
+		t.Errorf("relative replace: %q", b)
+	}
+}
+
+// BenchmarkReadFile compares a small file read with os.ReadFile.
+func BenchmarkReadFile(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "f")
+	os.WriteFile(p, []byte("12345\n"), 0o600)
+	b.Run("rawfile", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			ReadFile(p)
+		}
+	})
+	b.Run("os", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			os.ReadFile(p)
+		}
+	})
+}
