@@ -1,7 +1,6 @@
 package cgroup
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 )
 
 // The v1 controllers a job group uses. cpuacct may be co-mounted with cpu.
@@ -93,7 +94,7 @@ type Manager struct {
 func New(h Hierarchies, parent string) *Manager {
 	m := &Manager{h: h, parent: filepath.Clean(parent)}
 	if h.Unified != "" {
-		if b, err := os.ReadFile(filepath.Join(h.Unified, "cgroup.controllers")); err == nil {
+		if b, err := rawfile.ReadFile(filepath.Join(h.Unified, "cgroup.controllers")); err == nil {
 			ctls := strings.Fields(string(b))
 			if contains(ctls, "memory") && contains(ctls, "pids") {
 				m.pureV2 = true
@@ -227,7 +228,7 @@ func (m *Manager) mkdirAll(dir string) error {
 	if m.pureV2 {
 		for p := filepath.Dir(dir); len(p) > len(m.h.Unified); p = filepath.Dir(p) {
 			for _, c := range []string{"+memory", "+pids", "+cpu"} {
-				_ = os.WriteFile(filepath.Join(p, "cgroup.subtree_control"), []byte(c), 0)
+				_ = writeFile(filepath.Join(p, "cgroup.subtree_control"), c)
 			}
 		}
 	}
@@ -394,7 +395,7 @@ func (g *Group) Join(pid int) error {
 func JoinFiles(files []string, pid int) error {
 	b := []byte(strconv.Itoa(pid))
 	for _, f := range files {
-		if err := os.WriteFile(f, b, 0); err != nil {
+		if err := rawfile.WriteFile(f, b, 0, 0); err != nil {
 			return fmt.Errorf("cgroup: joining %s: %w", f, err)
 		}
 	}
@@ -407,7 +408,7 @@ func (g *Group) PIDs() ([]int, error) {
 	if f == "" {
 		return nil, fmt.Errorf("cgroup: %s: no hierarchy", g.name)
 	}
-	b, err := os.ReadFile(f)
+	b, err := rawfile.ReadFile(f)
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
@@ -470,7 +471,7 @@ func (g *Group) Signal(sig syscall.Signal) (int, error) {
 // until the group is empty or a bound is reached.
 func (g *Group) Kill() error {
 	if g.unified != "" {
-		if err := os.WriteFile(filepath.Join(g.unified, "cgroup.kill"), []byte("1"), 0); err == nil {
+		if err := writeFile(filepath.Join(g.unified, "cgroup.kill"), "1"); err == nil {
 			return nil
 		}
 	}
@@ -515,7 +516,7 @@ func (g *Group) setFrozen(on bool) error {
 		if on {
 			v = "1"
 		}
-		if err := os.WriteFile(filepath.Join(g.unified, "cgroup.freeze"), []byte(v), 0); err == nil {
+		if err := writeFile(filepath.Join(g.unified, "cgroup.freeze"), v); err == nil {
 			return nil
 		}
 	}
@@ -524,7 +525,7 @@ func (g *Group) setFrozen(on bool) error {
 		if on {
 			v = "FROZEN"
 		}
-		return os.WriteFile(filepath.Join(d, "freezer.state"), []byte(v), 0)
+		return writeFile(filepath.Join(d, "freezer.state"), v)
 	}
 	return fmt.Errorf("cgroup: %s: no freezer", g.name)
 }
@@ -647,14 +648,14 @@ func (g *Group) SetMemoryLimit(bytes int64) error {
 		if bytes > 0 {
 			v = strconv.FormatInt(bytes, 10)
 		}
-		return os.WriteFile(filepath.Join(d, "memory.limit_in_bytes"), []byte(v), 0)
+		return writeFile(filepath.Join(d, "memory.limit_in_bytes"), v)
 	}
 	if g.pureV2 && g.unified != "" {
 		v := "max"
 		if bytes > 0 {
 			v = strconv.FormatInt(bytes, 10)
 		}
-		return os.WriteFile(filepath.Join(g.unified, "memory.max"), []byte(v), 0)
+		return writeFile(filepath.Join(g.unified, "memory.max"), v)
 	}
 	return fmt.Errorf("cgroup: %s: no memory controller", g.name)
 }
@@ -672,7 +673,7 @@ func (g *Group) SetPIDsLimit(n int64) error {
 	if n > 0 {
 		v = strconv.FormatInt(n, 10)
 	}
-	return os.WriteFile(filepath.Join(d, "pids.max"), []byte(v), 0)
+	return writeFile(filepath.Join(d, "pids.max"), v)
 }
 
 // Remove deletes the group from every hierarchy; it fails while processes
@@ -698,8 +699,11 @@ func (g *Group) Remove() error {
 	return errors.Join(errs...)
 }
 
+// writeFile writes a cgroup control file.
+func writeFile(path, v string) error { return rawfile.WriteFile(path, []byte(v), 0, 0) }
+
 func readInt(path string) (int64, error) {
-	b, err := os.ReadFile(path)
+	b, err := rawfile.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
@@ -709,21 +713,25 @@ func readInt(path string) (int64, error) {
 // readKeyed reads the value of key in a "key value" per line file
 // (memory.stat, cpu.stat, cgroup.events...).
 func readKeyed(path, key string) (int64, bool, error) {
-	f, err := os.Open(path)
+	b, err := rawfile.ReadFile(path)
 	if err != nil {
 		return 0, false, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), " ")
-		if ok && k == key {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		k, v, ok := bytes.Cut(line, []byte{' '})
+		if ok && string(k) == key {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
 			if err != nil {
 				return 0, false, fmt.Errorf("cgroup: %s: %s: %w", path, key, err)
 			}
 			return n, true, nil
 		}
 	}
-	return 0, false, sc.Err()
+	return 0, false, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 )
 
 // TicksPerSecond is USER_HZ, the unit of the CPU times in /proc/<pid>/stat
@@ -126,7 +128,7 @@ func (p FS) root() string {
 
 // Stat reads process pid's stat line.
 func (p FS) Stat(pid int) (Stat, error) {
-	b, err := os.ReadFile(filepath.Join(p.root(), strconv.Itoa(pid), "stat"))
+	b, err := rawfile.ReadFile(filepath.Join(p.root(), strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return Stat{}, err
 	}
@@ -253,5 +255,5 @@ func (p FS) Alive(pid int, startTime uint64) bool {
 // as /proc/<pid>/environ shows them); readable only for processes of the
 // caller's user, or by root.
 func (p FS) Environ(pid int) ([]byte, error) {
-	return os.ReadFile(filepath.Join(p.root(), strconv.Itoa(pid), "environ"))
+	return rawfile.ReadFile(filepath.Join(p.root(), strconv.Itoa(pid), "environ"))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -112,26 +113,7 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 }
 
 func replace(path string, data []byte, perm os.FileMode, sync bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("spool: writing %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil && perm != 0o600 { // CreateTemp's mode
-		err = tmp.Chmod(perm)
-	}
-	if err == nil && sync {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := rawfile.Replace(path, data, uint32(perm.Perm()), sync); err != nil {
 		return fmt.Errorf("spool: writing %s: %w", path, err)
 	}
 	return nil
@@ -143,7 +125,7 @@ func replace(path string, data []byte, perm os.FileMode, sync bool) error {
 func write(path string, m wire.Message) error { return Replace(path, wire.Marshal(m), 0o600) }
 
 func read(path string, m wire.Message) error {
-	b, err := os.ReadFile(path)
+	b, err := rawfile.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -155,6 +137,9 @@ func read(path string, m wire.Message) error {
 
 // WriteLaunch records the job's launch.
 func (d Dir) WriteLaunch(l *api.JobLaunch) error { return write(d.Launch(), l) }
+
+// WriteLaunchEncoded records the job's launch given encoded.
+func (d Dir) WriteLaunchEncoded(b []byte) error { return Replace(d.Launch(), b, 0o600) }
 
 // ReadLaunch reads the job's launch.
 func (d Dir) ReadLaunch() (*api.JobLaunch, error) {
@@ -171,12 +156,13 @@ func (d Dir) ReadParams() (*sbdwire.Params, error) {
 	return p, read(d.Params(), p)
 }
 
-// WriteState records the job's state; a final state durably (it is the
-// job's outcome, reported to mbatchd until acknowledged), the others only
-// atomically.
-func (d Dir) WriteState(s *api.JobStatusReport) error {
-	return replace(d.State(), wire.Marshal(s), 0o600, s.Final)
-}
+// WriteState records the job's state, atomically but not synced: it
+// survives the crash of sbatchd and of the shepherds (which is what it is
+// for: the outcome of a job that ended while sbatchd was down), not the
+// loss of the machine in the moment between the job's end and mbatchd's
+// acknowledgement (the job is then reported lost). Syncing cost more CPU
+// per job than the rest of its record keeping.
+func (d Dir) WriteState(s *api.JobStatusReport) error { return write(d.State(), s) }
 
 // ReadState reads the job's state; fs.ErrNotExist when the shepherd never
 // wrote one.
