@@ -44,6 +44,8 @@ type Daemon struct {
 	// userRoot holds the jobs' user directories when job users cannot
 	// traverse the state directory ("" : job/ in each spool directory).
 	userRoot string
+	umask    int // the process's, read at start
+	accts    *accounts
 
 	jobs       map[string]*job
 	pendingAck map[uint64]string // final report Seq -> job key
@@ -76,6 +78,9 @@ func New(cfg Config) (*Daemon, error) {
 		done: make(chan struct{}), stop: make(chan struct{}),
 	}
 	d.hostl = newHostLink(&d.cfg)
+	d.accts = newAccounts(shepherd.LookupAccount, cfg.Clock.Now)
+	d.umask = syscall.Umask(0o022)
+	syscall.Umask(d.umask)
 	if err := os.MkdirAll(string(d.root), 0o755); err != nil {
 		return nil, fmt.Errorf("sbatchd: %w", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
-	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 )
 
 // hostLink is sbatchd's connection to the host's shepherd process (one per
@@ -104,29 +103,27 @@ func (l *hostLink) spawn() (int, error) {
 }
 
 // start has the shepherd host start the shepherd of the job spooled in
-// dir; it returns the host's PID once the job's socket is bound. A host
-// that went away before answering is replaced once.
-func (l *hostLink) start(ctx context.Context, dir string) (int, error) {
+// dir (launch and params encoded); it returns the host's PID once the
+// job's socket is bound. A host that was gone before it got the request is
+// replaced once. One that went away after it is not asked again: it may
+// have started the job, which must never run twice; the caller then finds
+// the job's shepherd gone (and the job lost, or orphaned in its cgroup).
+func (l *hostLink) start(ctx context.Context, dir string, launch, params []byte) (int, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := l.client(ctx)
 		if err != nil {
 			return 0, err
 		}
-		pid, err := c.Start(ctx, dir)
+		pid, err := c.Start(ctx, dir, launch, params)
 		switch {
 		case err == nil:
 			return pid, nil
-		case errors.Is(err, shepherd.ErrRunning) && attempt > 0:
-			// The host that went away had started it after all.
-			return pid, nil
+		case errors.Is(err, shepherd.ErrUnanswered):
+			l.drop(c)
+			l.cfg.Logf("%s: %v", dir, err)
+			return 0, nil
 		case errors.Is(err, shepherd.ErrHostGone) && attempt == 0:
 			l.drop(c)
-			if _, serr := spool.Dir(dir).ReadState(); serr == nil {
-				// Its shepherd had begun (the state is written before
-				// anything of the job runs) and went with the host: never
-				// start the job twice; the caller finds the shepherd gone.
-				return 0, nil
-			}
 			continue
 		}
 		return pid, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
@@ -150,20 +151,25 @@ func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *
 	if err != nil {
 		return &launchResult{err: err}
 	}
-	if err := os.RemoveAll(string(dir)); err != nil {
+	if err := dir.Remove(); err != nil {
 		return &launchResult{err: err}
 	}
-	if err := os.MkdirAll(string(dir), 0o700); err != nil {
-		return &launchResult{err: err}
+	// Job users reach their directory in it (mode 0711), unless sbatchd's
+	// umask takes that away: the shepherd then sets the mode.
+	if err := os.Mkdir(string(dir), 0o711); err != nil {
+		if err := os.MkdirAll(string(dir), 0o711); err != nil {
+			return &launchResult{err: err}
+		}
 	}
 	p := d.params(l, acct, k, dir)
-	if err := dir.WriteLaunch(l); err != nil {
+	p.SpoolTraversable = d.umask&0o011 == 0
+	lb, pb := wire.Marshal(l), wire.Marshal(p)
+	// The launch stays in the spool for a restarted sbatchd; the host
+	// gets both in the request (the shepherd's parameters are not kept).
+	if err := dir.WriteLaunchEncoded(lb); err != nil {
 		return &launchResult{err: err}
 	}
-	if err := dir.WriteParams(p); err != nil {
-		return &launchResult{err: err}
-	}
-	pid, err := d.hostl.start(ctx, string(dir))
+	pid, err := d.hostl.start(ctx, string(dir), lb, pb)
 	if err != nil {
 		dir.Remove()
 		return &launchResult{err: &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}}
@@ -228,7 +234,7 @@ func (d *Daemon) account(name string) (*shepherd.Account, error) {
 		}
 		return d.self, nil
 	}
-	a, err := shepherd.LookupAccount(name)
+	a, err := d.accts.get(name)
 	if err != nil {
 		return nil, &sbdError{LSBEBadUser, fmt.Sprintf("no account for user %s on host %s", name, d.cfg.Host)}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 
@@ -590,9 +591,14 @@ func TestSignificant(t *testing.T) {
 	}
 }
 
-// BenchmarkJobLifecycle measures one job through sbatchd: launch (shepherd
-// start, Ack), run of /bin/true through the exec helper, final report and
-// its acknowledgement, with cgroups.
+// BenchmarkJobLifecycle measures one job at a time through sbatchd: launch
+// (Ack), the shepherd host's run of the job file ("true", a shell builtin),
+// final report and its acknowledgement, with cgroups. Besides the latency
+// it reports the CPU time per job of this process (sbatchd and the fake
+// mbatchd), of the shepherd host, and of the job processes (the host's
+// children):
+//
+//	go test -run '^$' -bench JobLifecycle -benchtime 200x ./internal/sbd/
 func BenchmarkJobLifecycle(b *testing.B) {
 	state, sub := benchDirs(b)
 	t := &testing.T{}
@@ -609,6 +615,10 @@ func BenchmarkJobLifecycle(b *testing.B) {
 	defer func() { cancel(); <-done }()
 	s := mbd.session()
 	s.t = t
+	// The first job starts the shepherd host.
+	host := int(s.launch(jobLaunch(999, "root", sub, "true")).PID)
+	s.commit(s.final(999))
+	self0, host0, kids0 := selfCPU(), procCPU(host, false), procCPU(host, true)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := int64(1000 + i)
@@ -619,6 +629,30 @@ func BenchmarkJobLifecycle(b *testing.B) {
 	if t.Failed() {
 		b.Fatal("session failed")
 	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric(per(selfCPU()-self0), "sbd-cpu-us/job")
+	b.ReportMetric(per(procCPU(host, false)-host0), "host-cpu-us/job")
+	b.ReportMetric(per(procCPU(host, true)-kids0), "jobprocs-cpu-us/job")
+}
+
+// selfCPU is this process's CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU is process pid's CPU time, or that of its children it waited
+// for.
+func procCPU(pid int, children bool) time.Duration {
+	st, err := procfs.FS{}.Stat(pid)
+	if err != nil {
+		return 0
+	}
+	if children {
+		return time.Duration(st.CUTime+st.CSTime) * time.Second / procfs.TicksPerSecond
+	}
+	return time.Duration(st.UTime+st.STime) * time.Second / procfs.TicksPerSecond
 }
 
 func benchDirs(b *testing.B) (state, sub string) {

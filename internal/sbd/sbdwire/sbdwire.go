@@ -37,6 +37,9 @@ type Params struct {
 	// UserDir is the job's user directory (spool.UserDir); "" means job/
 	// in the spool directory.
 	UserDir string `wire:"24"`
+	// SpoolTraversable: sbatchd made the spool directory mode 0711 (job
+	// users reach their directory in it).
+	SpoolTraversable bool `wire:"25"`
 }
 
 // Command operations.
@@ -163,6 +166,10 @@ type HostRequest struct {
 	Seq      uint64 `wire:"1"`
 	Op       int32  `wire:"2"`
 	SpoolDir string `wire:"3"`
+	// Launch and Params are the job's api.JobLaunch and Params, encoded
+	// (as in the spool's files, which the host then does not read).
+	Launch []byte `wire:"4"`
+	Params []byte `wire:"5"`
 }
 
 // HostReply answers a HostRequest; Err is empty on success.

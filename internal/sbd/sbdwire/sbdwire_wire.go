@@ -88,6 +88,9 @@ func (m *Params) SizeWire() int {
 	if m.UserDir != "" {
 		n += 2 + wire.SizeBytes(len(m.UserDir))
 	}
+	if m.SpoolTraversable {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -198,6 +201,10 @@ func (m *Params) AppendWire(b []byte) []byte {
 	if m.UserDir != "" {
 		b = wire.AppendTag(b, 24, wire.BytesType)
 		b = wire.AppendString(b, m.UserDir)
+	}
+	if m.SpoolTraversable {
+		b = wire.AppendTag(b, 25, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.SpoolTraversable))
 	}
 	return b
 }
@@ -470,6 +477,16 @@ func (m *Params) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Params", 24, off, n)
 			}
 			m.UserDir = string(v)
+			off += n
+		case 25:
+			if typ != wire.VarintType {
+				return wire.TypeError("Params", 25, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 25, off, n)
+			}
+			m.SpoolTraversable = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -1647,6 +1664,12 @@ func (m *HostRequest) SizeWire() int {
 	if m.SpoolDir != "" {
 		n += 1 + wire.SizeBytes(len(m.SpoolDir))
 	}
+	if len(m.Launch) > 0 {
+		n += 1 + wire.SizeBytes(len(m.Launch))
+	}
+	if len(m.Params) > 0 {
+		n += 1 + wire.SizeBytes(len(m.Params))
+	}
 	return n
 }
 
@@ -1666,6 +1689,14 @@ func (m *HostRequest) AppendWire(b []byte) []byte {
 	if m.SpoolDir != "" {
 		b = wire.AppendTag(b, 3, wire.BytesType)
 		b = wire.AppendString(b, m.SpoolDir)
+	}
+	if len(m.Launch) > 0 {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendBytes(b, m.Launch)
+	}
+	if len(m.Params) > 0 {
+		b = wire.AppendTag(b, 5, wire.BytesType)
+		b = wire.AppendBytes(b, m.Params)
 	}
 	return b
 }
@@ -1712,6 +1743,26 @@ func (m *HostRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("HostRequest", 3, off, n)
 			}
 			m.SpoolDir = string(v)
+			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostRequest", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostRequest", 4, off, n)
+			}
+			m.Launch = append([]byte(nil), v...)
+			off += n
+		case 5:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostRequest", 5, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostRequest", 5, off, n)
+			}
+			m.Params = append([]byte(nil), v...)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

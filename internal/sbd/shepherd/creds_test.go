@@ -8,6 +8,9 @@ import (
 	"testing"
 )
 
+// TestOpenAs: files opened as the job user (openAs, for bsub -f copies,
+// and the host's appendFile on a forker thread, for the job report) get
+// the user's permissions, and leave every thread with the shepherd's own.
 func TestOpenAs(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
@@ -16,6 +19,27 @@ func TestOpenAs(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
+	h, err := NewHost(nil, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaOpenAs := func(path string, data []byte, c *cred) error {
+		f, err := openAs(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666, c)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	for name, appendFile := range map[string]func(string, []byte, *cred) error{"openAs": viaOpenAs, "host.appendFile": h.appendFile} {
+		t.Run(name, func(t *testing.T) { testOpenAs(t, acct, appendFile) })
+	}
+}
+
+func testOpenAs(t *testing.T, acct *Account, appendFile func(string, []byte, *cred) error) {
 	c := &cred{uid: int(acct.UID), gid: int(acct.GID), groups: acct.Groups}
 	root := testRoot(t)
 	userDir := filepath.Join(root, "user")

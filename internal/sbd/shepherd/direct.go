@@ -3,13 +3,13 @@ package shepherd
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -56,7 +56,7 @@ type forked struct {
 	pid  int
 	res  *sbdwire.ExecResult // Step and Err set when it failed
 	ws   syscall.WaitStatus  // the status a shell would give a failure
-	gate *os.File            // write end of the gate
+	gate int                 // write end of the gate
 	// inUnified: the child was cloned into the unified group.
 	inUnified bool
 }
@@ -85,12 +85,12 @@ func (s *Shepherd) startDirect(spec *sbdwire.ExecSpec) {
 	if step, err := s.gateSetup(f.pid, spec, f.inUnified); err != nil {
 		// It never ran any of the job: killed at the gate.
 		_ = syscall.Kill(f.pid, syscall.SIGKILL)
-		f.gate.Close()
+		syscall.Close(f.gate)
 		c.res, c.resDone = &sbdwire.ExecResult{Step: step, Err: err.Error(), Dir: f.res.Dir}, true
 		return // its exit completes it (finishSetupFailed)
 	}
-	_, err := f.gate.Write([]byte("go\n"))
-	f.gate.Close()
+	err := rawfile.WriteAll(f.gate, []byte("go\n"))
+	syscall.Close(f.gate)
 	if err != nil {
 		// The process is already gone; its exit follows.
 		c.res, c.resDone = &sbdwire.ExecResult{Step: StepExec, Err: "gate: " + err.Error(), Dir: f.res.Dir}, true
@@ -133,56 +133,70 @@ func (s *Shepherd) gateSetup(pid int, spec *sbdwire.ExecSpec, inUnified bool) (s
 // forkJob prepares and forks the job process on a forker (see the top of
 // this file).
 func (s *Shepherd) forkJob(spec *sbdwire.ExecSpec, cgfd int) forked {
-	req := forkReq{s: s, spec: spec, cgfd: cgfd, reply: make(chan forked, 1)}
-	s.host.fork(req)
-	return <-req.reply
+	var f forked
+	if err := s.host.onThread(func() bool {
+		var ok bool
+		f, ok = s.forkOnThread(spec, cgfd)
+		return ok
+	}); err != nil {
+		f = forked{res: &sbdwire.ExecResult{Step: StepCred, Err: err.Error()}, ws: syscall.WaitStatus(1 << 8)}
+	}
+	return f
 }
 
-// forkReq asks a forker to start a job process.
-type forkReq struct {
-	s     *Shepherd
-	spec  *sbdwire.ExecSpec
-	cgfd  int
-	reply chan forked
+// threadWork is a function for a forker; it returns false when it left
+// the thread with another identity than the shepherd's.
+type threadWork struct {
+	fn   func() bool
+	done chan struct{}
 }
 
 // maxForkers bounds the forker threads of a host.
 const maxForkers = 4
 
-// fork hands req to an idle forker, starting one if there is none and
-// fewer than maxForkers run.
-func (h *Host) fork(req forkReq) {
+// onThread runs fn on a forker: an OS thread with a file system context
+// of its own (working directory, umask), whose file system identity fn may
+// change as long as it changes it back (else it returns false and the
+// thread is discarded). A forker is started when none is idle and fewer
+// than maxForkers run.
+func (h *Host) onThread(fn func() bool) error {
+	w := threadWork{fn: fn, done: make(chan struct{})}
 	select {
-	case h.forkCh <- req:
-		return
+	case h.forkCh <- w:
 	default:
+		if h.forkers.Add(1) <= maxForkers {
+			go h.forker()
+		} else {
+			h.forkers.Add(-1)
+		}
+		h.forkCh <- w
 	}
-	if h.forkers.Add(1) <= maxForkers {
-		go h.forker()
-	} else {
-		h.forkers.Add(-1)
+	<-w.done
+	if err, _ := h.forkErr.Load().(error); err != nil {
+		return err
 	}
-	h.forkCh <- req
+	return nil
 }
 
-// forker serves fork requests on a locked OS thread with its own file
-// system context. When the thread cannot be returned to the shepherd's
-// identity it ends, locked, and the runtime discards the thread.
+// forker serves work on a locked OS thread with its own file system
+// context. When the thread cannot be returned to the shepherd's identity
+// it ends, locked, and the runtime discards the thread.
 func (h *Host) forker() {
 	runtime.LockOSThread()
 	defer h.forkers.Add(-1)
 	if err := syscall.Unshare(syscall.CLONE_FS); err != nil {
-		h.logf("forker: unshare(CLONE_FS): %v", err)
-		for req := range h.forkCh {
-			res := &sbdwire.ExecResult{Step: StepCred, Err: "unshare(CLONE_FS): " + err.Error()}
-			req.reply <- forked{res: res, ws: syscall.WaitStatus(1 << 8)}
+		err = fmt.Errorf("unshare(CLONE_FS): %w", err)
+		h.logf("forker: %v", err)
+		h.forkErr.Store(err)
+		for w := range h.forkCh {
+			close(w.done)
 		}
 		return
 	}
-	for req := range h.forkCh {
-		f, ok := req.s.forkOnThread(req.spec, req.cgfd)
+	for w := range h.forkCh {
+		ok := w.fn()
 		_ = syscall.Chdir("/") // hold no job's directory
-		req.reply <- f
+		close(w.done)
 		if !ok {
 			h.logf("forker: cannot restore the thread's identity: discarding it")
 			return
@@ -214,9 +228,7 @@ func (s *Shepherd) forkOnThread(spec *sbdwire.ExecSpec, cgfd int) (_ forked, ok 
 		// Back to the shepherd's own identity for the fork: joining the
 		// unified group by clone is checked against the caller's.
 		if err := restore(); err != nil {
-			for _, c := range f.files {
-				c.Close()
-			}
+			f.close()
 			return fail(StepCred, err, 1), false
 		}
 		if f.failed != nil {
@@ -234,18 +246,23 @@ func (s *Shepherd) forkOnThread(spec *sbdwire.ExecSpec, cgfd int) (_ forked, ok 
 // prepared are the job's working directory and standard streams, as the
 // job user opened them.
 type prepared struct {
-	in, out, errf *os.File
-	files         []*os.File // to close after the fork
+	in, out, errf int
+	fds           []int // to close after the fork
 	failed        *forked
+}
+
+func (p *prepared) close() {
+	for _, fd := range p.fds {
+		syscall.Close(fd)
+	}
+	p.fds = nil
 }
 
 func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult, fail func(string, error, int) forked) *prepared {
 	p := &prepared{}
 	failed := func(f forked) *prepared {
-		for _, c := range p.files {
-			c.Close()
-		}
-		p.files, p.failed = nil, &f
+		p.close()
+		p.failed = &f
 		return p
 	}
 	if len(spec.Dirs) == 0 {
@@ -263,22 +280,23 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 	if len(spec.Dirs) > 0 && res.Dir == "" {
 		return failed(fail(StepDir, errors.New(joinErrs(dirErrs)), 1))
 	}
-	p.in, p.out, p.errf = s.devnull, s.devnull, s.devnull
+	null := s.host.devnullFD
+	p.in, p.out, p.errf = null, null, null
 	if spec.Stdin != nil {
-		f, err := os.Open(spec.Stdin.Path)
+		fd, err := rawfile.Open(spec.Stdin.Path, syscall.O_RDONLY, 0)
 		if err != nil {
 			return failed(fail(StepStdin, err, 1))
 		}
-		p.files = append(p.files, f)
-		p.in = f
+		p.fds = append(p.fds, fd)
+		p.in = fd
 	}
 	if spec.Stdout != nil {
-		f, path, note, err := openOutput(spec.Stdout)
+		fd, path, note, err := openOutputFD(spec.Stdout)
 		if err != nil {
 			return failed(fail(StepStdout, err, 1))
 		}
-		p.files = append(p.files, f)
-		p.out = f
+		p.fds = append(p.fds, fd)
+		p.out = fd
 		res.Stdout = path
 		if note != "" {
 			res.OpenErrors = append(res.OpenErrors, note)
@@ -288,12 +306,12 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 	case spec.StderrToStdout:
 		p.errf, res.Stderr = p.out, res.Stdout
 	case spec.Stderr != nil:
-		f, path, note, err := openOutput(spec.Stderr)
+		fd, path, note, err := openOutputFD(spec.Stderr)
 		if err != nil {
 			return failed(fail(StepStderr, err, 1))
 		}
-		p.files = append(p.files, f)
-		p.errf = f
+		p.fds = append(p.fds, fd)
+		p.errf = fd
 		res.Stderr = path
 		if note != "" {
 			res.OpenErrors = append(res.OpenErrors, note)
@@ -305,26 +323,23 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 // forkPrepared forks the job process with the prepared streams (closed
 // here), registering it with the host.
 func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult, p *prepared, cgfd int, fail func(string, error, int) forked) forked {
-	defer func() {
-		for _, f := range p.files {
-			f.Close()
-		}
-	}()
+	defer p.close()
 	path, err := lookPath(spec.Argv[0], spec.Env)
 	if err != nil {
 		return fail(StepExec, err, execStatus(err))
 	}
-	gr, gw, err := os.Pipe()
-	if err != nil {
-		return fail(StepExec, err, 1)
+	var gate [2]int
+	if err := syscall.Pipe2(gate[:], syscall.O_CLOEXEC); err != nil {
+		return fail(StepExec, fmt.Errorf("pipe: %w", err), 1)
 	}
-	defer gr.Close()
+	gr, gw := gate[0], gate[1]
+	defer syscall.Close(gr)
 	files := make([]uintptr, jobenv.GateFD+1)
-	files[0], files[1], files[2] = p.in.Fd(), p.out.Fd(), p.errf.Fd()
+	files[0], files[1], files[2] = uintptr(p.in), uintptr(p.out), uintptr(p.errf)
 	for i := 3; i < jobenv.GateFD; i++ {
 		files[i] = ^uintptr(0) // closed
 	}
-	files[jobenv.GateFD] = gr.Fd()
+	files[jobenv.GateFD] = uintptr(gr)
 	sys := &syscall.SysProcAttr{Setpgid: spec.Setpgid}
 	if spec.SetCred {
 		groups := make([]uint32, len(spec.Groups))
@@ -352,7 +367,7 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 		err = err2
 	}
 	if err != nil {
-		gw.Close()
+		syscall.Close(gw)
 		return fail(StepExec, fmt.Errorf("%s: %w", spec.Argv[0], err), execStatus(err))
 	}
 	return forked{pid: pid, res: res, gate: gw, inUnified: inUnified}

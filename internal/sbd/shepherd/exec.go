@@ -14,6 +14,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api/wire"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -215,6 +216,15 @@ func dup(f *os.File, fd int) {
 // the file is DirName; when the file cannot be opened the fallback is, and
 // note says why.
 func openOutput(fs *sbdwire.FileSpec) (f *os.File, path, note string, err error) {
+	fd, path, note, err := openOutputFD(fs)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return os.NewFile(uintptr(fd), path), path, note, nil
+}
+
+// openOutputFD is openOutput returning a bare descriptor (close-on-exec).
+func openOutputFD(fs *sbdwire.FileSpec) (fd int, path, note string, err error) {
 	path = fs.Path
 	if fs.DirName != "" {
 		if strings.HasSuffix(path, "/") {
@@ -224,24 +234,24 @@ func openOutput(fs *sbdwire.FileSpec) (f *os.File, path, note string, err error)
 			path = filepath.Join(path, fs.DirName)
 		}
 	}
-	flags := os.O_WRONLY | os.O_CREATE
+	flags := syscall.O_WRONLY | syscall.O_CREAT
 	if fs.Append {
-		flags |= os.O_APPEND
+		flags |= syscall.O_APPEND
 	} else {
-		flags |= os.O_TRUNC
+		flags |= syscall.O_TRUNC
 	}
-	f, err = os.OpenFile(path, flags, 0o666)
+	fd, err = rawfile.Open(path, flags, 0o666)
 	if err == nil {
-		return f, absPath(path), "", nil
+		return fd, absPath(path), "", nil
 	}
 	if fs.Fallback == "" {
-		return nil, "", "", err
+		return -1, "", "", err
 	}
-	f, ferr := os.OpenFile(fs.Fallback, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	fd, ferr := rawfile.Open(fs.Fallback, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600)
 	if ferr != nil {
-		return nil, "", "", fmt.Errorf("%w (fallback: %v)", err, ferr)
+		return -1, "", "", fmt.Errorf("%w (fallback: %v)", err, ferr)
 	}
-	return f, fs.Fallback, fmt.Sprintf("Fail to open output file %s: %v.", fs.Path, unwrapPath(err)), nil
+	return fd, fs.Fallback, fmt.Sprintf("Fail to open output file %s: %v.", fs.Path, unwrapPath(err)), nil
 }
 
 func unwrapPath(err error) error {

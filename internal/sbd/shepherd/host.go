@@ -28,6 +28,8 @@ type Host struct {
 	log     *log.Logger
 	pid     int
 	devnull *os.File
+	// devnullFD is devnull's descriptor, for the forks.
+	devnullFD int
 	// single: the process runs one job, so every orphan is that job's.
 	single bool
 	proc   procfs.FS
@@ -47,8 +49,9 @@ type Host struct {
 
 	// forkCh feeds the forker threads (see direct.go); forkers counts
 	// them.
-	forkCh  chan forkReq
+	forkCh  chan threadWork
 	forkers atomic.Int32
+	forkErr atomic.Value // error: the forkers cannot work (no unshare)
 
 	// srv is Serve's state (see serve.go), owned by its loop.
 	srv atomic.Pointer[server]
@@ -64,8 +67,8 @@ func NewHost(clk clock.Clock, logw *os.File) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shepherd host: %w", err)
 	}
-	return &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull,
-		procs: map[int]*Shepherd{}, reapWake: make(chan struct{}, 1), forkCh: make(chan forkReq)}, nil
+	return &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull, devnullFD: int(devnull.Fd()),
+		procs: map[int]*Shepherd{}, reapWake: make(chan struct{}, 1), forkCh: make(chan threadWork)}, nil
 }
 
 func (h *Host) logf(format string, args ...any) {

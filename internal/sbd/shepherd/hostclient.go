@@ -29,9 +29,14 @@ func HostSocketName(stateDir string) string {
 	return "@basalt-shepherds-" + strconv.FormatUint(h.Sum64(), 16)
 }
 
-// ErrHostGone: the connection to the shepherd host broke (or the host was
-// retiring) before it answered; a new host may be started.
+// ErrHostGone: the connection to the shepherd host broke before the
+// request was sent, or the host was retiring; a new host may be started
+// and asked again.
 var ErrHostGone = errors.New("shepherd host gone")
+
+// ErrUnanswered: the connection broke after the request was sent, before
+// the answer: the host may have carried it out.
+var ErrUnanswered = errors.New("shepherd host gone before answering")
 
 // HostClient is sbatchd's connection to a shepherd host. Its methods may
 // be called concurrently.
@@ -133,6 +138,8 @@ func (c *HostClient) call(ctx context.Context, req *sbdwire.HostRequest) (*sbdwi
 	err := writeFrame(c.conn, frameHostRequest, req)
 	c.wmu.Unlock()
 	if err != nil {
+		// Perhaps partly written: the host reads no request from a torn
+		// frame.
 		c.conn.Close()
 		return nil, fmt.Errorf("%w: %v", ErrHostGone, err)
 	}
@@ -146,7 +153,7 @@ func (c *HostClient) call(ctx context.Context, req *sbdwire.HostRequest) (*sbdwi
 		c.mu.Lock()
 		err := c.err
 		c.mu.Unlock()
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrUnanswered, err)
 	case <-ctx.Done():
 		c.mu.Lock()
 		delete(c.waits, req.Seq)
@@ -156,11 +163,13 @@ func (c *HostClient) call(ctx context.Context, req *sbdwire.HostRequest) (*sbdwi
 }
 
 // Start asks the host to start the shepherd of the job spooled in
-// spoolDir; it returns once the job's socket is bound (the shepherd can be
-// dialled), with the host's PID. ErrRunning when the job already has a
-// live shepherd; ErrHostGone when the host did not answer.
-func (c *HostClient) Start(ctx context.Context, spoolDir string) (int, error) {
-	rep, err := c.call(ctx, &sbdwire.HostRequest{Op: sbdwire.HostOpStart, SpoolDir: spoolDir})
+// spoolDir, whose launch and parameters are given encoded; it returns once
+// the job's socket is bound (the shepherd can be dialled), with the host's
+// PID. ErrRunning when the job already has a live shepherd; ErrHostGone
+// when the host did not get the request (or took no more jobs);
+// ErrUnanswered when it went away before answering.
+func (c *HostClient) Start(ctx context.Context, spoolDir string, launch, params []byte) (int, error) {
+	rep, err := c.call(ctx, &sbdwire.HostRequest{Op: sbdwire.HostOpStart, SpoolDir: spoolDir, Launch: launch, Params: params})
 	if err != nil {
 		return 0, err
 	}

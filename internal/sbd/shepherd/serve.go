@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
@@ -163,7 +164,7 @@ func (h *Host) serveConn(ctx context.Context, srv *server, c net.Conn) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rep := h.startServed(ctx, srv, spool.Dir(req.SpoolDir))
+				rep := h.startServed(ctx, srv, req)
 				rep.Seq = req.Seq
 				send(frameHostReply, rep)
 			}()
@@ -179,8 +180,18 @@ func (h *Host) serveConn(ctx context.Context, srv *server, c net.Conn) {
 
 // startServed starts the shepherd of the job spooled in dir: its state
 // read, its socket bound, its loop running, before the answer.
-func (h *Host) startServed(ctx context.Context, srv *server, dir spool.Dir) *sbdwire.HostReply {
-	s, err := h.Prepare(dir, nil)
+func (h *Host) startServed(ctx context.Context, srv *server, req *sbdwire.HostRequest) *sbdwire.HostReply {
+	cfg := Config{Dir: spool.Dir(req.SpoolDir)}
+	if len(req.Launch) > 0 && len(req.Params) > 0 {
+		cfg.Launch, cfg.Params = &api.JobLaunch{}, &sbdwire.Params{}
+		if err := cfg.Launch.UnmarshalWire(req.Launch); err != nil {
+			return &sbdwire.HostReply{Err: fmt.Sprintf("launch: %v", err)}
+		}
+		if err := cfg.Params.UnmarshalWire(req.Params); err != nil {
+			return &sbdwire.HostReply{Err: fmt.Sprintf("params: %v", err)}
+		}
+	}
+	s, err := h.Prepare(cfg)
 	if err != nil {
 		return &sbdwire.HostReply{Err: err.Error(), Running: errors.Is(err, ErrRunning)}
 	}
@@ -206,14 +217,16 @@ func (h *Host) startServed(ctx context.Context, srv *server, dir spool.Dir) *sbd
 // ErrRunning: the job already has a live shepherd (its socket is bound).
 var ErrRunning = errors.New("the job's shepherd is already running")
 
-// Prepare makes the shepherd of the job spooled in dir, listening on lst
-// or, when nil, on the job's own socket (Params.SocketName), bound here.
-func (h *Host) Prepare(dir spool.Dir, lst net.Listener) (*Shepherd, error) {
-	s, err := New(Config{Dir: dir, Listener: lst, Clock: h.clk, Host: h})
+// Prepare makes the shepherd of a job (cfg's Clock and Host are the
+// host's), listening on cfg.Listener or, when nil, on the job's own socket
+// (Params.SocketName), bound here.
+func (h *Host) Prepare(cfg Config) (*Shepherd, error) {
+	cfg.Clock, cfg.Host = h.clk, h
+	s, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if lst == nil {
+	if cfg.Listener == nil {
 		l, err := net.Listen("unix", s.p.SocketName)
 		if err != nil {
 			s.close()

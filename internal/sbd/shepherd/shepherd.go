@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"net"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
 	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/report"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
@@ -55,6 +57,9 @@ type Config struct {
 	// Host is the process's shared part (reaper, cgroup mounts); nil makes
 	// one for this job alone.
 	Host *Host
+	// Launch and Params, when set, are the job's (else read from Dir).
+	Launch *api.JobLaunch
+	Params *sbdwire.Params
 }
 
 // Shepherd runs one job; see the package documentation.
@@ -204,13 +209,17 @@ func Main(args []string) int {
 
 // New reads the job's launch and parameters from its spool directory.
 func New(cfg Config) (*Shepherd, error) {
-	l, err := cfg.Dir.ReadLaunch()
-	if err != nil {
-		return nil, fmt.Errorf("reading launch: %w", err)
+	l, p := cfg.Launch, cfg.Params
+	var err error
+	if l == nil {
+		if l, err = cfg.Dir.ReadLaunch(); err != nil {
+			return nil, fmt.Errorf("reading launch: %w", err)
+		}
 	}
-	p, err := cfg.Dir.ReadParams()
-	if err != nil {
-		return nil, fmt.Errorf("reading params: %w", err)
+	if p == nil {
+		if p, err = cfg.Dir.ReadParams(); err != nil {
+			return nil, fmt.Errorf("reading params: %w", err)
+		}
 	}
 	if l.Spec == nil {
 		l.Spec = &api.JobSpec{}
@@ -238,7 +247,9 @@ func New(cfg Config) (*Shepherd, error) {
 		s.udir = spool.UserDir(p.UserDir)
 	}
 	s.st = api.JobStatusReport{JobID: l.JobID, Index: l.Index, RunCount: l.RunCount}
-	if old, err := cfg.Dir.ReadState(); err == nil {
+	if cfg.Launch != nil {
+		// A fresh start: sbatchd made the spool directory anew.
+	} else if old, err := cfg.Dir.ReadState(); err == nil {
 		s.st.Seq = old.Seq
 	}
 	return s, nil
@@ -439,13 +450,18 @@ func (s *Shepherd) drop(sc *sconn) {
 	}
 }
 
-// update records a change of the job's state: a new Seq, the spool file,
-// and a push to every connected sbatchd.
+// update records a change of the job's state: a new Seq, a push to every
+// connected sbatchd and, for the final state, the spool file (the job's
+// outcome is known even if sbatchd never got it). The states before are
+// only pushed: sbatchd keeps them, and while the shepherd runs a restarted
+// sbatchd asks it.
 func (s *Shepherd) update() {
 	s.st.Seq++
 	s.st.Time = s.now().Unix()
-	if err := s.dir.WriteState(&s.st); err != nil {
-		s.logf("%v", err)
+	if s.st.Final {
+		if err := s.dir.WriteState(&s.st); err != nil {
+			s.logf("%v", err)
+		}
 	}
 	for c := range s.conns {
 		if s.send(c, frameStatus, &s.st) && s.st.Final {
@@ -503,23 +519,38 @@ func (s *Shepherd) begin() {
 // given to the job user, so the user cannot plant links in it beforehand.
 func (s *Shepherd) prepareFiles() error {
 	ud := string(s.udir)
-	if err := os.RemoveAll(ud); err != nil {
-		return err
-	}
 	if err := os.Mkdir(ud, 0o700); err != nil {
-		return err
-	}
-	// Other users must reach job/ (mode 0700, the job user's) through
-	// the spool directory.
-	if err := os.Chmod(string(s.dir), 0o711); err != nil {
-		return err
-	}
-	write := func(path string, data []byte, mode os.FileMode) error {
-		if err := os.WriteFile(path, data, mode); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		if s.p.SetCred {
-			return os.Chown(path, int(s.p.UID), int(s.p.GID))
+		if err := os.RemoveAll(ud); err != nil {
+			return err
+		}
+		if err := os.Mkdir(ud, 0o700); err != nil {
+			return err
+		}
+	}
+	// Other users must reach job/ (mode 0700, the job user's) through
+	// the spool directory (sbatchd may have made it so).
+	if s.p.SetCred && !s.p.SpoolTraversable {
+		if err := os.Chmod(string(s.dir), 0o711); err != nil {
+			return err
+		}
+	}
+	write := func(path string, data []byte, mode uint32) error {
+		fd, err := rawfile.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL, mode)
+		if err != nil {
+			return err
+		}
+		err = rawfile.WriteAll(fd, data)
+		if err == nil && s.p.SetCred {
+			err = syscall.Fchown(fd, int(s.p.UID), int(s.p.GID))
+		}
+		if cerr := syscall.Close(fd); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return &fs.PathError{Op: "write", Path: path, Err: err}
 		}
 		return nil
 	}
@@ -1089,9 +1120,9 @@ func (s *Shepherd) endDirs() []string {
 }
 
 // reportTarget is where the report goes: the job's output file, or the
-// spool's output file when the job has none or writes to /dev/null.
+// spool's output file when the job has none (LSF would mail it).
 func (s *Shepherd) reportTarget() string {
-	if s.execRes != nil && s.execRes.Stdout != "" && s.execRes.Stdout != os.DevNull {
+	if s.execRes != nil && s.execRes.Stdout != "" {
 		return s.execRes.Stdout
 	}
 	return s.udir.Output()
@@ -1099,8 +1130,9 @@ func (s *Shepherd) reportTarget() string {
 
 func (s *Shepherd) writeReport() {
 	// A run requeued by REQUEUE_EXIT_VALUES is not reported (LSF sends no
-	// mail for it).
-	if s.st.Requeue && s.st.TermReason == "" {
+	// mail for it), and -o /dev/null discards the report with the output
+	// (what users ask for, to get no mail).
+	if s.st.Requeue && s.st.TermReason == "" || s.reportTarget() == os.DevNull {
 		s.runPosts()
 		return
 	}
@@ -1118,20 +1150,30 @@ func (s *Shepherd) appendReport(target string) error {
 	c := s.userCred()
 	s.reported = true
 	go func() {
-		s.reports <- appendFile(target, data, c)
+		s.reports <- s.host.appendFile(target, data, c)
 	}()
 	return nil
 }
 
-// appendFile appends data to path as c (see openAs).
-func appendFile(path string, data []byte, c *cred) error {
-	f, err := openAs(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666, c)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+// appendFile appends data to path as c (nil: as the shepherd), on one of
+// the host's forker threads, whose file system identity is switched for
+// it (see openAs).
+func (h *Host) appendFile(path string, data []byte, c *cred) error {
+	var err error
+	if terr := h.onThread(func() bool {
+		if c == nil {
+			err = rawfile.WriteFile(path, data, syscall.O_CREAT|syscall.O_APPEND, 0o666)
+			return true
+		}
+		restore, cerr := threadAs(c.uid, c.gid, c.groups)
+		if cerr == nil {
+			err = rawfile.WriteFile(path, data, syscall.O_CREAT|syscall.O_APPEND, 0o666)
+		} else {
+			err = cerr
+		}
+		return restore() == nil
+	}); terr != nil {
+		return terr
 	}
 	return err
 }

@@ -502,3 +502,17 @@ func TestSuspendBeforeStart(t *testing.T) {
 		t.Errorf("killed at once: %+v", fin)
 	}
 }
+
+// TestDevNullOutputDiscardsReport: with -o /dev/null the output and the
+// job report are discarded (LSF: no file, no mail), not kept in the spool.
+func TestDevNullOutputDiscardsReport(t *testing.T) {
+	j := newJob(t, "echo discarded")
+	j.launch.Spec.OutFile = "/dev/null"
+	r := j.start(t)
+	if st := r.final(); st.State != api.StateDone {
+		t.Fatalf("final %+v", st)
+	}
+	if b, err := os.ReadFile(r.dir.User().Output()); err == nil {
+		t.Errorf("spool output written: %q", b)
+	}
+}
