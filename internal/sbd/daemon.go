@@ -15,6 +15,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 )
@@ -415,7 +416,7 @@ func (d *Daemon) forget(j *job) {
 	}
 	d.removeSpool(j.key, j.dir)
 	if d.userRoot != "" {
-		os.RemoveAll(filepath.Join(d.userRoot, j.key))
+		rawfile.RemoveAll(filepath.Join(d.userRoot, j.key))
 	}
 	delete(d.jobs, j.key)
 }

@@ -62,8 +62,12 @@ func runSbatchd(args []string) int {
 	state := fs.String("state", "", "state directory")
 	host := fs.String("host", "", "host name")
 	master := fs.String("master", "", "mbatchd address")
+	shepherdPath := fs.String("shepherd", "", "program of the shepherds (default: this one)")
 	fs.Parse(args)
 	cfg := testConfig(*state, *host, *master)
+	if *shepherdPath != "" {
+		cfg.ShepherdPath, cfg.ShepherdArgv[0] = *shepherdPath, *shepherdPath
+	}
 	cfg.Logf = func(format string, a ...any) {
 		fmt.Fprintf(os.Stderr, "%s sbatchd: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
 	}
@@ -366,6 +370,9 @@ func startProc(t *testing.T, cfg Config) *sbatchdProc {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "run-sbatchd", "-state", cfg.StateDir, "-host", cfg.Host, "-master", masterAddr(cfg))
+	if cfg.ShepherdPath != "" && cfg.ShepherdPath != os.Args[0] {
+		cmd.Args = append(cmd.Args, "-shepherd", cfg.ShepherdPath)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

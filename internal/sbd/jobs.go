@@ -166,7 +166,7 @@ func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *
 	lb, pb := wire.Marshal(l), wire.Marshal(p)
 	// The launch stays in the spool for a restarted sbatchd; the host
 	// gets both in the request (the shepherd's parameters are not kept).
-	if err := dir.WriteLaunchEncoded(lb); err != nil {
+	if err := dir.CreateLaunch(lb); err != nil {
 		return &launchResult{err: err}
 	}
 	pid, err := d.hostl.start(ctx, string(dir), lb, pb)

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -248,5 +249,70 @@ func TestJobFileRuns(t *testing.T) {
 				t.Errorf("output %q, want %q", out, tt.out)
 			}
 		})
+	}
+}
+
+// TestGatedJobFile runs gated job files with /bin/sh: the user's command
+// runs only after "go" arrives on the gate, with the umask and LS_JOBPID
+// set; a gate that closes without "go" (or says anything else, or is not
+// open at all) ends the job with status 125 before its command runs.
+func TestGatedJobFile(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		gate   string // written on the gate before it closes; "-" leaves fd 3 closed
+		status int
+		ran    bool
+	}{
+		{"released", "go\n", 0, true},
+		{"released without newline", "go", 0, true},
+		{"closed", "", 125, false},
+		{"wrong word", "stop\n", 125, false},
+		{"no gate", "-", 125, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			marker := filepath.Join(dir, "ran"+string(rune('a'+i)))
+			f := Files{JobFile: filepath.Join(dir, "job"+string(rune('a'+i)))}
+			l := &api.JobLaunch{Spec: &api.JobSpec{Command: `echo "$(umask) $LS_JOBPID $LSB_JOBPIDS $$" > ` + marker}}
+			os.WriteFile(f.JobFile, GatedJobFile(l, f, 0o027), 0o700)
+			cmd := exec.Command("/bin/sh", f.JobFile)
+			if tt.gate != "-" {
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd.ExtraFiles = []*os.File{r} // fd 3
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				r.Close()
+				w.Write([]byte(tt.gate))
+				w.Close()
+			} else if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != tt.status {
+				t.Errorf("exit %d, want %d", code, tt.status)
+			}
+			b, err := os.ReadFile(marker)
+			if ran := err == nil; ran != tt.ran {
+				t.Fatalf("command ran: %v, want %v", ran, tt.ran)
+			}
+			if tt.ran {
+				pid := strconv.Itoa(cmd.Process.Pid)
+				if want := "0027 " + pid + " " + pid + " " + pid + "\n"; string(b) != want {
+					t.Errorf("umask, LS_JOBPID, LSB_JOBPIDS, $$ = %q, want %q", b, want)
+				}
+			}
+		})
+	}
+	// The user input between the markers is the same as in JobFile.
+	l := launch()
+	plain, gated := string(JobFile(l, Files{})), string(GatedJobFile(l, Files{}, 0o022))
+	cut := func(s string) string { return s[strings.Index(s, MarkUserInput):] }
+	if cut(plain) != cut(gated) {
+		t.Errorf("user input differs:\n%s\n---\n%s", cut(plain), cut(gated))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 func pathErr(op, path string, err error) error { return &fs.PathError{Op: op, Path: path, Err: err} }
@@ -128,4 +129,107 @@ func split(path string) (dir, base string) {
 		}
 	}
 	return "", path
+}
+
+// RemoveAll removes path and, when it is a directory, everything below it,
+// with plain system calls (os.RemoveAll opens each directory as an
+// os.File). A missing path is not an error. Symbolic links are removed,
+// never followed.
+func RemoveAll(path string) error {
+	err := syscall.Unlink(path)
+	if err == nil || err == syscall.ENOENT {
+		return nil
+	}
+	if err != syscall.EISDIR && err != syscall.EPERM {
+		return pathErr("unlink", path, err)
+	}
+	if err := removeDirAt(_AT_FDCWD, path, 0); err != nil {
+		return pathErr("removeall", path, err)
+	}
+	return nil
+}
+
+// maxDepth bounds the recursion of RemoveAll.
+const maxDepth = 64
+
+// removeDirAt removes directory name (relative to dirfd) and its content;
+// entries the listing missed while it was changing are looked for again.
+func removeDirAt(dirfd int, name string, depth int) error {
+	if depth > maxDepth {
+		return syscall.ELOOP
+	}
+	for try := 0; ; try++ {
+		err := emptyDirAt(dirfd, name, depth)
+		if err == nil {
+			err = unlinkat(dirfd, name, _AT_REMOVEDIR)
+		}
+		if err == syscall.ENOTEMPTY && try < 3 {
+			continue
+		}
+		if err == syscall.ENOENT {
+			return nil
+		}
+		return err
+	}
+}
+
+// emptyDirAt removes what directory name (relative to dirfd) holds.
+func emptyDirAt(dirfd int, name string, depth int) error {
+	fd, err := syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if err == syscall.ENOENT {
+			return nil
+		}
+		return err
+	}
+	buf := make([]byte, 4096)
+	var firstErr error
+	for {
+		n, err := syscall.Getdents(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			syscall.Close(fd)
+			return err
+		}
+		if n <= 0 {
+			break
+		}
+		var names []string
+		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+		for _, e := range names {
+			err := unlinkat(fd, e, 0)
+			if err == syscall.EISDIR || err == syscall.EPERM {
+				err = removeDirAt(fd, e, depth+1)
+			}
+			if err != nil && err != syscall.ENOENT && firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	syscall.Close(fd)
+	return firstErr
+}
+
+const (
+	_AT_FDCWD     = -100
+	_AT_REMOVEDIR = 0x200
+)
+
+func unlinkat(dirfd int, name string, flags int) error {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return err
+	}
+	for {
+		_, _, e := syscall.Syscall(syscall.SYS_UNLINKAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(flags))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
 }

@@ -2,6 +2,7 @@ package rawfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -115,4 +116,50 @@ func BenchmarkReadFile(b *testing.B) {
 			os.ReadFile(p)
 		}
 	})
+}
+
+// TestRemoveAll: trees of files, directories, links (removed, never
+// followed) and entries beyond one getdents buffer go; a missing path is
+// fine; an unremovable entry is reported.
+func TestRemoveAll(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside")
+	os.Mkdir(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "keep"), nil, 0o600)
+
+	tree := filepath.Join(dir, "tree")
+	os.MkdirAll(filepath.Join(tree, "a", "b", "c"), 0o755)
+	for i := 0; i < 300; i++ { // more than one 4 KB getdents buffer
+		os.WriteFile(filepath.Join(tree, "a", fmt.Sprintf("file-with-a-long-name-%03d", i)), nil, 0o600)
+	}
+	os.WriteFile(filepath.Join(tree, "a", "b", "c", "deep"), []byte("x"), 0o600)
+	os.Symlink(outside, filepath.Join(tree, "link-to-dir"))
+	os.Mkdir(filepath.Join(tree, "empty"), 0o700)
+	if err := RemoveAll(tree); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(tree); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("tree still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("a link's target was removed: %v", err)
+	}
+	if err := RemoveAll(tree); err != nil {
+		t.Errorf("missing path: %v", err)
+	}
+	f := filepath.Join(dir, "plain")
+	os.WriteFile(f, nil, 0o600)
+	if err := RemoveAll(f); err != nil {
+		t.Errorf("plain file: %v", err)
+	}
+	if os.Geteuid() != 0 {
+		// A directory its owner cannot write: its entries cannot go.
+		locked := filepath.Join(dir, "locked")
+		os.MkdirAll(filepath.Join(locked, "sub"), 0o755)
+		os.Chmod(locked, 0o555)
+		defer os.Chmod(locked, 0o755)
+		if err := RemoveAll(locked); !errors.Is(err, syscall.EACCES) {
+			t.Errorf("unwritable directory: %v, want EACCES", err)
+		}
+	}
 }

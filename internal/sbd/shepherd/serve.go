@@ -297,7 +297,12 @@ func HostMain(args []string) int {
 	}
 	// Runtime panics go to the log.
 	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
-	lst, err := net.FileListener(os.NewFile(3, "socket"))
+	// FileListener dups the descriptor: fd 3 itself must be closed, or the
+	// socket keeps listening (queueing connections nobody accepts) after
+	// the listener is closed.
+	fd3 := os.NewFile(3, "socket")
+	lst, err := net.FileListener(fd3)
+	fd3.Close()
 	if err != nil {
 		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
 		return 1

@@ -123,8 +123,9 @@ type Shepherd struct {
 	postRan  bool
 	postFail bool
 	reported bool
-	// finalSent: the final state went to a connected sbatchd.
-	finalSent bool
+	// finalSent: the final state went to a connected sbatchd; connected:
+	// sbatchd has connected at least once.
+	finalSent, connected bool
 
 	conns    map[*sconn]bool
 	exits    chan exitEvent
@@ -184,7 +185,12 @@ func Main(args []string) int {
 	}
 	// Runtime panics and the helpers' messages go to the log.
 	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
-	lst, err := net.FileListener(os.NewFile(3, "socket"))
+	// FileListener dups the descriptor: fd 3 itself must be closed, or the
+	// socket keeps listening (queueing connections nobody accepts) after
+	// the listener is closed.
+	fd3 := os.NewFile(3, "socket")
+	lst, err := net.FileListener(fd3)
+	fd3.Close()
 	if err != nil {
 		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
 		return 1
@@ -283,9 +289,10 @@ func (s *Shepherd) Run(ctx context.Context) error {
 	for {
 		if s.done {
 			// The final state goes to sbatchd before the socket closes: a
-			// job that ends before sbatchd's connection was accepted waits
-			// for it (a while; sbatchd may be down, and the spool has it).
-			if s.finalSent {
+			// job that ends before sbatchd's first connection was accepted
+			// waits for it (a while; sbatchd may be down, and the spool has
+			// it). Once sbatchd has connected, a later one reads the spool.
+			if s.finalSent || s.connected {
 				break
 			}
 			if linger == nil {
@@ -393,6 +400,7 @@ func (s *Shepherd) onConn(c net.Conn) {
 	}
 	sc := &sconn{c: c, w: bufio.NewWriter(c)}
 	s.conns[sc] = true
+	s.connected = true
 	if !s.send(sc, frameStatus, &s.st) || !s.send(sc, frameLaunch, s.l) || !s.send(sc, frameParams, s.p) {
 		return
 	}

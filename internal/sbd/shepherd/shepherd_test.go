@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -514,5 +515,91 @@ func TestDevNullOutputDiscardsReport(t *testing.T) {
 	}
 	if b, err := os.ReadFile(r.dir.User().Output()); err == nil {
 		t.Errorf("spool output written: %q", b)
+	}
+}
+
+// TestGateHoldsTheJob: the shepherd forks the job's shell itself, and the
+// shell waits at the gate until it is in every cgroup of the job and under
+// its limits and priority: a process the job forks at once (its first
+// command) is entirely in the job's groups, with its rlimits, nice value
+// and umask; LS_JOBPID and LSB_JOBPIDS are the job's PID.
+func TestGateHoldsTheJob(t *testing.T) {
+	j := newJob(t, `cat /proc/self/cgroup > cg; cat /proc/self/limits > limits; cut -d" " -f19 /proc/self/stat > nice; echo "$LS_JOBPID $$ $LSB_JOBPIDS" > pids; umask > mask`)
+	j.cgroup = true
+	j.launch.Limits = &api.Limits{File: 1024, Stack: 4096, Core: 1}
+	j.launch.Queue.Nice = 5
+	j.launch.Spec.Umask = 0o027
+	st := j.start(t).final()
+	if st.State != api.StateDone {
+		t.Fatalf("final %+v", st)
+	}
+	sub := j.launch.Spec.SubCwd
+	group := "/" + j.params.CgroupParent + "/" + j.params.CgroupName
+	cg := readFile(t, filepath.Join(sub, "cg"))
+	h, _ := cgroup.Detect()
+	var want []string
+	for c := range h.V1 {
+		want = append(want, c)
+	}
+	if h.Unified != "" {
+		want = append(want, "") // the unified hierarchy's line is "0::<path>"
+	}
+	for _, line := range strings.Split(strings.TrimSpace(cg), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for i, c := range want {
+			if c == "" && parts[0] == "0" && parts[1] == "" || c != "" && strings.Contains(","+parts[1]+",", ","+c+",") {
+				if parts[2] != group {
+					t.Errorf("hierarchy %q: the job's first child is in %s, want %s", parts[1], parts[2], group)
+				}
+				want = append(want[:i], want[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no line for hierarchies %q in\n%s", want, cg)
+	}
+	limits := readFile(t, filepath.Join(sub, "limits"))
+	for _, l := range []string{"Max file size             1048576              1048576", "Max stack size            4194304              4194304", "Max core file size        1024                 1024"} {
+		if !strings.Contains(limits, l) {
+			t.Errorf("limits lack %q:\n%s", l, limits)
+		}
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(sub, "nice"))); got != "5" {
+		t.Errorf("nice %q, want 5", got)
+	}
+	pid := strconv.Itoa(int(st.PID))
+	if got := strings.TrimSpace(readFile(t, filepath.Join(sub, "pids"))); got != pid+" "+pid+" "+pid {
+		t.Errorf("LS_JOBPID, $$, LSB_JOBPIDS = %q, want the job's PID %s", got, pid)
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(sub, "mask"))); got != "0027" {
+		t.Errorf("umask %q", got)
+	}
+}
+
+// TestLoginShellUsesTheHelper: bsub -L runs the job through the login shell
+// (which reads the user's profile before anything else), so it is started
+// by the exec helper, already in its cgroup, with an ungated job file.
+func TestLoginShellUsesTheHelper(t *testing.T) {
+	j := newJob(t, `echo "$LS_JOBPID" > pid; cat /proc/self/cgroup > cg`)
+	j.launch.Spec.LoginShell = "/bin/sh"
+	j.cgroup = true
+	r := j.start(t)
+	st := r.final()
+	if st.State != api.StateDone {
+		t.Fatalf("final %+v", st)
+	}
+	if jf := readFile(t, r.dir.User().JobFile()); strings.Contains(jf, "LSB_GATE") {
+		t.Errorf("job file for the helper has the gate:\n%s", jf)
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(j.launch.Spec.SubCwd, "pid"))); got != strconv.Itoa(int(st.PID)) {
+		t.Errorf("LS_JOBPID %q, job PID %d", got, st.PID)
+	}
+	group := "/" + j.params.CgroupParent + "/" + j.params.CgroupName
+	if cg := readFile(t, filepath.Join(j.launch.Spec.SubCwd, "cg")); !strings.Contains(cg, group+"\n") {
+		t.Errorf("not in %s:\n%s", group, cg)
 	}
 }

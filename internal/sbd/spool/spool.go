@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/api/wire"
@@ -138,8 +139,15 @@ func read(path string, m wire.Message) error {
 // WriteLaunch records the job's launch.
 func (d Dir) WriteLaunch(l *api.JobLaunch) error { return write(d.Launch(), l) }
 
-// WriteLaunchEncoded records the job's launch given encoded.
-func (d Dir) WriteLaunchEncoded(b []byte) error { return Replace(d.Launch(), b, 0o600) }
+// CreateLaunch records the job's launch, given encoded, in a new spool
+// directory (no temporary file: a torn launch reads as damaged, and a
+// launch that cannot be read is treated as missing).
+func (d Dir) CreateLaunch(b []byte) error {
+	if err := rawfile.WriteFile(d.Launch(), b, syscall.O_CREAT|syscall.O_EXCL, 0o600); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
 
 // ReadLaunch reads the job's launch.
 func (d Dir) ReadLaunch() (*api.JobLaunch, error) {
@@ -194,9 +202,9 @@ func (d Dir) Remove() error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
-		return os.RemoveAll(string(d))
+		return rawfile.RemoveAll(string(d))
 	}
-	return os.RemoveAll(gone)
+	return rawfile.RemoveAll(gone)
 }
 
 // Sweep removes what interrupted Removes left.
@@ -212,7 +220,7 @@ func (r Root) Sweep() error {
 	for _, e := range ents {
 		if k, ok := strings.CutSuffix(e.Name(), goneSuffix); ok {
 			if _, _, valid := ParseKey(k); valid {
-				errs = append(errs, os.RemoveAll(filepath.Join(string(r), e.Name())))
+				errs = append(errs, rawfile.RemoveAll(filepath.Join(string(r), e.Name())))
 			}
 		}
 	}
