@@ -8,11 +8,14 @@ import (
 
 func init() {
 	Register(&Command{Name: "job-shepherd", Hidden: true,
-		Summary: "run one batch job for sbatchd (internal)", Run: runJobShepherd})
+		Summary: "run batch jobs for sbatchd (internal)", Run: runJobShepherd})
 }
 
-// runJobShepherd is the per-job process sbatchd starts (job-shepherd
-// SPOOLDIR), and the helper that becomes a job process (job-shepherd -exec).
+// runJobShepherd is the host's shepherd process sbatchd starts and keeps
+// (job-shepherd -host STATEDIR), which runs every job's shepherd; the
+// shepherd of one job alone (job-shepherd SPOOLDIR); and the helper that
+// becomes a job process when the shepherd cannot start it directly
+// (job-shepherd -exec).
 func runJobShepherd(_ context.Context, _ *Env, args []string) int {
 	return shepherd.Main(args)
 }

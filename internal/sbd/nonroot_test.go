@@ -15,7 +15,10 @@ import (
 
 // TestNonRootSbatchd runs sbatchd as an ordinary user (basalt1), as a
 // non-root LSF installation does: no cgroups, no user switching; it runs
-// its own user's jobs and refuses the others'.
+// its own user's jobs and refuses the others'. Without cgroups the shared
+// shepherd process is the subreaper of every job: the orphans a job leaves
+// (a setsid daemon) are told apart by the job's environment, so killing one
+// job kills its own and leaves another job's alone.
 func TestNonRootSbatchd(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to become the test user")
@@ -58,10 +61,21 @@ func TestNonRootSbatchd(t *testing.T) {
 		t.Fatalf("launch: %+v", a)
 	}
 	s.status(81, "RUN", func(r *api.JobStatusReport) bool { return r.State == api.StateRun })
-	waitFor(t, "the job's first line", func() bool {
+	other := jobLaunch(83, "basalt1", sub, "(setsid sleep 301 &); touch other; sleep 301")
+	if a := s.launch(other); a.Status != nil {
+		t.Fatalf("launch: %+v", a)
+	}
+	s.status(83, "RUN", func(r *api.JobStatusReport) bool { return r.State == api.StateRun })
+	waitFor(t, "the jobs' first lines", func() bool {
 		b, _ := os.ReadFile(filepath.Join(sub, "who"))
-		return len(b) > 0
+		_, err := os.Stat(filepath.Join(sub, "other"))
+		return len(b) > 0 && err == nil
 	})
+	count := func(pattern string) int {
+		out, _ := exec.Command("pgrep", "-u", "basalt1", "-f", pattern).Output()
+		return len(strings.Fields(string(out)))
+	}
+	waitFor(t, "both daemons", func() bool { return count("sleep 300") == 2 && count("sleep 301") == 2 })
 	if b, _ := os.ReadFile(filepath.Join(sub, "who")); strings.TrimSpace(string(b)) != "basalt1" {
 		t.Errorf("job ran as %q", b)
 	}
@@ -71,9 +85,18 @@ func TestNonRootSbatchd(t *testing.T) {
 		t.Errorf("final %+v", fin)
 	}
 	// The setsid daemon went with the job: the shepherd was its subreaper.
-	out, _ := exec.Command("pgrep", "-u", "basalt1", "-f", "sleep 300").Output()
-	if len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("processes of the job survived: %s", out)
+	if n := count("sleep 300"); n > 0 {
+		t.Errorf("%d processes of the job survived", n)
+	}
+	if n := count("sleep 301"); n != 2 {
+		t.Errorf("the other job has %d processes left, want 2", n)
+	}
+	s.send(&api.MbdMessage{Signal: &api.JobSignal{JobID: 83, Action: api.ActTerminate}})
+	if fin := s.final(83); fin.TermReason != "TERM_OWNER" {
+		t.Errorf("final %+v", fin)
+	}
+	if n := count("sleep 301"); n > 0 {
+		t.Errorf("%d processes of the other job survived", n)
 	}
 	if a := s.launch(jobLaunch(82, "basalt2", sub, "true")); a.Status == nil || a.Status.Code != LSBEBadUser {
 		t.Errorf("another user's job: %+v, want LSBE_BAD_USER", a)
