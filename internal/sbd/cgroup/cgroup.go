@@ -190,7 +190,7 @@ func (m *Manager) Make(name string) (g *Group, existed bool, err error) {
 	var errs []error
 	made := 0
 	for _, dir := range g.dirs() {
-		err := os.Mkdir(dir, 0o755)
+		err := rawfile.Mkdir(dir, 0o755)
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrExist):
@@ -692,7 +692,7 @@ func (g *Group) Remove() error {
 		}
 	}
 	for _, d := range dirs {
-		if err := syscall.Rmdir(d); err != nil && err != syscall.ENOENT {
+		if err := rawfile.Rmdir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("cgroup: removing %s: %w", d, err))
 		}
 	}

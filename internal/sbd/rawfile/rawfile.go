@@ -5,28 +5,39 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 )
 
 func pathErr(op, path string, err error) error { return &fs.PathError{Op: op, Path: path, Err: err} }
 
-// Open opens path with flag (O_CLOEXEC is added) and perm, retrying on
-// EINTR.
+// Open opens path with flag (O_CLOEXEC is added) and perm. For local
+// files only (see sys.go); a file that may be on a network file system is
+// opened with syscall.Open.
 func Open(path string, flag int, perm uint32) (int, error) {
-	for {
-		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return -1, pathErr("open", path, err)
-		}
-		return fd, nil
+	fd, err := openat(_AT_FDCWD, path, flag|syscall.O_CLOEXEC, perm)
+	if err != nil {
+		return -1, pathErr("open", path, err)
 	}
+	return fd, nil
 }
 
 // Close closes fd.
-func Close(fd int) error { return syscall.Close(fd) }
+func Close(fd int) error { return closeFD(fd) }
+
+// Mkdir creates directory path.
+func Mkdir(path string, perm uint32) error {
+	if err := mkdirat(_AT_FDCWD, path, perm); err != nil {
+		return pathErr("mkdir", path, err)
+	}
+	return nil
+}
+
+// Rmdir removes the empty directory path (a cgroup without processes).
+func Rmdir(path string) error {
+	if err := unlinkat(_AT_FDCWD, path, _AT_REMOVEDIR); err != nil {
+		return pathErr("rmdir", path, err)
+	}
+	return nil
+}
 
 // ReadFile reads the whole file at path.
 func ReadFile(path string) ([]byte, error) {
@@ -34,16 +45,13 @@ func ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer syscall.Close(fd)
+	defer closeFD(fd)
 	buf := make([]byte, 0, 512)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
+		n, err := read(fd, buf[len(buf):cap(buf)])
 		if err != nil {
 			return nil, pathErr("read", path, err)
 		}
@@ -57,10 +65,7 @@ func ReadFile(path string) ([]byte, error) {
 // WriteAll writes data to fd.
 func WriteAll(fd int, data []byte) error {
 	for len(data) > 0 {
-		n, err := syscall.Write(fd, data)
-		if err == syscall.EINTR {
-			continue
-		}
+		n, err := write(fd, data)
 		if err != nil {
 			return err
 		}
@@ -77,7 +82,7 @@ func WriteFile(path string, data []byte, flag int, perm uint32) error {
 		return err
 	}
 	err = WriteAll(fd, data)
-	if cerr := syscall.Close(fd); err == nil {
+	if cerr := closeFD(fd); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -104,16 +109,16 @@ func Replace(path string, data []byte, perm uint32, sync bool) error {
 		}
 		err = WriteAll(fd, data)
 		if err == nil && sync {
-			err = syscall.Fsync(fd)
+			err = syscall.Fsync(fd) // may wait for the disk: the scheduler is told
 		}
-		if cerr := syscall.Close(fd); err == nil {
+		if cerr := closeFD(fd); err == nil {
 			err = cerr
 		}
 		if err == nil {
-			err = syscall.Rename(tmp, path)
+			err = rename(tmp, path)
 		}
 		if err != nil {
-			syscall.Unlink(tmp)
+			unlinkat(_AT_FDCWD, tmp, 0)
 			return pathErr("replace", path, err)
 		}
 		return nil
@@ -136,7 +141,7 @@ func split(path string) (dir, base string) {
 // os.File). A missing path is not an error. Symbolic links are removed,
 // never followed.
 func RemoveAll(path string) error {
-	err := syscall.Unlink(path)
+	err := unlinkat(_AT_FDCWD, path, 0)
 	if err == nil || err == syscall.ENOENT {
 		return nil
 	}
@@ -175,7 +180,7 @@ func removeDirAt(dirfd int, name string, depth int) error {
 
 // emptyDirAt removes what directory name (relative to dirfd) holds.
 func emptyDirAt(dirfd int, name string, depth int) error {
-	fd, err := syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, err := openat(dirfd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if err == syscall.ENOENT {
 			return nil
@@ -185,12 +190,9 @@ func emptyDirAt(dirfd int, name string, depth int) error {
 	buf := make([]byte, 4096)
 	var firstErr error
 	for {
-		n, err := syscall.Getdents(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
+		n, err := getdents(fd, buf)
 		if err != nil {
-			syscall.Close(fd)
+			closeFD(fd)
 			return err
 		}
 		if n <= 0 {
@@ -208,28 +210,48 @@ func emptyDirAt(dirfd int, name string, depth int) error {
 			}
 		}
 	}
-	syscall.Close(fd)
+	closeFD(fd)
 	return firstErr
 }
 
-const (
-	_AT_FDCWD     = -100
-	_AT_REMOVEDIR = 0x200
-)
+// OpenBlocking is Open for a file that may be on a network file system
+// (a job's output): the scheduler is told the call may block.
+func OpenBlocking(path string, flag int, perm uint32) (int, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, pathErr("open", path, err)
+		}
+		return fd, nil
+	}
+}
 
-func unlinkat(dirfd int, name string, flags int) error {
-	p, err := syscall.BytePtrFromString(name)
+// AppendBlocking appends data to path (created with perm), a file that
+// may be on a network file system.
+func AppendBlocking(path string, data []byte, perm uint32) error {
+	fd, err := OpenBlocking(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, perm)
 	if err != nil {
 		return err
 	}
-	for {
-		_, _, e := syscall.Syscall(syscall.SYS_UNLINKAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(flags))
-		if e == syscall.EINTR {
+	for len(data) > 0 {
+		n, werr := syscall.Write(fd, data)
+		if werr == syscall.EINTR {
 			continue
 		}
-		if e != 0 {
-			return e
+		if werr != nil {
+			err = werr
+			break
 		}
-		return nil
+		data = data[n:]
 	}
+	if cerr := syscall.Close(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return pathErr("write", path, err)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
@@ -194,7 +195,7 @@ func (h *Host) forker() {
 		return
 	}
 	for w := range h.forkCh {
-		ok := w.fn()
+		ok := h.runOnForker(w.fn)
 		_ = syscall.Chdir("/") // hold no job's directory
 		close(w.done)
 		if !ok {
@@ -202,6 +203,18 @@ func (h *Host) forker() {
 			return
 		}
 	}
+}
+
+// runOnForker runs fn; a panic is logged and the thread (whose identity is
+// then unknown) discarded, not the process.
+func (h *Host) runOnForker(fn func() bool) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.logf("forker: %v\n%s", r, debug.Stack())
+			ok = false
+		}
+	}()
+	return fn()
 }
 
 // forkOnThread runs on a forker; ok is false when the thread keeps a job
@@ -283,7 +296,7 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 	null := s.host.devnullFD
 	p.in, p.out, p.errf = null, null, null
 	if spec.Stdin != nil {
-		fd, err := rawfile.Open(spec.Stdin.Path, syscall.O_RDONLY, 0)
+		fd, err := rawfile.OpenBlocking(spec.Stdin.Path, syscall.O_RDONLY, 0)
 		if err != nil {
 			return failed(fail(StepStdin, err, 1))
 		}

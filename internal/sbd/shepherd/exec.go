@@ -240,14 +240,14 @@ func openOutputFD(fs *sbdwire.FileSpec) (fd int, path, note string, err error) {
 	} else {
 		flags |= syscall.O_TRUNC
 	}
-	fd, err = rawfile.Open(path, flags, 0o666)
+	fd, err = rawfile.OpenBlocking(path, flags, 0o666)
 	if err == nil {
 		return fd, absPath(path), "", nil
 	}
 	if fs.Fallback == "" {
 		return -1, "", "", err
 	}
-	fd, ferr := rawfile.Open(fs.Fallback, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600)
+	fd, ferr := rawfile.OpenBlocking(fs.Fallback, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600)
 	if ferr != nil {
 		return -1, "", "", fmt.Errorf("%w (fallback: %v)", err, ferr)
 	}

@@ -31,6 +31,9 @@ type server struct {
 	conns   int
 	retired bool
 	build   string
+	// forks is held by every fork (Host.forkExec) until its child has
+	// exec'd: until then the child holds a copy of the host socket.
+	forks *sync.Mutex
 }
 
 // do runs f on Serve's loop; false when the loop has ended.
@@ -47,11 +50,17 @@ func (srv *server) do(ctx context.Context, f func()) bool {
 	return true
 }
 
-// retire closes the host socket: no new connection, no new job.
+// retire closes the host socket: no new connection, no new job. The
+// socket is close-on-exec, but a child being forked holds a copy of it
+// until it execs: retire waits for forks in progress, so that the socket
+// is closed in every process (a new host can take its name) when it
+// returns.
 func (srv *server) retire() {
 	if !srv.retired {
 		srv.retired = true
+		srv.forks.Lock()
 		srv.lst.Close()
+		srv.forks.Unlock()
 	}
 }
 
@@ -68,7 +77,7 @@ func (h *Host) Serve(ctx context.Context, lst net.Listener, idle time.Duration) 
 	defer cancel()
 	h.startReaper(ctx)
 	srv := &server{lst: lst, evs: make(chan func()), done: make(chan struct{}), jobs: map[*Shepherd]bool{},
-		build: Build("/proc/self/exe")}
+		build: Build("/proc/self/exe"), forks: &h.mu}
 	defer close(srv.done)
 	h.srv.Store(srv)
 	h.logf("serving (build %s)", srv.build)

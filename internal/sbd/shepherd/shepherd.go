@@ -1170,12 +1170,12 @@ func (h *Host) appendFile(path string, data []byte, c *cred) error {
 	var err error
 	if terr := h.onThread(func() bool {
 		if c == nil {
-			err = rawfile.WriteFile(path, data, syscall.O_CREAT|syscall.O_APPEND, 0o666)
+			err = rawfile.AppendBlocking(path, data, 0o666)
 			return true
 		}
 		restore, cerr := threadAs(c.uid, c.gid, c.groups)
 		if cerr == nil {
-			err = rawfile.WriteFile(path, data, syscall.O_CREAT|syscall.O_APPEND, 0o666)
+			err = rawfile.AppendBlocking(path, data, 0o666)
 		} else {
 			err = cerr
 		}
