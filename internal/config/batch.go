@@ -99,6 +99,25 @@ func (r *resolver) resolve() {
 	r.pools()
 	r.params()
 	r.limits()
+	r.applications()
+}
+
+// applications checks the profiles' RES_REQ and DEFAULT_APPLICATION.
+func (r *resolver) applications() {
+	c := r.c
+	for _, a := range c.Applications {
+		c.checkResReq(&a.ResReq, "RES_REQ", "Application <"+a.Name+">", resreq.CtxQueue, r.d)
+	}
+	if n := c.Params.DefaultApplication; n != "" && c.Application(n) == nil {
+		pos := Pos{File: c.Params.Path}
+		for _, kv := range c.Params.Raw {
+			if kv.Key == "DEFAULT_APPLICATION" {
+				pos = kv.Pos
+			}
+		}
+		r.d.Warnf(pos, "DEFAULT_APPLICATION <%s> is not an application profile of lsb.applications; ignored", n)
+		c.Params.DefaultApplication = ""
+	}
 }
 
 // host returns the canonical name of a batch host.

@@ -35,6 +35,9 @@ func (c *Config) Dump() string {
 	dumpTo(&b, "Users", c.Users, 0)
 	dumpTo(&b, "Limits", c.Limits, 0)
 	dumpTo(&b, "Pools", c.Pools, 0)
+	if len(c.Applications) > 0 {
+		dumpTo(&b, "Applications", c.Applications, 0)
+	}
 	for _, q := range c.Queues {
 		if len(q.Fairshare) > 0 {
 			fmt.Fprintf(&b, "ShareTree(%s):\n", q.Name)

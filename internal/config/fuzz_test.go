@@ -87,3 +87,7 @@ func FuzzUsers(f *testing.F) {
 func FuzzResources(f *testing.F) {
 	fuzzFile(f, "lsb.resources", "Begin Limit\nPER_HOST = all\nSLOTS = [1 8-9] [2 9-8]\nMEM = 10%\nEnd Limit\n")
 }
+
+func FuzzApplications(f *testing.F) {
+	fuzzFile(f, "lsb.applications", "Begin Application\nNAME = a\nRUNLIMIT = 10\nEnd Application\n")
+}

@@ -263,6 +263,9 @@ type Config struct {
 	LSBHosts *LSBHosts
 	Users    *LSBUsers
 	Limits   []*Limit
+	// Applications are lsb.applications' profiles (none when the optional
+	// file does not exist).
+	Applications []*Application
 	// BatchHosts are the cluster's server hosts with their lsb.hosts
 	// parameters, in lsf.cluster order.
 	BatchHosts []*BatchHost
@@ -349,6 +352,9 @@ func loadBatch(ctx context.Context, b *Base, opts Options) (*Config, Diagnostics
 		d.Warnf(Pos{File: qf.Name}, "lsb.queues %s; the queue <default> is created", why)
 		c.Queues = []*Queue{DefaultQueue()}
 	}
+
+	af, _ := read("lsb.applications")
+	c.Applications = parseApplications(af, b.Conf.UnitForLimits(), &d)
 
 	rf, _ := read("lsb.resources")
 	memScale := 1.0

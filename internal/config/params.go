@@ -14,9 +14,11 @@ type Params struct {
 	Path string
 	// DefaultQueue: the first queue in the list that accepts the job.
 	// Empty when undefined (then the queue "default" is used).
-	DefaultQueue    []string
-	DefaultProject  string // "default"
-	DefaultHostSpec string // host or model name; "" = undefined
+	DefaultQueue   []string
+	DefaultProject string // "default"
+	// DefaultApplication is the profile of jobs submitted without -app.
+	DefaultApplication string
+	DefaultHostSpec    string // host or model name; "" = undefined
 
 	MBDSleepTime         time.Duration // 60s: dispatch interval
 	SBDSleepTime         time.Duration // 30s: load check interval
@@ -198,6 +200,8 @@ func (p *Params) set(v val) {
 	switch v.key {
 	case "DEFAULT_QUEUE":
 		p.DefaultQueue = v.names()
+	case "DEFAULT_APPLICATION":
+		p.DefaultApplication = strings.TrimSpace(v.text)
 	case "DEFAULT_PROJECT":
 		if n := strings.TrimSpace(v.text); nameOK(n) {
 			p.DefaultProject = n

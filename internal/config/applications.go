@@ -1,0 +1,213 @@
+package config
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/internal/config/lex"
+)
+
+// Application is an lsb.applications application profile (bsub -app): a
+// named set of parameters for jobs of one kind. Job-level options override
+// the profile's, and the profile's override the queue's (its limits
+// override the queue's soft limits; a queue's hard limits still apply).
+type Application struct {
+	Name        string
+	Pos         Pos
+	Description string
+	ResReq      ResReqText
+	Limits      ResourceLimits
+	// PreExec runs after the queue's PRE_EXEC; bsub -E replaces it.
+	// PostExec runs before the queue's POST_EXEC; bsub -Ep replaces it.
+	PreExec  string
+	PostExec string
+	// JobStarter, RequeueExitValues, MaxJobPreempt, Nice, Rerunnable and
+	// the job controls override the queue's when set.
+	JobStarter        string
+	RequeueExitValues *RequeueExitValues
+	SuccessExitValues []int
+	MaxJobPreempt     int // 0: the queue's or lsb.params' value
+	Nice              *int
+	Rerunnable        *bool
+	JobControls       JobControls
+	// Env are ENV_VARS: NAME=value pairs added to the job's environment.
+	Env []string
+	Raw []KV
+}
+
+// Application returns the application profile named name, or nil.
+func (c *Config) Application(name string) *Application {
+	for _, a := range c.Applications {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// parseApplications reads lsb.applications (an optional file).
+func parseApplications(f *lex.File, unit string, d *Diagnostics) []*Application {
+	var out []*Application
+	for _, sec := range f.Sections {
+		if !sec.Is("Application") {
+			d.Warnf(sec.Pos, "unknown section %s in lsb.applications; section ignored", sec.Name)
+			continue
+		}
+		a := parseApplication(sec, unit, d)
+		if a == nil {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o.Name == a.Name
+		}
+		if dup {
+			d.Warnf(sec.Pos, "Application <%s> is defined twice; the second definition is ignored", a.Name)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func parseApplication(sec *lex.Section, unit string, d *Diagnostics) *Application {
+	kvs := sec.KeyValues(d)
+	a := &Application{Pos: sec.Pos}
+	for _, kv := range kvs {
+		if strings.EqualFold(kv.Key, "NAME") {
+			a.Name = kv.Value
+			if !queueNameOK(a.Name) {
+				d.Warnf(kv.ValuePos, "Application: bad NAME <%s> (letters, digits, '_', '-', '.', at most 59 characters); profile ignored", a.Name)
+				return nil
+			}
+		}
+	}
+	if a.Name == "" {
+		d.Warnf(sec.Pos, "Application: NAME is required; profile ignored")
+		return nil
+	}
+	where := "Application <" + a.Name + ">"
+	seen := map[string]Pos{}
+	for _, kv := range kvs {
+		v := kvVal(kv, where, d)
+		if prev, dup := seen[v.key]; dup {
+			d.Warnf(kv.KeyPos, "%s: %s is defined twice (first at line %d); the last value is used", where, v.key, prev.Line)
+		}
+		seen[v.key] = kv.KeyPos
+		a.Raw = append(a.Raw, KV{Key: v.key, Value: kv.Value, Pos: kv.KeyPos})
+		a.set(v, unit)
+	}
+	sort.Strings(a.Env)
+	return a
+}
+
+func (a *Application) set(v val, unit string) {
+	switch v.key {
+	case "NAME":
+	case "DESCRIPTION":
+		a.Description = v.text
+		if len(a.Description) > 512 {
+			v.warnf("DESCRIPTION is longer than 512 characters; truncated")
+			a.Description = a.Description[:512]
+		}
+	case "RES_REQ":
+		a.ResReq = ResReqText{Text: v.text, Pos: v.pos}
+	case "PRE_EXEC":
+		a.PreExec = v.text
+	case "POST_EXEC":
+		a.PostExec = v.text
+	case "JOB_STARTER":
+		a.JobStarter = v.text
+	case "REQUEUE_EXIT_VALUES":
+		r := v.requeueExitValues()
+		a.RequeueExitValues = &r
+	case "SUCCESS_EXIT_VALUES":
+		for _, w := range v.names() {
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 0 || n > 255 {
+				v.bad("has an exit value outside 0-255: " + w)
+				continue
+			}
+			a.SuccessExitValues = append(a.SuccessExitValues, n)
+		}
+	case "MAX_JOB_PREEMPT":
+		if n, ok := v.int(1, math.MaxInt32-1); ok {
+			a.MaxJobPreempt = n
+		}
+	case "NICE":
+		if n, ok := v.int(-20, 20); ok {
+			a.Nice = &n
+		}
+	case "RERUNNABLE":
+		if b, ok := v.yesNo(); ok {
+			a.Rerunnable = &b
+		}
+	case "SUSPEND_CONTROL", "RESUME_CONTROL", "TERMINATE_CONTROL":
+		if strings.TrimSpace(v.text) == "" {
+			v.bad("is empty")
+			return
+		}
+		act := parseAction(strings.TrimSpace(v.text))
+		switch v.key {
+		case "SUSPEND_CONTROL":
+			a.JobControls.Suspend = act
+		case "RESUME_CONTROL":
+			a.JobControls.Resume = act
+		default:
+			a.JobControls.Terminate = act
+		}
+	case "ENV_VARS":
+		for _, pair := range splitEnvVars(v.text) {
+			name, _, ok := strings.Cut(pair, "=")
+			if !ok || !nameOK(name) {
+				v.bad("is not \"NAME=value[,NAME=value]...\": " + pair)
+				continue
+			}
+			a.Env = append(a.Env, pair)
+		}
+	case "CPULIMIT":
+		a.Limits.CPU = v.timeLimit()
+	case "RUNLIMIT":
+		a.Limits.Run = v.timeLimit()
+	case "MEMLIMIT":
+		a.Limits.Mem = v.sizeLimit(true, unit)
+	case "DATALIMIT":
+		a.Limits.Data = v.sizeLimit(true, "KB")
+	case "PROCESSLIMIT":
+		a.Limits.Process = v.sizeLimit(true, "")
+	case "THREADLIMIT":
+		a.Limits.Thread = v.sizeLimit(true, "")
+	case "FILELIMIT":
+		a.Limits.File = v.sizeLimit(false, "KB")
+	case "STACKLIMIT":
+		a.Limits.Stack = v.sizeLimit(false, unit)
+	case "CORELIMIT":
+		a.Limits.Core = v.sizeLimit(false, unit)
+	case "SWAPLIMIT":
+		a.Limits.Swap = v.sizeLimit(false, unit)
+	case "PROCLIMIT", "TASKLIMIT":
+		a.Limits.Proc = v.procLimit()
+	default:
+		v.d.Warnf(v.keyPos, "%s: parameter %s is not supported by Basalt; ignored", v.where, v.key)
+	}
+}
+
+// splitEnvVars splits ENV_VARS' comma-separated NAME=value pairs (quotes
+// around the whole list or a value are removed).
+func splitEnvVars(s string) []string {
+	s = strings.Trim(strings.TrimSpace(s), `"`)
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if name, value, ok := strings.Cut(p, "="); ok {
+			p = strings.TrimSpace(name) + "=" + strings.Trim(strings.TrimSpace(value), `"'`)
+		}
+		out = append(out, p)
+	}
+	return out
+}
