@@ -46,6 +46,7 @@ type JobsRequest struct {
 	Since           int64     `wire:"11"`
 	Until           int64     `wire:"12"`
 	PendHosts       bool      `wire:"13"` // -lp: host names per pending reason
+	App             string    `wire:"14"` // -app: jobs of this application profile
 }
 
 // JobsReply is one chunk of a job listing.
@@ -422,4 +423,44 @@ type HostPartitionInfo struct {
 type PartitionsReply struct {
 	Partitions []*HostPartitionInfo `wire:"1"`
 	NotFound   []string             `wire:"2"`
+}
+
+// ApplicationsRequest selects application profiles (bapp); Names empty:
+// all.
+type ApplicationsRequest struct {
+	Names []string `wire:"1"`
+}
+
+// ApplicationInfo is an lsb.applications profile with the counts of its
+// unfinished jobs (slots, as bqueues counts them).
+type ApplicationInfo struct {
+	Name              string  `wire:"1"`
+	Description       string  `wire:"2"`
+	NJobs             int32   `wire:"3"`
+	Pend              int32   `wire:"4"`
+	Run               int32   `wire:"5"`
+	SSusp             int32   `wire:"6"`
+	USusp             int32   `wire:"7"`
+	Rsv               int32   `wire:"8"`
+	ResReq            string  `wire:"9"`
+	Limits            *Limits `wire:"10"`
+	PreExec           string  `wire:"11"`
+	PostExec          string  `wire:"12"`
+	JobStarter        string  `wire:"13"`
+	RequeueExitValues string  `wire:"14"`
+	SuccessExitValues string  `wire:"15"`
+	MaxJobPreempt     int32   `wire:"16"`
+	// Nice is set when HasNice (NICE may be 0).
+	Nice        int32  `wire:"17"`
+	HasNice     bool   `wire:"18"`
+	Rerunnable  string `wire:"19"` // "yes", "no" or "" (the queue's)
+	JobControls string `wire:"20"` // "SUSPEND: [...] ..." as bqueues -l
+	EnvVars     string `wire:"21"`
+	TaskLimit   string `wire:"22"` // "min default max", "" when unset
+}
+
+// ApplicationsReply answers an ApplicationsRequest.
+type ApplicationsReply struct {
+	Applications []*ApplicationInfo `wire:"1"`
+	NotFound     []string           `wire:"2"`
 }

@@ -458,6 +458,9 @@ func (m *JobsRequest) SizeWire() int {
 	if m.PendHosts {
 		n += 1 + 1
 	}
+	if m.App != "" {
+		n += 1 + wire.SizeBytes(len(m.App))
+	}
 	return n
 }
 
@@ -518,6 +521,10 @@ func (m *JobsRequest) AppendWire(b []byte) []byte {
 	if m.PendHosts {
 		b = wire.AppendTag(b, 13, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.PendHosts))
+	}
+	if m.App != "" {
+		b = wire.AppendTag(b, 14, wire.BytesType)
+		b = wire.AppendString(b, m.App)
 	}
 	return b
 }
@@ -668,6 +675,16 @@ func (m *JobsRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobsRequest", 13, off, n)
 			}
 			m.PendHosts = wire.Bool(x)
+			off += n
+		case 14:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobsRequest", 14, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 14, off, n)
+			}
+			m.App = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -5636,6 +5653,564 @@ func (m *PartitionsReply) UnmarshalWire(b []byte) error {
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("PartitionsReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *ApplicationsRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Names {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *ApplicationsRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Names {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *ApplicationsRequest) UnmarshalWire(b []byte) error {
+	*m = ApplicationsRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("ApplicationsRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationsRequest", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationsRequest", 1, off, n)
+			}
+			m.Names = append(m.Names, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationsRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *ApplicationInfo) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Name != "" {
+		n += 1 + wire.SizeBytes(len(m.Name))
+	}
+	if m.Description != "" {
+		n += 1 + wire.SizeBytes(len(m.Description))
+	}
+	if m.NJobs != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.NJobs)))
+	}
+	if m.Pend != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Pend)))
+	}
+	if m.Run != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Run)))
+	}
+	if m.SSusp != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.SSusp)))
+	}
+	if m.USusp != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.USusp)))
+	}
+	if m.Rsv != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Rsv)))
+	}
+	if m.ResReq != "" {
+		n += 1 + wire.SizeBytes(len(m.ResReq))
+	}
+	if m.Limits != nil {
+		n += 1 + wire.SizeBytes(m.Limits.SizeWire())
+	}
+	if m.PreExec != "" {
+		n += 1 + wire.SizeBytes(len(m.PreExec))
+	}
+	if m.PostExec != "" {
+		n += 1 + wire.SizeBytes(len(m.PostExec))
+	}
+	if m.JobStarter != "" {
+		n += 1 + wire.SizeBytes(len(m.JobStarter))
+	}
+	if m.RequeueExitValues != "" {
+		n += 1 + wire.SizeBytes(len(m.RequeueExitValues))
+	}
+	if m.SuccessExitValues != "" {
+		n += 1 + wire.SizeBytes(len(m.SuccessExitValues))
+	}
+	if m.MaxJobPreempt != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.MaxJobPreempt)))
+	}
+	if m.Nice != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.Nice)))
+	}
+	if m.HasNice {
+		n += 2 + 1
+	}
+	if m.Rerunnable != "" {
+		n += 2 + wire.SizeBytes(len(m.Rerunnable))
+	}
+	if m.JobControls != "" {
+		n += 2 + wire.SizeBytes(len(m.JobControls))
+	}
+	if m.EnvVars != "" {
+		n += 2 + wire.SizeBytes(len(m.EnvVars))
+	}
+	if m.TaskLimit != "" {
+		n += 2 + wire.SizeBytes(len(m.TaskLimit))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *ApplicationInfo) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Name != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Name)
+	}
+	if m.Description != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Description)
+	}
+	if m.NJobs != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.NJobs)))
+	}
+	if m.Pend != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Pend)))
+	}
+	if m.Run != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Run)))
+	}
+	if m.SSusp != 0 {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.SSusp)))
+	}
+	if m.USusp != 0 {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.USusp)))
+	}
+	if m.Rsv != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Rsv)))
+	}
+	if m.ResReq != "" {
+		b = wire.AppendTag(b, 9, wire.BytesType)
+		b = wire.AppendString(b, m.ResReq)
+	}
+	if m.Limits != nil {
+		b = wire.AppendTag(b, 10, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.Limits.SizeWire()))
+		b = m.Limits.AppendWire(b)
+	}
+	if m.PreExec != "" {
+		b = wire.AppendTag(b, 11, wire.BytesType)
+		b = wire.AppendString(b, m.PreExec)
+	}
+	if m.PostExec != "" {
+		b = wire.AppendTag(b, 12, wire.BytesType)
+		b = wire.AppendString(b, m.PostExec)
+	}
+	if m.JobStarter != "" {
+		b = wire.AppendTag(b, 13, wire.BytesType)
+		b = wire.AppendString(b, m.JobStarter)
+	}
+	if m.RequeueExitValues != "" {
+		b = wire.AppendTag(b, 14, wire.BytesType)
+		b = wire.AppendString(b, m.RequeueExitValues)
+	}
+	if m.SuccessExitValues != "" {
+		b = wire.AppendTag(b, 15, wire.BytesType)
+		b = wire.AppendString(b, m.SuccessExitValues)
+	}
+	if m.MaxJobPreempt != 0 {
+		b = wire.AppendTag(b, 16, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.MaxJobPreempt)))
+	}
+	if m.Nice != 0 {
+		b = wire.AppendTag(b, 17, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Nice)))
+	}
+	if m.HasNice {
+		b = wire.AppendTag(b, 18, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.HasNice))
+	}
+	if m.Rerunnable != "" {
+		b = wire.AppendTag(b, 19, wire.BytesType)
+		b = wire.AppendString(b, m.Rerunnable)
+	}
+	if m.JobControls != "" {
+		b = wire.AppendTag(b, 20, wire.BytesType)
+		b = wire.AppendString(b, m.JobControls)
+	}
+	if m.EnvVars != "" {
+		b = wire.AppendTag(b, 21, wire.BytesType)
+		b = wire.AppendString(b, m.EnvVars)
+	}
+	if m.TaskLimit != "" {
+		b = wire.AppendTag(b, 22, wire.BytesType)
+		b = wire.AppendString(b, m.TaskLimit)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *ApplicationInfo) UnmarshalWire(b []byte) error {
+	*m = ApplicationInfo{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("ApplicationInfo", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 1, off, n)
+			}
+			m.Name = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 2, off, n)
+			}
+			m.Description = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 3, off, n)
+			}
+			m.NJobs = int32(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 4, off, n)
+			}
+			m.Pend = int32(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 5, off, n)
+			}
+			m.Run = int32(x)
+			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 6, off, n)
+			}
+			m.SSusp = int32(x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 7, off, n)
+			}
+			m.USusp = int32(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 8, off, n)
+			}
+			m.Rsv = int32(x)
+			off += n
+		case 9:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 9, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 9, off, n)
+			}
+			m.ResReq = string(v)
+			off += n
+		case 10:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 10, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 10, off, n)
+			}
+			x := new(Limits)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("ApplicationInfo", 10, off, err)
+			}
+			m.Limits = x
+			off += n
+		case 11:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 11, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 11, off, n)
+			}
+			m.PreExec = string(v)
+			off += n
+		case 12:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 12, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 12, off, n)
+			}
+			m.PostExec = string(v)
+			off += n
+		case 13:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 13, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 13, off, n)
+			}
+			m.JobStarter = string(v)
+			off += n
+		case 14:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 14, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 14, off, n)
+			}
+			m.RequeueExitValues = string(v)
+			off += n
+		case 15:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 15, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 15, off, n)
+			}
+			m.SuccessExitValues = string(v)
+			off += n
+		case 16:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 16, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 16, off, n)
+			}
+			m.MaxJobPreempt = int32(x)
+			off += n
+		case 17:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 17, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 17, off, n)
+			}
+			m.Nice = int32(x)
+			off += n
+		case 18:
+			if typ != wire.VarintType {
+				return wire.TypeError("ApplicationInfo", 18, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 18, off, n)
+			}
+			m.HasNice = wire.Bool(x)
+			off += n
+		case 19:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 19, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 19, off, n)
+			}
+			m.Rerunnable = string(v)
+			off += n
+		case 20:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 20, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 20, off, n)
+			}
+			m.JobControls = string(v)
+			off += n
+		case 21:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 21, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 21, off, n)
+			}
+			m.EnvVars = string(v)
+			off += n
+		case 22:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 22, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 22, off, n)
+			}
+			m.TaskLimit = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *ApplicationsReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Applications {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	for _, x := range m.NotFound {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *ApplicationsReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Applications {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	for _, x := range m.NotFound {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *ApplicationsReply) UnmarshalWire(b []byte) error {
+	*m = ApplicationsReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("ApplicationsReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationsReply", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationsReply", 1, off, n)
+			}
+			x := new(ApplicationInfo)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("ApplicationsReply", 1, off, err)
+			}
+			m.Applications = append(m.Applications, x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationsReply", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationsReply", 2, off, n)
+			}
+			m.NotFound = append(m.NotFound, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationsReply", num, off, n)
 			}
 			off += n
 		}

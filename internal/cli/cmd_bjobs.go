@@ -251,12 +251,15 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("%v", err)
 		return ExitUsage
 	}
-	req := &api.JobsRequest{Jobs: refs, Detail: long, ArraySummary: res.Has("A")}
+	// -o fields may show any part of the submission (app, cwd,
+	// output_file...): the records carry it, as for -l.
+	req := &api.JobsRequest{Jobs: refs, Detail: long || hasFormat, ArraySummary: res.Has("A")}
 	req.User, _ = res.Last("u")
 	req.Queue, _ = res.Last("q")
 	req.Host, _ = res.Last("m")
 	req.JobName, _ = res.Last("J")
 	req.Project, _ = res.Last("P")
+	req.App, _ = res.Last("app")
 	if len(refs) > 0 && req.User == "" {
 		req.User = "all" // explicit IDs: any user's job, finished ones too
 	}

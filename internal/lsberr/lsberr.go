@@ -76,10 +76,12 @@ const (
 	TooFewProcs   Code = 125 // Too few processors requested
 	RunningModify Code = 126
 	NoCommand     Code = 136 // No command is specified
+	BadApp        Code = 200 // Application profile does not exist (bsub -app)
 )
 
 var text = map[Code]string{
 	OK:            "No error",
+	BadApp:        "Application profile does not exist",
 	NoJob:         "No matching job found",
 	NotStarted:    "Job has not started yet",
 	JobStarted:    "Job has already started",

@@ -162,7 +162,7 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 			pol = append(pol, "BACKFILL")
 		}
 		qi.SchedulingPolicies = strings.Join(pol, " ")
-		qi.DefaultLimits, qi.MaxLimits = queueLimits(q)
+		qi.DefaultLimits, qi.MaxLimits = limitsInfo(q.Limits)
 		for _, kv := range q.Raw {
 			qi.Params = append(qi.Params, &api.KeyValue{Key: kv.Key, Value: kv.Value})
 		}
@@ -171,9 +171,8 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 	return reply, nil
 }
 
-func queueLimits(q *config.Queue) (def, max *api.Limits) {
+func limitsInfo(l config.ResourceLimits) (def, max *api.Limits) {
 	def, max = &api.Limits{}, &api.Limits{}
-	l := q.Limits
 	def.Run, max.Run = int64(l.Run.Default.Seconds()), int64(l.Run.Max.Seconds())
 	def.CPU, max.CPU = int64(l.CPU.Default.Seconds()), int64(l.CPU.Max.Seconds())
 	sz := func(d, m *int64, s config.SizeLimit) {

@@ -158,8 +158,56 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 	} else {
 		l.Queue = &api.QueueExec{Name: j.Queue}
 	}
-	l.Limits = effectiveLimits(spec.Limits, q)
+	app := cfg.Application(spec.App)
+	if app != nil {
+		applyApplication(l, app)
+	}
+	l.Limits = effectiveLimits(spec.Limits, app, q)
 	return l
+}
+
+// applyApplication folds a job's application profile into its launch: the
+// profile's pre- and post-execution commands unless the job has its own
+// (-E, -Ep), and its job starter, requeue exit values, job controls, nice
+// value, rerunnable flag and environment over the queue's.
+func applyApplication(l *api.JobLaunch, a *config.Application) {
+	if l.Spec.PreExec == "" {
+		l.Spec.PreExec = a.PreExec
+	}
+	if l.Spec.PostExec == "" {
+		l.Spec.PostExec = a.PostExec
+	}
+	qe := l.Queue
+	if a.JobStarter != "" {
+		qe.JobStarter = a.JobStarter
+	}
+	if a.RequeueExitValues != nil {
+		qe.RequeueExitValues, qe.ExcludeExitValues = nil, nil
+		for _, c := range a.RequeueExitValues.Codes {
+			qe.RequeueExitValues = append(qe.RequeueExitValues, int32(c))
+		}
+		for _, c := range a.RequeueExitValues.Exclude {
+			qe.ExcludeExitValues = append(qe.ExcludeExitValues, int32(c))
+		}
+	}
+	if t := actionText(a.JobControls.Suspend); t != "" {
+		qe.SuspendAction = t
+	}
+	if t := actionText(a.JobControls.Resume); t != "" {
+		qe.ResumeAction = t
+	}
+	if t := actionText(a.JobControls.Terminate); t != "" {
+		qe.TerminateAction = t
+	}
+	if a.Nice != nil {
+		qe.Nice = int32(*a.Nice)
+	}
+	if a.Rerunnable != nil {
+		qe.Rerunnable = *a.Rerunnable
+	}
+	if len(a.Env) > 0 {
+		l.Spec.Env = append(append([]string(nil), l.Spec.Env...), a.Env...)
+	}
 }
 
 func queueExec(q *config.Queue) *api.QueueExec {
@@ -207,14 +255,24 @@ func threshold(t config.LoadThreshold) *api.Threshold {
 // effectiveLimits merges the job's limits with the queue's defaults and
 // maxima (the job's own value wins when given; the queue default applies
 // otherwise; a maximum caps both).
-func effectiveLimits(job *api.Limits, q *config.Queue) *api.Limits {
+func effectiveLimits(job *api.Limits, app *config.Application, q *config.Queue) *api.Limits {
 	l := &api.Limits{}
 	if job != nil {
 		*l = *job
 	}
-	if q == nil {
-		return l
+	// The job's limits, else the application profile's, else the queue's.
+	if app != nil {
+		fillLimits(l, app.Limits)
 	}
+	if q != nil {
+		fillLimits(l, q.Limits)
+	}
+	return l
+}
+
+// fillLimits sets the limits l does not set from rl (the default limit if
+// any, else the maximum).
+func fillLimits(l *api.Limits, rl config.ResourceLimits) {
 	pickT := func(v *int64, tl config.TimeLimit) {
 		if *v == 0 && tl.Default > 0 {
 			*v = int64(tl.Default.Seconds())
@@ -234,17 +292,16 @@ func effectiveLimits(job *api.Limits, q *config.Queue) *api.Limits {
 			*v = sl.Max
 		}
 	}
-	pickT(&l.Run, q.Limits.Run)
-	pickT(&l.CPU, q.Limits.CPU)
-	pickS(&l.Mem, q.Limits.Mem)
-	pickS(&l.Data, q.Limits.Data)
-	pickS(&l.Process, q.Limits.Process)
-	pickS(&l.Thread, q.Limits.Thread)
-	pickS(&l.File, q.Limits.File)
-	pickS(&l.Stack, q.Limits.Stack)
-	pickS(&l.Core, q.Limits.Core)
-	pickS(&l.Swap, q.Limits.Swap)
-	return l
+	pickT(&l.Run, rl.Run)
+	pickT(&l.CPU, rl.CPU)
+	pickS(&l.Mem, rl.Mem)
+	pickS(&l.Data, rl.Data)
+	pickS(&l.Process, rl.Process)
+	pickS(&l.Thread, rl.Thread)
+	pickS(&l.File, rl.File)
+	pickS(&l.Stack, rl.Stack)
+	pickS(&l.Core, rl.Core)
+	pickS(&l.Swap, rl.Swap)
 }
 
 // housekeeping removes finished jobs after CLEAN_PERIOD and reloads the

@@ -76,11 +76,12 @@ type jobFilter struct {
 	hosts   map[string]bool // nil: any
 	name    string
 	project string
+	app     string
 	mask    uint32
 }
 
 func (s *Server) filter(cfg *config.Config, id auth.Identity, req *api.JobsRequest) *jobFilter {
-	f := &jobFilter{queue: req.Queue, name: req.JobName, project: req.Project, mask: req.StateMask}
+	f := &jobFilter{queue: req.Queue, name: req.JobName, project: req.Project, app: req.App, mask: req.StateMask}
 	if f.mask == 0 {
 		f.mask = unfinishedMask
 		if req.IncludeFinished {
@@ -129,6 +130,9 @@ func (f *jobFilter) match(j *state.Job) bool {
 		return false
 	}
 	if f.queue != "" && j.Queue != f.queue {
+		return false
+	}
+	if f.app != "" && j.Spec.App != f.app {
 		return false
 	}
 	if f.project != "" && j.Project != f.project {

@@ -14,6 +14,7 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, "MBatchd.Hosts", s.hostsInfo)
 	rpc.HandleUnary(r, "MBatchd.SharedResources", s.sharedResources)
 	rpc.HandleUnary(r, "MBatchd.Partitions", s.partitions)
+	rpc.HandleUnary(r, "MBatchd.Applications", s.applications)
 	rpc.HandleUnary(r, "MBatchd.Users", s.users)
 	rpc.HandleUnary(r, "MBatchd.Groups", s.groups)
 	rpc.HandleUnary(r, "MBatchd.Params", s.params)

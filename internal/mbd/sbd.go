@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/rpc"
@@ -271,6 +273,9 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 			break
 		}
 		st.ExitStatus, st.TermReason, st.Usage = r.ExitStatus, r.TermReason, r.Usage
+		if st.State == api.StateExit && successExit(s.cfg.Current(), j, r.ExitStatus) {
+			st.State = api.StateDone // SUCCESS_EXIT_VALUES of its application profile
+		}
 		st.PostDone, st.PostFailed = r.PostDone, r.PostFailed
 	case r.State == cur.state && r.SuspReasons == cur.susp:
 		st = nil // nothing changed but usage
@@ -283,3 +288,16 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 }
 
 func rerunnable(j *state.Job) bool { return j.Spec.Rerunnable }
+
+// successExit reports whether wait status ws is a normal exit with a code
+// the job's application profile lists in SUCCESS_EXIT_VALUES.
+func successExit(cfg *config.Config, j *state.Job, ws int32) bool {
+	if j.Spec.App == "" || ws&0x7f != 0 {
+		return false
+	}
+	a := cfg.Application(j.Spec.App)
+	if a == nil {
+		return false
+	}
+	return slices.Contains(a.SuccessExitValues, int(ws>>8&0xff))
+}

@@ -176,6 +176,13 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 	if n.Project == "" {
 		n.Project = "default"
 	}
+	// Application profile: -app, else DEFAULT_APPLICATION.
+	if spec.App == "" {
+		spec.App = cfg.Params.DefaultApplication
+	}
+	if spec.App != "" && cfg.Application(spec.App) == nil {
+		return nil, lsberr.Errorf(lsberr.BadApp, "%s: %s", spec.App, lsberr.BadApp.Text())
+	}
 	// Queue: the first candidate that accepts the job.
 	queues := spec.Queues
 	if len(queues) == 0 {

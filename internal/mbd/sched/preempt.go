@@ -51,9 +51,14 @@ func (p *pass) preemptable(j *state.Job) bool {
 	if p.s.mem.backfill[j.Key] && !contains(types, "BACKFILL") {
 		return false
 	}
+	// MAX_JOB_PREEMPT: the application profile's, else the queue's, else
+	// lsb.params'.
 	lim := p.cfg.Params.MaxJobPreempt
 	if q := p.qByName[j.Queue]; q != nil && q.cfg.MaxJobPreempt > 0 {
 		lim = q.cfg.MaxJobPreempt
+	}
+	if a := p.app(j); a != nil && a.MaxJobPreempt > 0 {
+		lim = a.MaxJobPreempt
 	}
 	return lim <= 0 || int(j.PreemptCount) < lim
 }

@@ -4,11 +4,13 @@ import (
 	"strings"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
-// reqEntry is a compiled requirement (the job's merged with its queue's),
+// reqEntry is a compiled requirement (the job's merged with its
+// application profile's and its queue's),
 // shared by every job whose requirement text, queue and submission host
 // type are the same: 1,000,000 jobs of 1,000 requirement classes compile
 // 1,000 times.
@@ -46,6 +48,10 @@ func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
 	b.WriteByte(1)
 	b.WriteString(q.cfg.ResReq.Text)
 	b.WriteByte(1)
+	if a := p.app(j); a != nil {
+		b.WriteString(a.ResReq.Text)
+	}
+	b.WriteByte(1)
 	b.WriteString(local.Type)
 	b.WriteByte(1)
 	b.WriteString(local.Model)
@@ -69,6 +75,14 @@ func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
 	return e
 }
 
+// app is job j's application profile, nil without one.
+func (p *pass) app(j *state.Job) *config.Application {
+	if j.Spec.App == "" || p.cfg == nil {
+		return nil
+	}
+	return p.cfg.Application(j.Spec.App)
+}
+
 func (p *pass) localType(j *state.Job) resreq.Local {
 	if h := p.cfg.BatchHost(j.Spec.FromHost); h != nil {
 		return resreq.Local{Type: h.Type, Model: h.Model}
@@ -90,12 +104,30 @@ func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.C
 			return nil, err
 		}
 	}
+	qopts := opts
+	qopts.Context = resreq.CtxQueue
+	// The application profile's RES_REQ sits between the job's and the
+	// queue's: the job's sections override the profile's, which override
+	// the queue's (select is ANDed at every level).
+	if a := p.app(j); a != nil && a.ResReq.Text != "" {
+		ar := a.ResReq.Parsed
+		if ar == nil {
+			ar, _ = resreq.Parse(a.ResReq.Text, qopts) // ckconfig reported an error
+		}
+		switch {
+		case ar == nil:
+		case jr == nil:
+			jr = ar
+		default:
+			if jr, err = resreq.Merge(jr, ar); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var qr *resreq.ResReq
 	if q.cfg.ResReq.Parsed != nil {
 		qr = q.cfg.ResReq.Parsed
 	} else if q.cfg.ResReq.Text != "" {
-		qopts := opts
-		qopts.Context = resreq.CtxQueue
 		if qr, err = resreq.Parse(q.cfg.ResReq.Text, qopts); err != nil {
 			qr = nil // ckconfig reported it; the queue runs without it
 		}
