@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -44,8 +45,13 @@ func CodeOf(err error) Code {
 		return OK
 	}
 	var e *Error
-	if errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
 		return e.Code
+	case errors.Is(err, context.DeadlineExceeded):
+		return DeadlineExceeded // the caller's context ended before a reply
+	case errors.Is(err, context.Canceled):
+		return Canceled
 	}
 	return Unknown
 }
