@@ -8,7 +8,7 @@ root=$PWD
 dir=$(mktemp -d "${TMPDIR:-/tmp}/basalt-demo.XXXXXX")
 work=$(mktemp -d "${TMPDIR:-/tmp}/basalt-demo-jobs.XXXXXX")
 chmod 755 "$work"
-trap 'bin/basalt cluster down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
+trap '"$root/bin/basalt" cluster down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir" "$work"' EXIT
 
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 run() { say "$*"; "$@"; }

@@ -8,12 +8,15 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/mbd"
 	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/sbd/mbdkeeper"
 )
 
 func init() {
@@ -67,6 +70,22 @@ func runMbatchd(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("mbatchd: %v", err)
 		return 1
 	}
+	// The batch master follows the master LIM: once another host is
+	// master, this mbatchd exits (the sbatchd there starts one).
+	ctx, leave := context.WithCancel(ctx)
+	defer leave()
+	go func() {
+		f := &mbdkeeper.Follower{Host: host, Clock: clock.Real(), Master: lim.WatchMaster(ctx), Ask: func(ctx context.Context) (string, error) {
+			actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			m, _, err := lim.Master(actx)
+			return m, err
+		}}
+		if m, err := f.Run(ctx); err == nil {
+			log.Warn("the master host is now "+m+": mbatchd exits (the sbatchd there starts one)", "master", m)
+			leave()
+		}
+	}()
 	if err := srv.Run(ctx); err != nil {
 		log.Error("mbatchd stopped", "err", err)
 		env.Errorf("mbatchd: %v", err)

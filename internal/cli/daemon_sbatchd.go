@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -16,12 +17,14 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd"
+	"github.com/basalt-lsf/basalt/internal/sbd/mbdkeeper"
 	"github.com/basalt-lsf/basalt/internal/version"
 )
 
@@ -93,7 +96,13 @@ func runSbatchd(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("sbatchd: %v", err)
 		return 1
 	}
+	keeperDone := make(chan struct{})
+	go func() {
+		defer close(keeperDone)
+		keepMbatchd(ctx, base, host, lim, cfg.StateDir, log)
+	}()
 	runErr := d.Run(ctx)
+	<-keeperDone
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	srv.Shutdown(sctx)
@@ -225,4 +234,79 @@ func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Da
 	d.Register(srv)
 	go srv.Serve(ln)
 	return srv, nil
+}
+
+// keepMbatchd runs mbatchd on this host while its LIM says it is the
+// master host (LSF: the sbatchd of the master host starts mbatchd), until
+// ctx ends; then it stops the mbatchd it started. The started mbatchd's
+// PID is in <state dir>/mbatchd.pid while it runs.
+func keepMbatchd(ctx context.Context, base *config.Base, host string, lim *limclient.Client, stateDir string, log *slog.Logger) {
+	addr := ""
+	if a, err := base.Resolver().Resolve(ctx, host); err == nil {
+		addr = net.JoinHostPort(a.String(), strconv.Itoa(base.Conf.MBDPort()))
+	}
+	pidFile := filepath.Join(stateDir, "mbatchd.pid")
+	k := &mbdkeeper.Keeper{Host: host, Clock: clock.Real(), Master: lim.WatchMaster(ctx),
+		Alive: func(ctx context.Context) bool {
+			if addr == "" {
+				return false
+			}
+			var d net.Dialer
+			dctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			c, err := d.DialContext(dctx, "tcp", addr)
+			if err != nil {
+				return false
+			}
+			c.Close()
+			return true
+		},
+		Start: func() (mbdkeeper.Process, error) {
+			p, err := startMbatchd(pidFile)
+			if err != nil {
+				return nil, err // not a nil *mbatchdProc in an interface
+			}
+			return p, nil
+		},
+		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) },
+	}
+	k.Run(ctx)
+}
+
+// mbatchdProc is an mbatchd started by keepMbatchd.
+type mbatchdProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (p *mbatchdProc) Stop()                 { _ = p.cmd.Process.Signal(syscall.SIGTERM) }
+func (p *mbatchdProc) Done() <-chan struct{} { return p.done }
+
+// Failed: it exited with a status of its own, not 0 and not by a signal.
+func (p *mbatchdProc) Failed() bool {
+	st := p.cmd.ProcessState
+	return st != nil && st.ExitCode() > 0
+}
+
+// startMbatchd starts this binary as mbatchd with sbatchd's environment
+// (LSF_ENVDIR, BASALT_HOST) and standard error, in sbatchd's process group.
+func startMbatchd(pidFile string) (*mbatchdProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Args = []string{"mbatchd"}
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	_ = os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
+	p := &mbatchdProc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		_ = os.Remove(pidFile)
+		close(p.done)
+	}()
+	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,13 +23,24 @@ import (
 //	                     by N (compare with cmpenv)
 //	sbd-kill HOST        SIGKILL the sbatchd of HOST in the script's cluster
 //	sbd-start HOST       start sbatchd on HOST again (stopped at the end)
+//	daemon-kill [-TERM] DAEMON HOST
+//	                     SIGKILL (SIGTERM) a daemon (lim, sbatchd) of HOST
+//	                     and wait until it has exited
+//	daemon-start DAEMON HOST
+//	                     start the daemon on HOST again (stopped at the end)
 //	file-wait FILE [SECONDS]
 //	                     wait until FILE exists and is not empty
+//	log-wait LOG RE [SECONDS]
+//	                     wait until a line of the cluster's log file LOG
+//	                     (in LSF_LOGDIR) matches RE
 func init() {
 	scriptCmds["job-report"] = scriptJobReport
 	scriptCmds["sbd-kill"] = scriptSbdKill
 	scriptCmds["sbd-start"] = scriptSbdStart
+	scriptCmds["daemon-kill"] = scriptDaemonKill
+	scriptCmds["daemon-start"] = scriptDaemonStart
 	scriptCmds["file-wait"] = scriptFileWait
+	scriptCmds["log-wait"] = scriptLogWait
 }
 
 var (
@@ -75,21 +87,60 @@ func clusterPid(ts *testscript.TestScript, daemon, host string) int {
 	return 0
 }
 
-// restarted are the sbatchds sbd-start started, by host.
-var restarted = map[string]*exec.Cmd{}
+// restarted are the daemons daemon-start started, by "$WORK daemon@host"
+// (scripts run in parallel).
+var (
+	restartedMu sync.Mutex
+	restarted   = map[string]*exec.Cmd{}
+)
 
 func scriptSbdKill(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: sbd-kill HOST")
 	}
-	if c := restarted[args[0]]; c != nil && c.ProcessState == nil {
-		c.Process.Kill()
+	killDaemon(ts, "sbatchd", args[0], syscall.SIGKILL)
+}
+
+func scriptSbdStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sbd-start HOST")
+	}
+	startDaemon(ts, "sbatchd", args[0])
+}
+
+func scriptDaemonKill(ts *testscript.TestScript, neg bool, args []string) {
+	sig := syscall.SIGKILL
+	if len(args) > 0 && args[0] == "-TERM" {
+		sig, args = syscall.SIGTERM, args[1:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: daemon-kill [-TERM] DAEMON HOST")
+	}
+	killDaemon(ts, args[0], args[1], sig)
+}
+
+func scriptDaemonStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: daemon-start DAEMON HOST")
+	}
+	startDaemon(ts, args[0], args[1])
+}
+
+// killDaemon signals a daemon of the script's cluster (the one
+// daemon-start started, if any) and waits until it has exited.
+func killDaemon(ts *testscript.TestScript, daemon, host string, sig syscall.Signal) {
+	key := ts.Getenv("WORK") + " " + daemon + "@" + host
+	restartedMu.Lock()
+	c := restarted[key]
+	delete(restarted, key)
+	restartedMu.Unlock()
+	if c != nil && c.ProcessState == nil {
+		c.Process.Signal(sig)
 		c.Wait()
-		delete(restarted, args[0])
 		return
 	}
-	pid := clusterPid(ts, "sbatchd", args[0])
-	ts.Check(syscall.Kill(pid, syscall.SIGKILL))
+	pid := clusterPid(ts, daemon, host)
+	ts.Check(syscall.Kill(pid, sig))
 	for syscall.Kill(pid, 0) == nil {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil || strings.Contains(string(b), ") Z ") {
@@ -99,23 +150,24 @@ func scriptSbdKill(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-func scriptSbdStart(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: sbd-start HOST")
-	}
+// startDaemon starts daemon on host with the cluster's environment; it is
+// stopped when the script ends.
+func startDaemon(ts *testscript.TestScript, daemon, host string) {
 	exe, err := os.Executable()
 	ts.Check(err)
-	logf, err := os.OpenFile(filepath.Join(ts.Getenv("WORK"), "cluster", "log", "sbatchd-"+args[0]+".restart.out"),
+	logf, err := os.OpenFile(filepath.Join(ts.Getenv("WORK"), "cluster", "log", daemon+"-"+host+".restart.out"),
 		os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	ts.Check(err)
 	defer logf.Close()
 	cmd := exec.Command(exe)
-	cmd.Args = []string{"sbatchd"}
-	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+ts.Getenv("LSF_ENVDIR"), "BASALT_HOST="+args[0])
+	cmd.Args = []string{daemon}
+	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+ts.Getenv("LSF_ENVDIR"), "BASALT_HOST="+host)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	ts.Check(cmd.Start())
-	restarted[args[0]] = cmd
+	restartedMu.Lock()
+	restarted[ts.Getenv("WORK")+" "+daemon+"@"+host] = cmd
+	restartedMu.Unlock()
 	ts.Defer(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Signal(syscall.SIGTERM)
@@ -143,4 +195,27 @@ func scriptFileWait(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("file-wait: %s still missing or empty after %v", args[0], timeout)
+}
+
+func scriptLogWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: log-wait LOG RE [SECONDS]")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	timeout := 30 * time.Second
+	if len(args) == 3 {
+		s, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		timeout = time.Duration(s) * time.Second
+	}
+	p := filepath.Join(ts.Getenv("WORK"), "cluster", "log", args[0])
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(p); err == nil && re.Match(b) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("log-wait: no line of %s matches %q after %v", args[0], args[1], timeout)
 }

@@ -288,26 +288,21 @@ func medianOf(n int, f func() (time.Duration, int)) (time.Duration, int) {
 // mbdRSS is mbatchd's resident set size in bytes.
 func mbdRSS(tb testing.TB, c *cluster.Cluster) int64 {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(c.Opts.Dir, "cluster.pids"))
+	pid := c.MbatchdPID("host1")
+	if pid == 0 {
+		tb.Fatal("no mbatchd on host1")
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, line := range splitLines(string(b)) {
-		f := strings.Fields(line)
-		if len(f) == 3 && f[1] == "mbatchd" {
-			st, err := os.ReadFile("/proc/" + f[0] + "/status")
-			if err != nil {
-				tb.Fatal(err)
-			}
-			for _, l := range splitLines(string(st)) {
-				if v, ok := cutPrefix(l, "VmRSS:"); ok {
-					kb, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
-					return kb * 1024
-				}
-			}
+	for _, l := range splitLines(string(st)) {
+		if v, ok := cutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return kb * 1024
 		}
 	}
-	tb.Fatal("no mbatchd in cluster.pids")
+	tb.Fatal("no VmRSS in /proc/<mbatchd>/status")
 	return 0
 }
 

@@ -31,7 +31,9 @@ type Options struct {
 	// Exe is the basalt binary to run daemons from (default: this one).
 	Exe string
 	// Daemons to start per host; default lim and sbatchd where the binary
-	// has them, plus mbatchd on the first host.
+	// has them. mbatchd is started by the sbatchd of the master host, as in
+	// LSF (it follows the master LIM); without LIMs or sbatchds the cluster
+	// starts it on the first host itself.
 	NoLIM bool
 	NoSBD bool
 	// Timeout bounds the wait for the cluster to accept jobs.
@@ -154,9 +156,11 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 			}
 		}
 	}
-	if err := c.start(ctx, "mbatchd", defaults.HostName(1)); err != nil {
-		c.Down(context.Background())
-		return nil, err
+	if !c.keeps() {
+		if err := c.start(ctx, "mbatchd", defaults.HostName(1)); err != nil {
+			c.Down(context.Background())
+			return nil, err
+		}
 	}
 	if !opts.NoSBD && opts.Has("sbatchd") {
 		for i := 1; i <= opts.Hosts; i++ {
@@ -335,6 +339,15 @@ func Down(ctx context.Context, dir, name string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	// mbatchds started by sbatchds (stopped by them too, unless an sbatchd
+	// was killed).
+	if states, _ := os.ReadDir(filepath.Join(dir, "state")); states != nil {
+		for _, e := range states {
+			if pid := keptMbatchd(dir, e.Name()); pid != 0 {
+				pids = append(pids, pid)
+			}
+		}
+	}
 	for _, p := range pids {
 		_ = syscall.Kill(p, syscall.SIGTERM)
 	}
@@ -482,23 +495,56 @@ func (c *Cluster) Wait(ctx context.Context) error {
 	return c.Down(context.Background())
 }
 
+// keeps reports whether the sbatchds start mbatchd (on the master host):
+// the cluster runs LIMs and sbatchds.
+func (c *Cluster) keeps() bool {
+	return !c.Opts.NoLIM && c.Opts.Has("lim") && !c.Opts.NoSBD && c.Opts.Has("sbatchd")
+}
+
+// MbatchdPID is the PID of the mbatchd running on host (0: none): one the
+// cluster started, or one the host's sbatchd started (its mbatchd.pid).
+func (c *Cluster) MbatchdPID(host string) int {
+	if i := slices.IndexFunc(c.procs, func(p proc) bool { return p.daemon == "mbatchd" && p.host == host }); i >= 0 {
+		return c.procs[i].pid
+	}
+	return keptMbatchd(c.Opts.Dir, host)
+}
+
+// keptMbatchd reads the PID of the mbatchd the sbatchd of host started
+// (0: none running).
+func keptMbatchd(dir, host string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "state", host, "sbatchd", "mbatchd.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || !alive(pid) {
+		return 0
+	}
+	return pid
+}
+
 // Restart stops one daemon with sig (SIGKILL simulates a crash), waits until
-// it has exited, starts it again and waits until the cluster is ready.
+// it has exited, starts it again and waits until the cluster is ready. An
+// mbatchd started by an sbatchd is started again by that sbatchd.
 func (c *Cluster) Restart(ctx context.Context, daemon, host string, sig syscall.Signal) error {
 	i := slices.IndexFunc(c.procs, func(p proc) bool { return p.daemon == daemon && p.host == host })
+	if i < 0 && daemon == "mbatchd" {
+		pid := keptMbatchd(c.Opts.Dir, host)
+		if pid == 0 {
+			return fmt.Errorf("no mbatchd on %s in this cluster", host)
+		}
+		if err := c.kill(pid, daemon, host, sig); err != nil {
+			return err
+		}
+		return c.wait(ctx)
+	}
 	if i < 0 {
 		return fmt.Errorf("no %s on %s in this cluster", daemon, host)
 	}
 	p := c.procs[i]
-	if err := syscall.Kill(p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("signalling %s on %s: %w", daemon, host, err)
-	}
-	deadline := time.Now().Add(c.Opts.Timeout)
-	for alive(p.pid) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s on %s did not exit within %v", daemon, host, c.Opts.Timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := c.kill(p.pid, daemon, host, sig); err != nil {
+		return err
 	}
 	c.procs = slices.Delete(c.procs, i, i+1)
 	if err := c.start(ctx, daemon, host); err != nil {
@@ -508,4 +554,19 @@ func (c *Cluster) Restart(ctx context.Context, daemon, host string, sig syscall.
 		return err
 	}
 	return c.wait(ctx)
+}
+
+// kill signals a daemon and waits until it has exited.
+func (c *Cluster) kill(pid int, daemon, host string, sig syscall.Signal) error {
+	if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signalling %s on %s: %w", daemon, host, err)
+	}
+	deadline := time.Now().Add(c.Opts.Timeout)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s on %s did not exit within %v", daemon, host, c.Opts.Timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
 }

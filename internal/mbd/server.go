@@ -17,6 +17,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/mbd/raftlog"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/resreq"
@@ -130,6 +131,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// singleNodeID is the raft server ID of the single-node log.
+const singleNodeID = "mbatchd"
+
 // Run opens the log, becomes master and serves until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
 	cfg := s.cfg.Current()
@@ -141,6 +145,12 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		dir = filepath.Join(share, cfg.ClusterName(), "raft")
 	}
+	// One mbatchd per cluster: the lock comes before any file is touched.
+	lock, err := raftlog.LockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
 	f := &fsm{st: s.st, applied: s.applied, log: s.log}
 	events, err := s.openEventLog(cfg)
 	if err != nil {
@@ -152,7 +162,10 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Warn("closing lsb.events", "err", err)
 		}
 	}()
-	node, err := openRaft(ctx, dir, s.opts.Host, f, s.log)
+	// One node whatever host runs it: the batch master moves between the
+	// master candidates (following the master LIM) over the same log, so
+	// its identity is the cluster's master, not a host.
+	node, err := openRaft(ctx, dir, singleNodeID, f, s.log)
 	if err != nil {
 		return err
 	}

@@ -354,3 +354,14 @@ func findBatchStart(b []byte, after uint64, max int) (int, uint64, bool) {
 	}
 	return 0, 0, false
 }
+
+// LockDir takes dir's lock file (dir/LOCK, created) for as long as the
+// returned file is open: mbatchd holds its state directory's lock before
+// it touches any of its files. It fails with an error matching ErrLocked
+// when another process holds it.
+func LockDir(dir string) (io.Closer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("raftlog: %w", err)
+	}
+	return lockDir(dir)
+}
