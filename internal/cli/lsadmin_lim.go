@@ -3,7 +3,9 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,7 +105,10 @@ func limControlAll(ctx context.Context, env *Env, args []string, verb, question 
 
 func limFailure(err error) string {
 	msg := firstLine(err)
-	if strings.Contains(msg, "connection refused") || strings.Contains(msg, "connect:") {
+	// Refused, or a LIM going down as it was asked (reset, closed).
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) ||
+		strings.Contains(msg, "connection refused") || strings.Contains(msg, "connect:") ||
+		strings.Contains(msg, "connection reset") || strings.Contains(msg, "connection closed") {
 		msg = limclient.ErrLIMDown.Error()
 	}
 	return "failed: " + msg

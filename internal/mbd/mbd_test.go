@@ -513,6 +513,12 @@ func TestReportBatch(t *testing.T) {
 	m.submit("alice", spec("sleep 100"))
 	l := sbd.waitRunning(1)
 	m.waitState(1, api.StateRun)
+	// The fake sbatchd's running report (JOB_EXECUTE) is in before it goes.
+	for deadline := time.Now().Add(10 * time.Second); m.job(1).JobPID == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the running report never arrived")
+		}
+	}
 	sbd.c.Close()
 	rc := l.RunCount
 	connectSbd(t, m, "host1", []*api.JobStatusReport{
