@@ -70,6 +70,11 @@ type Queue struct {
 	SlotReserve     int // MAX_RESERVE_TIME of SLOT_RESERVE, 0 = none
 	ResourceReserve int // MAX_RESERVE_TIME of RESOURCE_RESERVE, 0 = none
 	Backfill        bool
+	// InterruptibleBackfill is INTERRUPTIBLE_BACKFILL: the minimal time
+	// slice (seconds) a reserved-slot gap must offer for the queue's jobs
+	// to backfill it, killed at the reservation's predicted start; 0 =
+	// none. Disabled (with a warning) unless BACKFILL and RUNLIMIT are set.
+	InterruptibleBackfill time.Duration
 
 	PreExec           string
 	PostExec          string
@@ -338,7 +343,28 @@ func parseQueue(sec *lex.Section, unit string, d *Diagnostics) *Queue {
 		q.set(v, unit)
 	}
 	sort.Slice(q.Thresholds, func(i, j int) bool { return q.Thresholds[i].Index < q.Thresholds[j].Index })
+	q.checkInterruptible(where, d)
 	return q
+}
+
+// checkInterruptible disables INTERRUPTIBLE_BACKFILL in a queue without
+// BACKFILL = Y or without RUNLIMIT, as LSF does (the run limit is the
+// slice's maximum for jobs started regularly).
+func (q *Queue) checkInterruptible(where string, d *Diagnostics) {
+	if q.InterruptibleBackfill <= 0 {
+		return
+	}
+	var missing []string
+	if !q.Backfill {
+		missing = append(missing, "BACKFILL = Y")
+	}
+	if q.Limits.Run.Max <= 0 && q.Limits.Run.Default <= 0 {
+		missing = append(missing, "RUNLIMIT")
+	}
+	if len(missing) > 0 {
+		d.Warnf(q.KeyPos("INTERRUPTIBLE_BACKFILL"), "%s: INTERRUPTIBLE_BACKFILL requires %s; interruptible backfill disabled", where, strings.Join(missing, " and "))
+		q.InterruptibleBackfill = 0
+	}
 }
 
 func (q *Queue) set(v val, unit string) {
@@ -475,6 +501,10 @@ func (q *Queue) set(v val, unit string) {
 		}
 	case "BACKFILL":
 		setBool(&q.Backfill)
+	case "INTERRUPTIBLE_BACKFILL":
+		if d, ok := v.seconds(1); ok {
+			q.InterruptibleBackfill = d
+		}
 	case "PRE_EXEC":
 		q.PreExec = v.text
 	case "POST_EXEC":
