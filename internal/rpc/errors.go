@@ -64,6 +64,11 @@ func statusOf(err error) *api.Status {
 	if errors.As(err, &e) {
 		return &api.Status{Code: int32(e.Code), Message: e.Msg}
 	}
+	// A handler that returns its context's error: the call's deadline
+	// passed, or the caller cancelled it.
+	if c := CodeOf(err); c == DeadlineExceeded || c == Canceled {
+		return &api.Status{Code: int32(c), Message: err.Error()}
+	}
 	return &api.Status{Code: int32(Internal), Message: err.Error()}
 }
 
