@@ -60,6 +60,10 @@ type EvJobStart struct {
 	NoSuspend  bool        `wire:"5"` // brun -f: exempt from load suspension
 	ExecRusage string      `wire:"6"` // the rusage alternative reserved
 	RunCount   int32       `wire:"7"`
+	// BackfillLimit is an interruptible backfill job's run limit (seconds,
+	// INTERRUPTIBLE_BACKFILL): it must release the reserved slots it runs
+	// in before the reserving job's predicted start. 0: none.
+	BackfillLimit int64 `wire:"8"`
 }
 
 // EvJobExecute records that the job's processes started (LSF JOB_EXECUTE).

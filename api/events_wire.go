@@ -829,6 +829,9 @@ func (m *EvJobStart) SizeWire() int {
 	if m.RunCount != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.RunCount)))
 	}
+	if m.BackfillLimit != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.BackfillLimit)))
+	}
 	return n
 }
 
@@ -865,6 +868,10 @@ func (m *EvJobStart) AppendWire(b []byte) []byte {
 	if m.RunCount != 0 {
 		b = wire.AppendTag(b, 7, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.RunCount)))
+	}
+	if m.BackfillLimit != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.BackfillLimit)))
 	}
 	return b
 }
@@ -955,6 +962,16 @@ func (m *EvJobStart) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobStart", 7, off, n)
 			}
 			m.RunCount = int32(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobStart", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobStart", 8, off, n)
+			}
+			m.BackfillLimit = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

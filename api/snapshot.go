@@ -110,4 +110,5 @@ type SnapJob struct {
 	StateTime     int64       `wire:"38"`
 	DefaultQueue  bool        `wire:"39"`
 	PendSince     int64       `wire:"40"`
+	BackfillLimit int64       `wire:"41"` // interruptible backfill run limit, seconds
 }

@@ -1076,6 +1076,9 @@ func (m *SnapJob) SizeWire() int {
 	if m.PendSince != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.PendSince)))
 	}
+	if m.BackfillLimit != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.BackfillLimit)))
+	}
 	return n
 }
 
@@ -1245,6 +1248,10 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	if m.PendSince != 0 {
 		b = wire.AppendTag(b, 40, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.PendSince)))
+	}
+	if m.BackfillLimit != 0 {
+		b = wire.AppendTag(b, 41, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.BackfillLimit)))
 	}
 	return b
 }
@@ -1669,6 +1676,16 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapJob", 40, off, n)
 			}
 			m.PendSince = int64(x)
+			off += n
+		case 41:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 41, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 41, off, n)
+			}
+			m.BackfillLimit = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -284,6 +284,7 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	j.Forced = e.Forced
 	j.NoSuspend = e.NoSuspend
 	j.ExecRusage = e.ExecRusage
+	j.BackfillLimit = e.BackfillLimit
 	j.PID, j.PGID = 0, 0
 	j.ExitStatus, j.TermReason = 0, ""
 	j.SuspReasons, j.SuspSubreason, j.PendReason = 0, 0, 0

@@ -63,6 +63,9 @@ type Job struct {
 	ExecHome   string
 	ExecUser   string
 	ExecRusage string
+	// BackfillLimit is the run limit (seconds) of a job started by
+	// interruptible backfill in its current run; 0 otherwise.
+	BackfillLimit int64
 
 	ExitStatus    int32
 	TermReason    string

@@ -95,7 +95,7 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		PendReason: j.PendReason, RunCount: j.RunCount, Usage: j.Usage, Forced: j.Forced, NoSuspend: j.NoSuspend,
 		ExcludedHosts: j.ExcludedHosts, PreemptCount: j.PreemptCount, UserPriority: j.UserPriority,
 		PostDone: j.PostDone, PostFailed: j.PostFailed, ExecRusage: j.ExecRusage, StateTime: j.StateTime,
-		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince,
+		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
 	}
 }
 
@@ -222,7 +222,7 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		ExecRusage: sj.ExecRusage, ExitStatus: sj.ExitStatus, TermReason: sj.TermReason, SuspReasons: sj.SuspReasons,
 		SuspSubreason: sj.SuspSubreason, PendReason: sj.PendReason, RunCount: sj.RunCount, Usage: sj.Usage,
 		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
-		PostDone: sj.PostDone, PostFailed: sj.PostFailed,
+		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
 	}
 	for _, h := range j.ExecHosts {
 		h.Host = ns.strs.get(h.Host)
