@@ -295,7 +295,7 @@ func mergeHosts(a, b []*api.ExecHost) []*api.ExecHost {
 // commit records a dispatch and charges it for the rest of the pass.
 func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption) {
 	j := jc.j
-	d := Dispatch{Key: j.Key, Queue: j.Queue, Hosts: a.hosts, Backfill: backfill}
+	d := Dispatch{Key: j.Key, Queue: j.Queue, Hosts: a.hosts, Backfill: backfill, RunLimit: jc.runLimit}
 	if len(a.rusage) > 0 {
 		d.ExecRusage = execRusage(a.rusage)
 	}

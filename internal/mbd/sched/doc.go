@@ -53,7 +53,18 @@
 // reservations (SLOT_RESERVE), and preemptions/resumptions in flight (a
 // job signalled in one pass and not yet reported suspended or resumed is
 // counted as such, for at most two dispatch intervals). Lost on restart:
-// processor reservations and which running jobs were backfilled.
+// processor reservations and which running jobs were backfilled (except
+// interruptible backfill jobs, whose run limit the state keeps).
+//
+// # Interruptible backfill
+//
+// A queue with INTERRUPTIBLE_BACKFILL = seconds (interruptible.go) ignores
+// its jobs' own run limits for backfill: when no free slot takes a job, it
+// may use slots reserved by a job predicted to start at least that slice
+// from now, and its Dispatch carries a RunLimit ending by the earliest such
+// predicted start (at most the queue's RUNLIMIT). mbatchd records it in
+// JOB_START (state.Job.BackfillLimit) and applies it at launch; the
+// prediction of later passes counts it, so it never moves.
 //
 // # Pending reasons
 //

@@ -26,7 +26,9 @@ type jobCtx struct {
 	// after it ends (its run limit).
 	backfill    bool
 	backfillEnd time.Time
-	curView     view
+	// runLimit is an interruptible backfill dispatch's run limit.
+	runLimit time.Duration
+	curView  view
 }
 
 func time_(n int) time.Duration { return time.Duration(n) }

@@ -231,7 +231,8 @@ func (h *harness) run() *Plan {
 		plan = h.s.Schedule(&Input{Now: h.now, Config: h.cfg, Table: h.cfg.ResourceTable(), Hosts: h.hosts, View: v})
 	})
 	for _, d := range plan.Dispatches {
-		h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts}})
+		h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts,
+			BackfillLimit: int64(d.RunLimit / time.Second)}})
 	}
 	return plan
 }

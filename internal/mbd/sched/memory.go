@@ -363,21 +363,28 @@ func (p *pass) predictStart(jc *jobCtx, c *class, missing int) time.Time {
 // slots reserved by jobs of the same queue (seed 002).
 func (p *pass) backfillable(jc *jobCtx, h *hostCtx) int {
 	n := 0
-	sameQueueRule := jc.q.cfg.MaxSlotsInPool > 0 && jc.q.cfg.SlotReserve > 0 && jc.q.cfg.Backfill
 	for k, held := range h.rsvBy {
-		if k == jc.j.Key || held <= 0 {
-			continue
+		if p.backfillRsv(jc, k, held) != nil {
+			n += held
 		}
-		r := p.s.mem.rsv[k]
-		if r == nil || r.predicted.IsZero() || r.predicted.Before(jc.backfillEnd) {
-			continue
-		}
-		if sameQueueRule && r.queue == jc.q.cfg.Name {
-			continue
-		}
-		n += held
 	}
 	return n
+}
+
+// backfillRsv returns the reservation of job k (holding held slots on a
+// host) if jc, a backfill job, may use its slots.
+func (p *pass) backfillRsv(jc *jobCtx, k state.Key, held int) *slotReservation {
+	if k == jc.j.Key || held <= 0 {
+		return nil
+	}
+	r := p.s.mem.rsv[k]
+	if r == nil || r.predicted.IsZero() || r.predicted.Before(jc.backfillEnd) {
+		return nil
+	}
+	if jc.q.cfg.MaxSlotsInPool > 0 && jc.q.cfg.SlotReserve > 0 && jc.q.cfg.Backfill && r.queue == jc.q.cfg.Name {
+		return nil
+	}
+	return r
 }
 
 // releaseReservation drops a job's reservation once it starts.

@@ -48,7 +48,7 @@ func (p *pass) preemptable(j *state.Job) bool {
 	if j.Spec.Exclusive && !contains(types, "EXCLUSIVE") {
 		return false
 	}
-	if p.s.mem.backfill[j.Key] && !contains(types, "BACKFILL") {
+	if (p.s.mem.backfill[j.Key] || j.BackfillLimit > 0) && !contains(types, "BACKFILL") {
 		return false
 	}
 	// MAX_JOB_PREEMPT: the application profile's, else the queue's, else

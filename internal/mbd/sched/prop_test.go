@@ -104,14 +104,15 @@ func applyPlan(h *harness, plan *Plan) {
 		}
 	}
 	for _, d := range plan.Dispatches {
-		h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage}})
+		h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage,
+			BackfillLimit: int64(d.RunLimit / time.Second)}})
 	}
 }
 
 func decisions(p *Plan) string {
 	var b strings.Builder
 	for _, d := range p.Dispatches {
-		fmt.Fprintf(&b, "start %s %s %s %v|", d.Key, hostsText(d.Hosts), d.ExecRusage, d.Backfill)
+		fmt.Fprintf(&b, "start %s %s %s %v %v|", d.Key, hostsText(d.Hosts), d.ExecRusage, d.Backfill, d.RunLimit)
 	}
 	for _, x := range p.Preemptions {
 		fmt.Fprintf(&b, "preempt %s %v|", x.Key, x.Terminate)

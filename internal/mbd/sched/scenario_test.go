@@ -35,6 +35,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of scenar
 //	status HOST ok|closed_Adm|unavail
 //	force ID HOST [nosusp]  brun
 //	jobs | pending ID... | queues | shares QUEUE | reserved
+//	predicted ID...         reservations' predicted start times
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/scenarios/*.txt")
 	if len(files) == 0 {
@@ -334,6 +335,20 @@ func (sc *scenario) do(d *directive) string {
 			out = append(out, fmt.Sprintf("%-8s %3d %8.3f %3d %8.1f %6d", a.Name, a.Shares, a.Priority, a.Started, a.CPUTime, a.RunTime))
 		}
 		return strings.Join(out, "\n")
+	case "predicted":
+		var out []string
+		for _, a := range pos {
+			r := sc.h.s.mem.rsv[parseKey(a)]
+			switch {
+			case r == nil:
+				out = append(out, a+": no reservation")
+			case r.predicted.IsZero():
+				out = append(out, a+": unpredictable")
+			default:
+				out = append(out, a+": "+r.predicted.Format("Mon 15:04:05"))
+			}
+		}
+		return strings.Join(out, "\n")
 	case "reserved":
 		var hs []string
 		for h := range sc.last.Reserved {
@@ -419,8 +434,12 @@ func (sc *scenario) run() string {
 		if d.Backfill {
 			line += " backfill"
 		}
+		if d.RunLimit > 0 {
+			line += " runlimit=" + d.RunLimit.String()
+		}
 		out = append(out, line)
-		h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage}})
+		h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage,
+			BackfillLimit: int64(d.RunLimit / time.Second)}})
 		h.apply(&api.Event{JobStatus: &api.EvJobStatus{JobID: d.Key.ID, Index: d.Key.Index, State: api.StateRun}})
 	}
 	if len(out) == 0 {

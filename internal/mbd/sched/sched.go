@@ -60,6 +60,11 @@ type Dispatch struct {
 	ExecRusage string
 	// Backfill is set when the job runs in slots reserved for another job.
 	Backfill bool
+	// RunLimit is an interruptible backfill job's run limit
+	// (INTERRUPTIBLE_BACKFILL, whole seconds): it ends by the earliest
+	// predicted start of the reservations whose slots it may use, and by
+	// the queue's RUNLIMIT. Zero for every other dispatch.
+	RunLimit time.Duration
 	// Preempt lists the jobs suspended (or terminated) to make room.
 	Preempt []state.Key
 }

@@ -52,7 +52,8 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 // place tries to start one pending job: the gates, then hosts from the
 // job's classes; a preemptive queue's job that found no slots looks again
 // counting the jobs it may preempt as free; a backfill queue's job with a
-// run limit may use reserved slots; a parallel job of a SLOT_RESERVE queue
+// run limit may use reserved slots (an interruptible backfill queue's job
+// whatever its run limit, interruptible.go); a parallel job of a SLOT_RESERVE queue
 // that cannot start reserves what it can.
 func (p *pass) place(pj pendJob, q *queueCtx) bool {
 	j := pj.j
@@ -84,7 +85,11 @@ func (p *pass) place(pj pendJob, q *queueCtx) bool {
 		}
 		jc.curView = viewNormal
 	}
-	if q.cfg.Backfill && p.anyReservation() {
+	if q.cfg.Backfill && q.cfg.InterruptibleBackfill > 0 && p.anyReservation() {
+		if p.interruptibleBackfill(jc) {
+			return true
+		}
+	} else if q.cfg.Backfill && p.anyReservation() {
 		if end, ok := p.runLimitEnd(jc); ok {
 			jc.backfill, jc.backfillEnd, jc.ownRsv = true, end, true
 			if b := p.placeReq(jc, jc.req.c); b.hosts != nil {
@@ -123,8 +128,19 @@ func (p *pass) finish() {
 func unix(s int64) time.Time { return time.Unix(s, 0) }
 
 // runLimit is a job's run limit: -W, else the queue's default, else its
-// maximum (seconds, 0 none).
+// maximum (seconds, 0 none); a started interruptible backfill job's limit
+// when shorter.
 func runLimit(j *state.Job, q *config.Queue) time.Duration {
+	d := specRunLimit(j, q)
+	if j.BackfillLimit > 0 && started(j.State) {
+		if b := time.Duration(j.BackfillLimit) * time.Second; d <= 0 || b < d {
+			d = b
+		}
+	}
+	return d
+}
+
+func specRunLimit(j *state.Job, q *config.Queue) time.Duration {
 	if l := j.Spec.Limits; l != nil && l.Run > 0 {
 		return time.Duration(l.Run) * time.Second
 	}
