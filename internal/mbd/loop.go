@@ -69,7 +69,8 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 	}
 	events := make([]*api.Event, len(plan.Dispatches))
 	for i, d := range plan.Dispatches {
-		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage}}
+		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage,
+			BackfillLimit: int64(d.RunLimit / time.Second)}}
 	}
 	errs, err := s.prop.Propose(ctx, events...)
 	if err != nil {
@@ -163,6 +164,11 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 		applyApplication(l, app)
 	}
 	l.Limits = effectiveLimits(spec.Limits, app, q)
+	if b := j.BackfillLimit; b > 0 && (l.Limits.Run <= 0 || b < l.Limits.Run) {
+		// Interruptible backfill: the job must leave the reserved slots
+		// before the reserving job's predicted start.
+		l.Limits.Run = b
+	}
 	return l
 }
 

@@ -99,7 +99,7 @@ End Queue
 			}
 			for i := rapid.IntRange(0, 3).Draw(rt, "arrivals"); i > 0; i-- {
 				if rapid.Bool().Draw(rt, "interruptible") {
-					h.submit("v", "bg", withW(rapid.SampledFrom([]int{0, 1, 5, 300}).Draw(rt, "bgW")),
+					h.submit("v", "bg", withW(rapid.SampledFrom([]int{0, 1, 5, qrunM}).Draw(rt, "bgW")),
 						slots(int32(rapid.IntRange(1, 2).Draw(rt, "bgSlots"))))
 				} else {
 					h.submit("w", "short", withW(rapid.SampledFrom(shortW).Draw(rt, "shortW")))
