@@ -143,6 +143,19 @@ func (h *harness) start(cfg Config) {
 
 // wait returns the next event of elim (any kind in kinds), failing after a
 // generous real-time bound (the elims are real processes).
+// restartScheduled waits until the manager has scheduled restart number n
+// of elim (its timer exists), so that advancing the clock fires it: the
+// Exited event comes before the timer is made.
+func (h *harness) restartScheduled(elim string, n int) {
+	h.t.Helper()
+	want := "elim " + elim + ": restarting in"
+	for deadline := time.Now().Add(20 * time.Second); strings.Count(h.logBuf.String(), want) < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("restart %d of %s never scheduled; log:\n%s", n, elim, h.logBuf.String())
+		}
+	}
+}
+
 func (h *harness) wait(elim string, kinds ...EventKind) Event {
 	h.t.Helper()
 	match := func(e Event) bool {
@@ -254,6 +267,7 @@ func TestRestartCap(t *testing.T) {
 	h := newHarness(t, map[string]string{"elim.crash": "exit 1\n"})
 	h.start(Config{BlockTime: -1, Restarts: 1})
 	h.wait("elim.crash", Exited)
+	h.restartScheduled("elim.crash", 1)
 	h.clk.Advance(RestartInterval)
 	h.wait("elim.crash", Started)
 	h.wait("elim.crash", Exited)
@@ -295,6 +309,7 @@ func TestSlowElimBlockTime(t *testing.T) {
 	if got := h.m.Values(); len(got) != 0 {
 		t.Errorf("a partial line gave values: %v", got)
 	}
+	h.restartScheduled("elim.slow", 1)
 	h.clk.Advance(RestartInterval)
 	h.wait("elim.slow", Started)
 }
