@@ -191,9 +191,17 @@ type serverConn struct {
 	mu       sync.Mutex
 	streams  map[uint64]*ServerStream
 	handlers sync.WaitGroup
+	closing  bool // set by waitHandlers: no handler starts after it
 }
 
-func (c *serverConn) waitHandlers() { c.handlers.Wait() }
+// waitHandlers waits for the connection's handlers; none starts after it
+// is called (a WaitGroup's Add must not race with its Wait).
+func (c *serverConn) waitHandlers() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.handlers.Wait()
+}
 
 func (c *serverConn) write(f *frame) error {
 	c.wmu.Lock()
@@ -296,6 +304,11 @@ func (c *serverConn) startStream(f *frame) {
 		max = 4096
 	}
 	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(Errorf(Unavailable, "rpc: server shutting down")))})
+		return
+	}
 	if _, dup := c.streams[f.stream]; dup || len(c.streams) >= max {
 		c.mu.Unlock()
 		_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(Errorf(Unavailable, "rpc: too many streams or duplicate stream id")))})
