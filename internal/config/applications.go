@@ -49,27 +49,9 @@ func (c *Config) Application(name string) *Application {
 
 // parseApplications reads lsb.applications (an optional file).
 func parseApplications(f *lex.File, unit string, d *Diagnostics) []*Application {
-	var out []*Application
-	for _, sec := range f.Sections {
-		if !sec.Is("Application") {
-			d.Warnf(sec.Pos, "unknown section %s in lsb.applications; section ignored", sec.Name)
-			continue
-		}
-		a := parseApplication(sec, unit, d)
-		if a == nil {
-			continue
-		}
-		dup := false
-		for _, o := range out {
-			dup = dup || o.Name == a.Name
-		}
-		if dup {
-			d.Warnf(sec.Pos, "Application <%s> is defined twice; the second definition is ignored", a.Name)
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
+	return parseNamed(f, "Application", "lsb.applications", d,
+		func(sec *lex.Section) *Application { return parseApplication(sec, unit, d) },
+		func(a *Application) string { return a.Name })
 }
 
 func parseApplication(sec *lex.Section, unit string, d *Diagnostics) *Application {

@@ -292,27 +292,8 @@ func DefaultQueue() *Queue {
 // parseQueues reads lsb.queues. Unit is LSF_UNIT_FOR_LIMITS (for MEMLIMIT,
 // STACKLIMIT, CORELIMIT and SWAPLIMIT). Cross references are resolved later.
 func parseQueues(f *lex.File, unit string, d *Diagnostics) []*Queue {
-	var out []*Queue
-	for _, sec := range f.Sections {
-		if !sec.Is("Queue") {
-			d.Warnf(sec.Pos, "unknown section %s in lsb.queues; section ignored", sec.Name)
-			continue
-		}
-		q := parseQueue(sec, unit, d)
-		if q == nil {
-			continue
-		}
-		dup := false
-		for _, o := range out {
-			dup = dup || o.Name == q.Name
-		}
-		if dup {
-			d.Warnf(sec.Pos, "Queue <%s> is defined twice; the second definition is ignored", q.Name)
-			continue
-		}
-		out = append(out, q)
-	}
-	return out
+	return parseNamed(f, "Queue", "lsb.queues", d, func(sec *lex.Section) *Queue { return parseQueue(sec, unit, d) },
+		func(q *Queue) string { return q.Name })
 }
 
 func parseQueue(sec *lex.Section, unit string, d *Diagnostics) *Queue {

@@ -2,8 +2,6 @@ package mbd
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -15,18 +13,9 @@ import (
 func appCluster(t *testing.T) string {
 	t.Helper()
 	dir := writeCluster(t, 1, 4)
-	paths, _ := filepath.Glob(filepath.Join(dir, "conf", "lsbatch", "*", "configdir", "lsb.params"))
-	if len(paths) != 1 {
-		t.Fatalf("lsb.params not found: %v", paths)
-	}
-	b, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = bytes.Replace(b, []byte("End Parameters"), []byte("DEFAULT_APPLICATION = default\nEnd Parameters"), 1)
-	if err := os.WriteFile(paths[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editBatchConf(t, dir, "lsb.params", func(b []byte) []byte {
+		return bytes.Replace(b, []byte("End Parameters"), []byte("DEFAULT_APPLICATION = default\nEnd Parameters"), 1)
+	})
 	apps := `
 Begin Application
 NAME = default
@@ -45,9 +34,7 @@ REQUEUE_EXIT_VALUES = 9
 ENV_VARS = "WHERE=solver,MODE=fast"
 End Application
 `
-	if err := os.WriteFile(filepath.Join(filepath.Dir(paths[0]), "lsb.applications"), []byte(apps), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editBatchConf(t, dir, "lsb.applications", func([]byte) []byte { return []byte(apps) })
 	return dir
 }
 

@@ -3,8 +3,6 @@ package mbd
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
@@ -19,21 +17,13 @@ import (
 func fastSbdCluster(t *testing.T, hosts, slots int) string {
 	t.Helper()
 	dir := writeCluster(t, hosts, slots)
-	paths, _ := filepath.Glob(filepath.Join(dir, "conf", "lsbatch", "*", "configdir", "lsb.params"))
-	if len(paths) != 1 {
-		t.Fatalf("lsb.params not found: %v", paths)
-	}
-	b, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = regexp.MustCompile(`(?m)^SBD_SLEEP_TIME\s*=.*$`).ReplaceAll(b, []byte("SBD_SLEEP_TIME = 1"))
-	if !bytes.Contains(b, []byte("SBD_SLEEP_TIME = 1")) {
-		b = bytes.Replace(b, []byte("End Parameters"), []byte("SBD_SLEEP_TIME = 1\nEnd Parameters"), 1)
-	}
-	if err := os.WriteFile(paths[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editBatchConf(t, dir, "lsb.params", func(b []byte) []byte {
+		b = regexp.MustCompile(`(?m)^SBD_SLEEP_TIME\s*=.*$`).ReplaceAll(b, []byte("SBD_SLEEP_TIME = 1"))
+		if !bytes.Contains(b, []byte("SBD_SLEEP_TIME = 1")) {
+			b = bytes.Replace(b, []byte("End Parameters"), []byte("SBD_SLEEP_TIME = 1\nEnd Parameters"), 1)
+		}
+		return b
+	})
 	return dir
 }
 

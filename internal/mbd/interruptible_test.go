@@ -1,8 +1,6 @@
 package mbd
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -15,16 +13,8 @@ import (
 func interruptibleCluster(t *testing.T) string {
 	t.Helper()
 	dir := writeCluster(t, 1, 4)
-	paths, _ := filepath.Glob(filepath.Join(dir, "conf", "lsbatch", "*", "configdir", "lsb.queues"))
-	if len(paths) != 1 {
-		t.Fatalf("lsb.queues not found: %v", paths)
-	}
-	f, err := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(`
+	editBatchConf(t, dir, "lsb.queues", func(b []byte) []byte {
+		return append(b, `
 Begin Queue
 QUEUE_NAME = big
 PRIORITY = 60
@@ -38,9 +28,8 @@ BACKFILL = Y
 RUNLIMIT = 120
 INTERRUPTIBLE_BACKFILL = 60
 End Queue
-`); err != nil {
-		t.Fatal(err)
-	}
+`...)
+	})
 	return dir
 }
 

@@ -51,6 +51,20 @@ func writeCluster(t testing.TB, hosts, slots int) string {
 	return dir
 }
 
+// editBatchConf rewrites the cluster's batch configuration file name
+// (lsb.params, lsb.queues...; "" when it does not exist) with edit.
+func editBatchConf(t testing.TB, dir, name string, edit func([]byte) []byte) {
+	t.Helper()
+	p := filepath.Join(dir, "conf", "lsbatch", defaults.DefaultCluster, "configdir", name)
+	b, err := os.ReadFile(p)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, edit(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func startMbd(t testing.TB, dir string) *testMbd {
 	t.Helper()
 	return startMbdWith(t, dir, nil)
