@@ -18,14 +18,17 @@ import (
 
 // Script commands for batch clusters:
 //
-//	cluster-up [--hosts N] [--slots N] [--no-sbd]
+//	cluster-up [--hosts N] [--slots N] [--no-sbd] [--user NAME]
 //	                      start a local cluster in $WORK/cluster (unique
 //	                      cluster name) and wait until it accepts jobs. Files
 //	                      in $WORK/cluster-conf/ replace the generated
 //	                      configuration (lsb.* go to the batch directory);
 //	                      $WORK/cluster-conf/lsf.conf.extra lines are appended
 //	                      to lsf.conf. Sets LSF_ENVDIR and BASALT_HOST; the
-//	                      cluster stops when the script ends.
+//	                      cluster stops when the script ends. --user runs
+//	                      every daemon as that unprivileged user ($WORK is
+//	                      opened to it; run its commands with
+//	                      runuser -u NAME -- $WORK/cluster/bin/CMD).
 //	job-wait ID STATE [SECONDS]
 //	                      wait until bjobs shows job ID in STATE
 func init() {
@@ -58,6 +61,15 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 			i++
 		case "--no-sbd":
 			o.NoSBD = true
+		case "--user":
+			if i+1 >= len(args) {
+				ts.Fatalf("cluster-up: --user needs a value")
+			}
+			o.User = args[i+1]
+			i++
+			// The user reaches $WORK (and writes its jobs' files there).
+			ts.Check(os.Chmod(filepath.Dir(work), 0o711))
+			ts.Check(os.Chmod(work, 0o777))
 		default:
 			ts.Fatalf("cluster-up: unknown argument %q", args[i])
 		}

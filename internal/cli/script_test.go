@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 
@@ -41,6 +42,13 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			return nil
 		},
 		Cmds: scriptCmds,
+		// [root]: the test runs as root (it starts daemons as test users).
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Getuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	}
 }
 

@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -51,6 +54,11 @@ type Options struct {
 	Files map[string][]byte
 	// Conf holds extra lsf.conf lines.
 	Conf []string
+	// User runs the whole cluster as this unprivileged user (a non-root
+	// installation: the user is the cluster administrator and every job
+	// runs as that user). Only root can start a cluster for another user:
+	// the directory is given to the user and the binary copied into it.
+	User string
 }
 
 func (o *Options) fill() error {
@@ -88,6 +96,7 @@ type Cluster struct {
 	EnvDir string
 	Bin    string
 	procs  []proc
+	cred   *syscall.Credential // Options.User's, nil: this process's user
 }
 
 type proc struct {
@@ -131,19 +140,40 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	if u := os.Getenv("USER"); u != "" && os.Getuid() != 0 {
 		admin = u
 	}
+	var cred *syscall.Credential
+	if opts.User != "" {
+		if cred, err = credentialOf(opts.User); err != nil {
+			return nil, err
+		}
+		admin = opts.User
+	}
 	if _, err := defaults.Write(dir, defaults.Options{Hosts: opts.Hosts, Slots: opts.Slots, Cluster: opts.Cluster,
 		PortBase: base, Admin: admin, Force: true}); err != nil {
 		return nil, fmt.Errorf("writing the configuration: %w", err)
 	}
-	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin")}
+	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin"), cred: cred}
 	if err := c.overlay(); err != nil {
 		return nil, err
+	}
+	if cred != nil {
+		// The user must be able to run the binary (a test binary lives in
+		// a private build directory).
+		exe := filepath.Join(dir, "basalt")
+		if err := copyFile(c.Opts.Exe, exe, 0o755); err != nil {
+			return nil, fmt.Errorf("copying the binary for %s: %w", opts.User, err)
+		}
+		c.Opts.Exe = exe
 	}
 	if err := c.links(); err != nil {
 		return nil, err
 	}
 	for _, d := range []string{"log", "work", "state"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if cred != nil {
+		if err := chownTree(dir, int(cred.Uid), int(cred.Gid)); err != nil {
 			return nil, err
 		}
 	}
@@ -232,8 +262,10 @@ func (c *Cluster) start(ctx context.Context, daemon, host string) error {
 	cmd.Env = append(cmd.Env, c.Opts.Env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = c.Opts.Dir
-	if !c.Opts.Foreground {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: !c.Opts.Foreground}
+	if c.cred != nil {
+		cmd.SysProcAttr.Credential = c.cred
+		cmd.Env = append(cmd.Env, "USER="+c.Opts.User, "LOGNAME="+c.Opts.User)
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s on %s: %w", daemon, host, err)
@@ -569,4 +601,63 @@ func (c *Cluster) kill(pid int, daemon, host string, sig syscall.Signal) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return nil
+}
+
+// credentialOf is the credential of an unprivileged user to run a cluster
+// as (root only).
+func credentialOf(name string) (*syscall.Credential, error) {
+	if os.Getuid() != 0 {
+		return nil, fmt.Errorf("only root can start a cluster as %s", name)
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := strconv.Atoi(u.Uid)
+	if err != nil {
+		return nil, fmt.Errorf("user %s: uid %q", name, u.Uid)
+	}
+	gid, err := strconv.Atoi(u.Gid)
+	if err != nil {
+		return nil, fmt.Errorf("user %s: gid %q", name, u.Gid)
+	}
+	if uid == 0 {
+		return nil, fmt.Errorf("user %s is root", name)
+	}
+	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	if gids, err := u.GroupIds(); err == nil {
+		for _, g := range gids {
+			if n, err := strconv.Atoi(g); err == nil {
+				cred.Groups = append(cred.Groups, uint32(n))
+			}
+		}
+	}
+	return cred, nil
+}
+
+// chownTree gives dir and everything below it to uid:gid.
+func chownTree(dir string, uid, gid int) error {
+	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+func copyFile(from, to string, perm os.FileMode) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
 }
