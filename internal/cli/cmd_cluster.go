@@ -21,7 +21,7 @@ func init() {
 	)
 }
 
-var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|h|-help")
+var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|-user:|h|-help")
 
 // defaultClusterDir is where basalt cluster keeps its cluster when --dir is
 // not given.
@@ -50,17 +50,21 @@ func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
 			o.Dir = opt.Value
 		case "-cluster":
 			o.Cluster = opt.Value
+		case "-user":
+			o.User = opt.Value
 		}
 	}
 	return o, nil
 }
 
-const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME]
+const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME] [--user NAME]
        basalt cluster down [--dir DIR]
 
 up starts a local multi-host cluster (hostN on 127.0.1.N) in the background,
 waits until it accepts jobs and prints the shell variables to use it:
     eval "$(basalt cluster up)"
+--user (root only) runs every daemon, and so every job, as that unprivileged
+user, who administers the cluster (a non-root installation).
 down stops it and every process it started.`
 
 func runCluster(ctx context.Context, env *Env, args []string) int {
