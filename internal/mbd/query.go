@@ -213,6 +213,9 @@ func (s *Server) selectJobs(v *state.View, cfg *config.Config, id auth.Identity,
 }
 
 func orderJobs(v *state.View, cfg *config.Config, jobs []*state.Job) []*state.Job {
+	if len(jobs) < 2 {
+		return jobs // bjobs <id>: no dispatch list to walk
+	}
 	byID := func(a, b *state.Job) int {
 		if a.ID != b.ID {
 			return cmp.Compare(a.ID, b.ID)
