@@ -56,31 +56,11 @@ func parseApplications(f *lex.File, unit string, d *Diagnostics) []*Application 
 
 func parseApplication(sec *lex.Section, unit string, d *Diagnostics) *Application {
 	kvs := sec.KeyValues(d)
-	a := &Application{Pos: sec.Pos}
-	for _, kv := range kvs {
-		if strings.EqualFold(kv.Key, "NAME") {
-			a.Name = kv.Value
-			if !queueNameOK(a.Name) {
-				d.Warnf(kv.ValuePos, "Application: bad NAME <%s> (letters, digits, '_', '-', '.', at most 59 characters); profile ignored", a.Name)
-				return nil
-			}
-		}
-	}
+	a := &Application{Pos: sec.Pos, Name: sectionName(sec, kvs, "Application", "NAME", "profile", d)}
 	if a.Name == "" {
-		d.Warnf(sec.Pos, "Application: NAME is required; profile ignored")
 		return nil
 	}
-	where := "Application <" + a.Name + ">"
-	seen := map[string]Pos{}
-	for _, kv := range kvs {
-		v := kvVal(kv, where, d)
-		if prev, dup := seen[v.key]; dup {
-			d.Warnf(kv.KeyPos, "%s: %s is defined twice (first at line %d); the last value is used", where, v.key, prev.Line)
-		}
-		seen[v.key] = kv.KeyPos
-		a.Raw = append(a.Raw, KV{Key: v.key, Value: kv.Value, Pos: kv.KeyPos})
-		a.set(v, unit)
-	}
+	a.Raw = setValues(kvs, "Application <"+a.Name+">", d, func(v val) { a.set(v, unit) })
 	sort.Strings(a.Env)
 	return a
 }

@@ -299,30 +299,11 @@ func parseQueues(f *lex.File, unit string, d *Diagnostics) []*Queue {
 func parseQueue(sec *lex.Section, unit string, d *Diagnostics) *Queue {
 	kvs := sec.KeyValues(d)
 	q := newQueue(sec.Pos)
-	for _, kv := range kvs {
-		if strings.EqualFold(kv.Key, "QUEUE_NAME") {
-			q.Name = kv.Value
-			if !queueNameOK(q.Name) {
-				d.Warnf(kv.ValuePos, "Queue: bad QUEUE_NAME <%s> (letters, digits, '_', '-', '.', at most 59 characters); queue ignored", q.Name)
-				return nil
-			}
-		}
-	}
-	if q.Name == "" {
-		d.Warnf(sec.Pos, "Queue: QUEUE_NAME is required; queue ignored")
+	if q.Name = sectionName(sec, kvs, "Queue", "QUEUE_NAME", "queue", d); q.Name == "" {
 		return nil
 	}
 	where := "Queue <" + q.Name + ">"
-	seen := map[string]Pos{}
-	for _, kv := range kvs {
-		v := kvVal(kv, where, d)
-		if prev, dup := seen[v.key]; dup {
-			d.Warnf(kv.KeyPos, "%s: %s is defined twice (first at line %d); the last value is used", where, v.key, prev.Line)
-		}
-		seen[v.key] = kv.KeyPos
-		q.Raw = append(q.Raw, KV{Key: v.key, Value: kv.Value, Pos: kv.KeyPos})
-		q.set(v, unit)
-	}
+	q.Raw = setValues(kvs, where, d, func(v val) { q.set(v, unit) })
 	sort.Slice(q.Thresholds, func(i, j int) bool { return q.Thresholds[i].Index < q.Thresholds[j].Index })
 	q.checkInterruptible(where, d)
 	return q

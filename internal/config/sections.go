@@ -1,6 +1,10 @@
 package config
 
-import "github.com/basalt-lsf/basalt/internal/config/lex"
+import (
+	"strings"
+
+	"github.com/basalt-lsf/basalt/internal/config/lex"
+)
 
 // parseNamed parses the sections of a file made of named sections of one
 // kind (lsb.queues' Queue, lsb.applications' Application): parse reads one
@@ -26,4 +30,42 @@ func parseNamed[T any](f *lex.File, kind, file string, d *Diagnostics, parse fun
 		out = append(out, v)
 	}
 	return out
+}
+
+// sectionName is the name a named section gives itself with key
+// (QUEUE_NAME, NAME), checked like a queue name; "" when it is missing or
+// bad (warned: the section is ignored, called noun in the messages).
+func sectionName(sec *lex.Section, kvs []lex.KeyValue, kind, key, noun string, d *Diagnostics) string {
+	name := ""
+	for _, kv := range kvs {
+		if strings.EqualFold(kv.Key, key) {
+			name = kv.Value
+			if !queueNameOK(name) {
+				d.Warnf(kv.ValuePos, "%s: bad %s <%s> (letters, digits, '_', '-', '.', at most 59 characters); %s ignored", kind, key, name, noun)
+				return ""
+			}
+		}
+	}
+	if name == "" {
+		d.Warnf(sec.Pos, "%s: %s is required; %s ignored", kind, key, noun)
+	}
+	return name
+}
+
+// setValues passes each parameter of a section (where names it in
+// messages) to set, warning about a parameter given twice (the last value
+// is used), and returns them as given.
+func setValues(kvs []lex.KeyValue, where string, d *Diagnostics, set func(val)) []KV {
+	var raw []KV
+	seen := map[string]Pos{}
+	for _, kv := range kvs {
+		v := kvVal(kv, where, d)
+		if prev, dup := seen[v.key]; dup {
+			d.Warnf(kv.KeyPos, "%s: %s is defined twice (first at line %d); the last value is used", where, v.key, prev.Line)
+		}
+		seen[v.key] = kv.KeyPos
+		raw = append(raw, KV{Key: v.key, Value: kv.Value, Pos: kv.KeyPos})
+		set(v)
+	}
+	return raw
 }
