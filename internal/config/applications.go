@@ -129,29 +129,10 @@ func (a *Application) set(v val, unit string) {
 			}
 			a.Env = append(a.Env, pair)
 		}
-	case "CPULIMIT":
-		a.Limits.CPU = v.timeLimit()
-	case "RUNLIMIT":
-		a.Limits.Run = v.timeLimit()
-	case "MEMLIMIT":
-		a.Limits.Mem = v.sizeLimit(true, unit)
-	case "DATALIMIT":
-		a.Limits.Data = v.sizeLimit(true, "KB")
-	case "PROCESSLIMIT":
-		a.Limits.Process = v.sizeLimit(true, "")
-	case "THREADLIMIT":
-		a.Limits.Thread = v.sizeLimit(true, "")
-	case "FILELIMIT":
-		a.Limits.File = v.sizeLimit(false, "KB")
-	case "STACKLIMIT":
-		a.Limits.Stack = v.sizeLimit(false, unit)
-	case "CORELIMIT":
-		a.Limits.Core = v.sizeLimit(false, unit)
-	case "SWAPLIMIT":
-		a.Limits.Swap = v.sizeLimit(false, unit)
-	case "PROCLIMIT", "TASKLIMIT":
-		a.Limits.Proc = v.procLimit()
 	default:
+		if a.Limits.set(v, unit) {
+			return
+		}
 		v.d.Warnf(v.keyPos, "%s: parameter %s is not supported by Basalt; ignored", v.where, v.key)
 	}
 }

@@ -513,29 +513,10 @@ func (q *Queue) set(v val, unit string) {
 		setBool(&q.IgnoreDeadline)
 	case "DEFAULT_HOST_SPEC":
 		q.DefaultHostSpec = strings.TrimSpace(v.text)
-	case "CPULIMIT":
-		q.Limits.CPU = v.timeLimit()
-	case "RUNLIMIT":
-		q.Limits.Run = v.timeLimit()
-	case "MEMLIMIT":
-		q.Limits.Mem = v.sizeLimit(true, unit)
-	case "DATALIMIT":
-		q.Limits.Data = v.sizeLimit(true, "KB")
-	case "PROCESSLIMIT":
-		q.Limits.Process = v.sizeLimit(true, "")
-	case "THREADLIMIT":
-		q.Limits.Thread = v.sizeLimit(true, "")
-	case "FILELIMIT":
-		q.Limits.File = v.sizeLimit(false, "KB")
-	case "STACKLIMIT":
-		q.Limits.Stack = v.sizeLimit(false, unit)
-	case "CORELIMIT":
-		q.Limits.Core = v.sizeLimit(false, unit)
-	case "SWAPLIMIT":
-		q.Limits.Swap = v.sizeLimit(false, unit)
-	case "PROCLIMIT", "TASKLIMIT":
-		q.Limits.Proc = v.procLimit()
 	default:
+		if q.Limits.set(v, unit) {
+			return
+		}
 		if idx, ok := canonicalIndex(v.key); ok {
 			q.addThreshold(v, idx)
 			return

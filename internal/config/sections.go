@@ -69,3 +69,36 @@ func setValues(kvs []lex.KeyValue, where string, d *Diagnostics, set func(val)) 
 	}
 	return raw
 }
+
+// set sets the limit parameter v (CPULIMIT, RUNLIMIT, MEMLIMIT...) of a
+// queue or an application profile; false when v is not a limit. Unit is
+// LSF_UNIT_FOR_LIMITS.
+func (l *ResourceLimits) set(v val, unit string) bool {
+	switch v.key {
+	case "CPULIMIT":
+		l.CPU = v.timeLimit()
+	case "RUNLIMIT":
+		l.Run = v.timeLimit()
+	case "MEMLIMIT":
+		l.Mem = v.sizeLimit(true, unit)
+	case "DATALIMIT":
+		l.Data = v.sizeLimit(true, "KB")
+	case "PROCESSLIMIT":
+		l.Process = v.sizeLimit(true, "")
+	case "THREADLIMIT":
+		l.Thread = v.sizeLimit(true, "")
+	case "FILELIMIT":
+		l.File = v.sizeLimit(false, "KB")
+	case "STACKLIMIT":
+		l.Stack = v.sizeLimit(false, unit)
+	case "CORELIMIT":
+		l.Core = v.sizeLimit(false, unit)
+	case "SWAPLIMIT":
+		l.Swap = v.sizeLimit(false, unit)
+	case "PROCLIMIT", "TASKLIMIT":
+		l.Proc = v.procLimit()
+	default:
+		return false
+	}
+	return true
+}
