@@ -128,6 +128,7 @@ type pendJob struct {
 func newPass(s *Scheduler, in *Input) *pass {
 	p := &pass{s: s, in: in, cfg: in.Config,
 		plan: &Plan{Reasons: nil, Reserved: map[string]*HostReservation{},
+			Dispatches:       make([]Dispatch, 0, s.mem.dispatched+s.mem.dispatched/4),
 			SlotReservations: map[state.Key][]*api.ExecHost{}, QueueShares: map[string][]*api.ShareAccount{},
 			PartitionShares: map[string][]*api.ShareAccount{}, PoolAllocation: map[string]int{}},
 		byName: map[string]*hostCtx{}, qByName: map[string]*queueCtx{}, users: map[string]*userCtx{},

@@ -183,6 +183,9 @@ type memory struct {
 	// requirements (spare: the buffer the next pass fills).
 	lastJobs map[string][]pendJob
 	spare    map[string][]pendJob
+	// dispatched is how many jobs the last pass dispatched: the next
+	// plan's Dispatches start with room for as many.
+	dispatched int
 }
 
 type inflight struct {

@@ -45,6 +45,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	p.poolLeftovers()
 	p.finish()
 	s.sweepCaches()
+	s.mem.dispatched = len(p.plan.Dispatches)
 	s.publish(p.plan)
 	return p.plan
 }
