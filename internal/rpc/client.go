@@ -231,15 +231,18 @@ func (st *ClientStream) finish(err error) {
 	close(st.end)
 }
 
-// next returns the next queued payload, if any.
+// next returns the next queued payload, if any. The channel is looked at
+// under the lock deliver holds: looked at before it, a channel that was
+// empty could fill and overflow into the queue before the queue is read,
+// and a newer payload would be returned first.
 func (st *ClientStream) next() ([]byte, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	select {
 	case b := <-st.in:
 		return b, true
 	default:
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	if len(st.queue) > 0 {
 		b := st.queue[0]
 		st.queue = st.queue[1:]
