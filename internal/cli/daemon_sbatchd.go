@@ -96,12 +96,15 @@ func runSbatchd(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("sbatchd: %v", err)
 		return 1
 	}
+	// The keeper ends with sbatchd, whatever ends it.
+	kctx, stopKeeper := context.WithCancel(ctx)
 	keeperDone := make(chan struct{})
 	go func() {
 		defer close(keeperDone)
-		keepMbatchd(ctx, base, host, lim, cfg.StateDir, log)
+		keepMbatchd(kctx, base, host, lim, cfg.StateDir, log)
 	}()
 	runErr := d.Run(ctx)
+	stopKeeper()
 	<-keeperDone
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
