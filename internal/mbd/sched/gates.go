@@ -64,6 +64,32 @@ func (beginGate) Gate(p *pass, jc *jobCtx) []*api.PendReason {
 	return nil
 }
 
+// Pending reasons of a job whose pre-execution command failed (sbatchd
+// sends it back with them).
+const (
+	PendJobPreExecFailed   int32 = 6
+	PendQueuePreExecFailed int32 = 306
+)
+
+// retryGate holds a job whose pre-execution command failed until the next
+// dispatch turn (MBD_SLEEP_TIME after it came back), as LSF does: it is
+// not dispatched again at once, in a loop of failing pre-execs, and keeps
+// its reason meanwhile.
+type retryGate struct{}
+
+func (retryGate) Name() string { return "pre-exec-retry" }
+func (retryGate) Gate(p *pass, jc *jobCtx) []*api.PendReason {
+	j := jc.j
+	if j.PendReason != PendJobPreExecFailed && j.PendReason != PendQueuePreExecFailed {
+		return nil
+	}
+	if at := time.Unix(j.PendSince, 0).Add(p.cfg.Params.MBDSleepTime); p.in.Now.Before(at) {
+		p.wakeAt(at)
+		return p.one(j.PendReason)
+	}
+	return nil
+}
+
 type dependGate struct{}
 
 func (dependGate) Name() string { return "dependency" }
