@@ -1514,6 +1514,12 @@ func (s *Shepherd) signal(sig syscall.Signal) {
 			}
 			return
 		}
+		if sig == syscall.SIGSTOP && s.job != nil && s.job.pid > 0 {
+			// The job's process group first: a group signal cannot miss
+			// a child being forked, which a listing of the cgroup can (a
+			// suspended job would go on in it). Stopping twice is no harm.
+			_ = syscall.Kill(-s.job.pid, sig)
+		}
 		n, err := s.cg.Signal(sig)
 		if err != nil {
 			s.logf("signal %d: %v", sig, err)
