@@ -678,23 +678,29 @@ func (c *Compiled) Less(a, b *Host) bool {
 		if k.Index < len(b.Num) {
 			vb = b.Num[k.Index]
 		}
-		na, nb := va != va, vb != vb
-		switch {
-		case na && nb:
-			continue
-		case na:
-			return false
-		case nb:
-			return true
-		case va == vb:
-			continue
-		case k.Ascending:
-			return va < vb
-		default:
-			return va > vb
+		if less, decided := k.Compare(va, vb); decided {
+			return less
 		}
 	}
 	return false
+}
+
+// Compare orders two hosts' values of the key: less reports that va comes
+// first, decided that they differ. A missing value (NaN) comes last.
+func (k *OrderKey) Compare(va, vb float64) (less, decided bool) {
+	na, nb := va != va, vb != vb
+	switch {
+	case na && nb, va == vb:
+		return false, false
+	case na:
+		return false, true
+	case nb:
+		return true, true
+	case k.Ascending:
+		return va < vb, true
+	default:
+		return va > vb, true
+	}
 }
 
 // Names reports whether the select section names resource i (for the

@@ -416,21 +416,8 @@ func (p *pass) sortHosts(c *class, hs []int32) {
 			return ka.qpref > kb.qpref
 		}
 		for j := range order {
-			va, vb := ka.keys[j], kb.keys[j]
-			na, nb := va != va, vb != vb
-			switch {
-			case na && nb:
-				continue
-			case na:
-				return false
-			case nb:
-				return true
-			case va == vb:
-				continue
-			case order[j].Ascending:
-				return va < vb
-			default:
-				return va > vb
+			if less, decided := order[j].Compare(ka.keys[j], kb.keys[j]); decided {
+				return less
 			}
 		}
 		return hs[idx[a]] < hs[idx[b]]

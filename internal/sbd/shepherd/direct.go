@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
@@ -281,17 +282,9 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 	if len(spec.Dirs) == 0 {
 		_ = syscall.Chdir("/")
 	}
-	var dirErrs []string
-	for _, d := range spec.Dirs {
-		if err := syscall.Chdir(d); err != nil {
-			dirErrs = append(dirErrs, d+": "+err.Error())
-			continue
-		}
-		res.Dir = d
-		break
-	}
-	if len(spec.Dirs) > 0 && res.Dir == "" {
-		return failed(fail(StepDir, errors.New(joinErrs(dirErrs)), 1))
+	var err error
+	if res.Dir, err = chdirFirst(spec.Dirs); err != nil {
+		return failed(fail(StepDir, err, 1))
 	}
 	null := s.host.devnullFD
 	p.in, p.out, p.errf = null, null, null
@@ -386,13 +379,20 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 	return forked{pid: pid, res: res, gate: gw, inUnified: inUnified}
 }
 
-func joinErrs(errs []string) string {
-	out := ""
-	for i, e := range errs {
-		if i > 0 {
-			out += "; "
+// chdirFirst changes to the first of dirs that it can (the job's working
+// directory, then LSF's fallbacks) and returns it; the error lists why
+// each failed. No dirs: nothing to do.
+func chdirFirst(dirs []string) (string, error) {
+	var errs []string
+	for _, d := range dirs {
+		if err := syscall.Chdir(d); err != nil {
+			errs = append(errs, d+": "+err.Error())
+			continue
 		}
-		out += e
+		return d, nil
 	}
-	return out
+	if len(dirs) == 0 {
+		return "", nil
+	}
+	return "", errors.New(strings.Join(errs, "; "))
 }

@@ -105,18 +105,11 @@ func ExecMain() int {
 			return fail(StepCred, fmt.Errorf("setuid(%d): %w", spec.UID, err), 1)
 		}
 	}
-	var dirErrs []string
-	for _, d := range spec.Dirs {
-		if err := syscall.Chdir(d); err != nil {
-			dirErrs = append(dirErrs, d+": "+err.Error())
-			continue
-		}
-		res.Dir = d
-		break
+	dir, err := chdirFirst(spec.Dirs)
+	if err != nil {
+		return fail(StepDir, err, 1)
 	}
-	if len(spec.Dirs) > 0 && res.Dir == "" {
-		return fail(StepDir, errors.New(strings.Join(dirErrs, "; ")), 1)
-	}
+	res.Dir = dir
 	if spec.Stdin != nil {
 		f, err := os.Open(spec.Stdin.Path)
 		if err != nil {

@@ -299,26 +299,8 @@ func HostMain(args []string) int {
 		}
 		idle = d
 	}
-	logFile, err := os.OpenFile(filepath.Join(stateDir, "shepherd.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "job-shepherd: %v\n", err)
-		return 1
-	}
-	// Runtime panics go to the log.
-	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
-	// FileListener dups the descriptor: fd 3 itself must be closed, or the
-	// socket keeps listening (queueing connections nobody accepts) after
-	// the listener is closed.
-	fd3 := os.NewFile(3, "socket")
-	lst, err := net.FileListener(fd3)
-	fd3.Close()
-	if err != nil {
-		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
-		return 1
-	}
-	h, err := NewHost(clock.Real(), logFile)
-	if err != nil {
-		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
+	_, lst, h, ok := openHost(filepath.Join(stateDir, "shepherd.log"))
+	if !ok {
 		return 1
 	}
 	ctx := context.Background()
@@ -335,4 +317,32 @@ func HostMain(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// openHost opens a shepherd process's log (its standard error from then
+// on: runtime panics and helpers' messages go there), its socket on fd 3
+// and its Host; false when it cannot (said on the log, or on stderr).
+func openHost(logPath string) (*os.File, net.Listener, *Host, bool) {
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "job-shepherd: %v\n", err)
+		return nil, nil, nil, false
+	}
+	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
+	// FileListener dups the descriptor: fd 3 itself must be closed, or the
+	// socket keeps listening (queueing connections nobody accepts) after
+	// the listener is closed.
+	fd3 := os.NewFile(3, "socket")
+	lst, err := net.FileListener(fd3)
+	fd3.Close()
+	if err != nil {
+		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
+		return nil, nil, nil, false
+	}
+	h, err := NewHost(clock.Real(), logFile)
+	if err != nil {
+		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
+		return nil, nil, nil, false
+	}
+	return logFile, lst, h, true
 }

@@ -178,26 +178,8 @@ func Main(args []string) int {
 		return 2
 	}
 	dir := spool.Dir(args[0])
-	logFile, err := os.OpenFile(dir.Log(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "job-shepherd: %v\n", err)
-		return 1
-	}
-	// Runtime panics and the helpers' messages go to the log.
-	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
-	// FileListener dups the descriptor: fd 3 itself must be closed, or the
-	// socket keeps listening (queueing connections nobody accepts) after
-	// the listener is closed.
-	fd3 := os.NewFile(3, "socket")
-	lst, err := net.FileListener(fd3)
-	fd3.Close()
-	if err != nil {
-		fmt.Fprintf(logFile, "job-shepherd: socket on fd 3: %v\n", err)
-		return 1
-	}
-	h, err := NewHost(clock.Real(), logFile)
-	if err != nil {
-		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
+	logFile, lst, h, ok := openHost(dir.Log())
+	if !ok {
 		return 1
 	}
 	h.single = true
