@@ -152,36 +152,13 @@ func (m *Manager) Group(name string) *Group {
 // refuses (a read-only mount, a non-root user) is skipped as long as the
 // group exists somewhere processes can be listed from.
 func (m *Manager) Create(name string) (*Group, error) {
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
-	g := m.Group(name)
-	var errs []error
-	made := 0
-	for _, dir := range g.dirs() {
-		if err := m.mkdirAll(dir); err != nil {
-			errs = append(errs, err)
-			g.drop(dir)
-			continue
-		}
-		made++
-	}
-	if made == 0 {
-		if len(errs) == 0 {
-			return nil, fmt.Errorf("cgroup: no cgroup hierarchy is mounted")
-		}
-		return nil, fmt.Errorf("cgroup: creating %s: %w", name, errors.Join(errs...))
-	}
-	if g.procsFile() == "" {
-		g.Remove()
-		return nil, fmt.Errorf("cgroup: creating %s: no usable hierarchy", name)
-	}
-	return g, nil
+	g, _, err := m.Make(name)
+	return g, err
 }
 
-// Make creates group name like Create, in one system call per hierarchy
-// when the parent path exists; existed reports that the group was already
-// there in some hierarchy (it may hold processes: see Empty).
+// Make is Create, in one system call per hierarchy when the parent path
+// exists; existed reports that the group was already there in some
+// hierarchy (it may hold processes: see Empty).
 func (m *Manager) Make(name string) (g *Group, existed bool, err error) {
 	if err := checkName(name); err != nil {
 		return nil, false, err
