@@ -106,9 +106,7 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 			qi.Shares = s.queueShares(q.Name)
 			if qi.Shares == nil {
 				// No pass has published the accounts yet: the configured shares.
-				for _, a := range q.Fairshare {
-					qi.Shares = append(qi.Shares, &api.ShareAccount{Name: a.Name, Shares: int32(a.Shares)})
-				}
+				qi.Shares = shareAccounts(q.Fairshare)
 			}
 		}
 		if !q.RunWindow.Always() {
@@ -395,10 +393,7 @@ func (s *Server) groups(ctx context.Context, id auth.Identity, req *api.GroupsRe
 					members = append(members, m)
 				}
 			}
-			grp := &api.Group{Name: g.Name, Members: members, Admins: g.Admins}
-			for _, sh := range g.Shares {
-				grp.Shares = append(grp.Shares, &api.ShareAccount{Name: sh.Name, Shares: int32(sh.Shares)})
-			}
+			grp := &api.Group{Name: g.Name, Members: members, Admins: g.Admins, Shares: shareAccounts(g.Shares)}
 			reply.Groups = append(reply.Groups, grp)
 		}
 	}
@@ -589,6 +584,15 @@ func hostLoadRows(tab *resreq.Table, vals *resreq.Host, rsv *sched.HostReservati
 			}
 		}
 		out = append(out, lv)
+	}
+	return out
+}
+
+// shareAccounts are configured share assignments as accounts with no usage.
+func shareAccounts(shares []config.ShareAssignment) []*api.ShareAccount {
+	var out []*api.ShareAccount
+	for _, a := range shares {
+		out = append(out, &api.ShareAccount{Name: a.Name, Shares: int32(a.Shares)})
 	}
 	return out
 }

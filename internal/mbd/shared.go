@@ -147,9 +147,7 @@ func (s *Server) partitions(ctx context.Context, id auth.Identity, req *api.Part
 		found[p.Name] = true
 		pi := &api.HostPartitionInfo{Name: p.Name, Hosts: p.HostSpec, Shares: s.partitionShares(p.Name)}
 		if pi.Shares == nil {
-			for _, a := range p.Shares {
-				pi.Shares = append(pi.Shares, &api.ShareAccount{Name: a.Name, Shares: int32(a.Shares)})
-			}
+			pi.Shares = shareAccounts(p.Shares)
 		}
 		reply.Partitions = append(reply.Partitions, pi)
 	}
