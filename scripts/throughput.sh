@@ -1,0 +1,26 @@
+#!/bin/bash
+# usage: scripts/throughput.sh [N]: N /bin/true jobs (default 500) through a 4-host, 8-slot local
+# cluster; prints the elapsed time, the CPU of the whole system per job and each daemon kind's CPU.
+# Build first: make build.
+N=${1:-500}
+B=${BIN:-$(dirname "$0")/../bin/basalt}
+D=${TMPDIR:-/tmp}/basalt-throughput
+$B cluster down --dir $D >/dev/null 2>&1
+rm -rf $D
+eval "$($B cluster up --dir $D --hosts 4 --slots 8 --cluster tp)"
+for i in $(seq $N); do echo "-o /dev/null /bin/true"; done > $D.pack
+cpu0=$(awk '/^cpu /{print $2+$3+$4+$6+$7+$8}' /proc/stat)
+declare -A c0
+for p in $(pgrep -f "^(mbatchd|sbatchd|lim)$"); do c0[$p]=$(awk '{print $14+$15}' /proc/$p/stat); done
+t0=$(date +%s.%N)
+bsub -pack $D.pack >/dev/null
+while [ "$(bjobs -u all 2>/dev/null | wc -l)" -gt 0 ]; do sleep 0.2; done
+t1=$(date +%s.%N)
+cpu1=$(awk '/^cpu /{print $2+$3+$4+$6+$7+$8}' /proc/stat)
+echo "elapsed $(echo "$t1 - $t0" | bc) s; system cpu $(( (cpu1-cpu0)*10 )) ms total = $(( (cpu1-cpu0)*10 / N )) ms/job"
+for p in $(pgrep -f "^(mbatchd|sbatchd|lim)$"); do
+  c=$(awk '{print $14+$15}' /proc/$p/stat); n=$(cat /proc/$p/cmdline | tr '\0' ' ')
+  echo "$n $(( (c - ${c0[$p]:-0})*10 )) ms"
+done | awk '{a[$1]+=$2} END {for (k in a) print k, a[k], "ms"}'
+bjobs -a -u all -o 'stat' -noheader | sort | uniq -c
+$B cluster down --dir $D >/dev/null
