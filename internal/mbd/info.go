@@ -143,23 +143,7 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 				qi.Hosts = append(qi.Hosts, name)
 			}
 		}
-		var pol []string
-		if q.Fairshare != nil {
-			pol = append(pol, "FAIRSHARE")
-		}
-		if q.Preemption.Preemptive {
-			pol = append(pol, "PREEMPTIVE")
-		}
-		if q.Preemption.Preemptable {
-			pol = append(pol, "PREEMPTABLE")
-		}
-		if q.Exclusive {
-			pol = append(pol, "EXCLUSIVE")
-		}
-		if q.Backfill {
-			pol = append(pol, "BACKFILL")
-		}
-		qi.SchedulingPolicies = strings.Join(pol, " ")
+		qi.SchedulingPolicies = strings.Join(queuePolicies(q), " ")
 		qi.DefaultLimits, qi.MaxLimits = limitsInfo(q.Limits)
 		for _, kv := range q.Raw {
 			qi.Params = append(qi.Params, &api.KeyValue{Key: kv.Key, Value: kv.Value})
@@ -167,6 +151,31 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 		reply.Queues = append(reply.Queues, qi)
 	}
 	return reply, nil
+}
+
+// queuePolicies are the words of bqueues -l's SCHEDULING POLICIES line
+// for a queue, in LSF's order.
+func queuePolicies(q *config.Queue) []string {
+	var pol []string
+	if q.Fairshare != nil {
+		pol = append(pol, "FAIRSHARE")
+	}
+	if q.Preemption.Preemptive {
+		pol = append(pol, "PREEMPTIVE")
+	}
+	if q.Preemption.Preemptable {
+		pol = append(pol, "PREEMPTABLE")
+	}
+	if q.Exclusive {
+		pol = append(pol, "EXCLUSIVE")
+	}
+	if q.Backfill {
+		pol = append(pol, "BACKFILL")
+	}
+	if q.InterruptibleBackfill > 0 {
+		pol = append(pol, "INTERRUPTIBLE_BACKFILL")
+	}
+	return pol
 }
 
 func limitsInfo(l config.ResourceLimits) (def, max *api.Limits) {
