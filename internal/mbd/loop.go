@@ -61,8 +61,7 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 		s.policyInput(in)
 		plan = s.sched.Schedule(in)
 	})
-	reasons := plan.Reasons
-	s.reasons.Store(&reasons)
+	s.reasons.Store(plan.Reasons)
 	s.carryOut(ctx, plan)
 	if len(plan.Dispatches) == 0 {
 		return plan.NextWake

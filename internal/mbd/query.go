@@ -10,6 +10,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
 
@@ -17,7 +18,7 @@ import (
 const unfinishedMask = uint32(api.StatePend | api.StatePSusp | api.StateRun | api.StateSSusp | api.StateUSusp | api.StateUnkwn | api.StateZombi)
 
 // record builds the read view of j.
-func (s *Server) record(j *state.Job, detail bool, reasons map[state.Key][]*api.PendReason, now int64) *api.JobRecord {
+func (s *Server) record(j *state.Job, detail bool, reasons *sched.Reasons, now int64) *api.JobRecord {
 	r := &api.JobRecord{
 		JobID: j.ID, Index: j.Index, User: j.User, State: j.State, Queue: j.Queue, FromHost: j.Spec.FromHost,
 		JobName: j.DisplayName(), SubmitTime: j.SubmitTime, StartTime: j.StartTime, EndTime: j.EndTime,
@@ -36,9 +37,7 @@ func (s *Server) record(j *state.Job, detail bool, reasons map[state.Key][]*api.
 	}
 	if job.Pending(j.State) {
 		r.PendTime = now - j.PendSince
-		if reasons != nil {
-			r.PendReasons = reasons[j.Key]
-		}
+		r.PendReasons = reasons.Get(j.Key)
 		if len(r.PendReasons) == 0 {
 			code := int32(1) // PEND_JOB_NEW
 			switch {
@@ -308,12 +307,7 @@ func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsReques
 	return send(&api.JobsReply{Jobs: recs, NotFound: notFound})
 }
 
-func (s *Server) currentReasons() map[state.Key][]*api.PendReason {
-	if p := s.reasons.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func (s *Server) currentReasons() *sched.Reasons { return s.reasons.Load() }
 
 // waitJob streams a job's record whenever it changes, until it finishes.
 func (s *Server) waitJob(ctx context.Context, id auth.Identity, ref *api.JobRef, send func(*api.JobRecord) error) error {

@@ -83,7 +83,7 @@ type Server struct {
 	sess  *sessions
 
 	wake     chan struct{}
-	reasons  atomic.Pointer[map[state.Key][]*api.PendReason]
+	reasons  atomic.Pointer[sched.Reasons] // the last plan's pending reasons
 	usageMu  sync.Mutex
 	usage    map[state.Key]*api.Usage
 	waitersM sync.Mutex

@@ -303,7 +303,7 @@ func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption
 		d.Preempt = append(d.Preempt, v.Key)
 	}
 	p.plan.Dispatches = append(p.plan.Dispatches, d)
-	delete(p.plan.Reasons, j.Key)
+	p.rb.remove(j.Key)
 	total := 0
 	for _, eh := range a.hosts {
 		h := p.byName[eh.Host]

@@ -186,7 +186,7 @@ func BenchmarkPass(b *testing.B) {
 				}
 				b.StopTimer()
 				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
-				b.ReportMetric(float64(len(plan.Reasons)), "pending")
+				b.ReportMetric(float64(plan.Reasons.Len()), "pending")
 				// Live memory with the state, the scheduler's caches and
 				// the last plan (reasons of every pending job) held.
 				runtime.GC()

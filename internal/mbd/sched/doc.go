@@ -68,10 +68,14 @@
 //
 // # Pending reasons
 //
-// Plan.Reasons holds, for every pending job, LSF's reason codes with host
-// counts (bjobs -p) and up to MaxReasonHosts host names per reason (bjobs
-// -lp); jobs with identical reasons share one slice, so a million pending
-// jobs of a thousand classes cost a few thousand slices. Codes are
+// Plan.Reasons (reasons.go) holds, for every pending job, LSF's reason
+// codes with host counts (bjobs -p) and up to MaxReasonHosts host names per
+// reason (bjobs -lp); jobs with identical reasons share one slice, so a
+// million pending jobs of a thousand classes cost a few thousand slices,
+// and each job is one small integer in pages indexed by job ID (array
+// elements in a map), not a map entry: nothing per job for the garbage
+// collector to scan, nothing to rehash. A plan's Reasons is read-only once
+// Schedule returns. Codes are
 // lsbatch.h's, including the load index (2001+i), reservation (2601+i) and
 // resource allocation limit (3201..4705) ranges.
 package sched

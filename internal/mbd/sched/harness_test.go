@@ -253,7 +253,7 @@ func dispatches(p *Plan) string {
 // reasons renders one job's pending reasons as "code:hosts ...".
 func reasons(p *Plan, id int64) string {
 	var out []string
-	for _, r := range p.Reasons[state.Key{ID: id}] {
+	for _, r := range p.Reasons.Get(state.Key{ID: id}) {
 		out = append(out, fmt.Sprintf("%d:%d", r.Code, r.NumHosts))
 	}
 	sort.Strings(out)

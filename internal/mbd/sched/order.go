@@ -386,7 +386,7 @@ func (p *pass) poolLeftovers() {
 		}
 		for _, q := range ps.queues {
 			for _, pj := range q.jobs {
-				if pj.j.State == api.StatePend && p.plan.Reasons[pj.j.Key] != nil {
+				if pj.j.State == api.StatePend && p.plan.Reasons.Get(pj.j.Key) != nil {
 					jobs = append(jobs, struct {
 						pj pendJob
 						q  *queueCtx

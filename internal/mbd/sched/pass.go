@@ -52,8 +52,9 @@ type pass struct {
 	asked     map[string]map[int32]int    // resolved -m lists
 	instances map[instKey][]int32         // shared resource instances
 	fs        *fsState
-	toResume  []*state.Job // preempted jobs not yet resumed, in order
-	jc        jobCtx       // the job being placed
+	toResume  []*state.Job    // preempted jobs not yet resumed, in order
+	jc        jobCtx          // the job being placed
+	rb        *reasonsBuilder // fills plan.Reasons
 	pools     map[string]*poolState
 }
 
@@ -127,7 +128,7 @@ type pendJob struct {
 
 func newPass(s *Scheduler, in *Input) *pass {
 	p := &pass{s: s, in: in, cfg: in.Config,
-		plan: &Plan{Reasons: nil, Reserved: map[string]*HostReservation{},
+		plan: &Plan{Reserved: map[string]*HostReservation{},
 			Dispatches:       make([]Dispatch, 0, s.mem.dispatched+s.mem.dispatched/4),
 			SlotReservations: map[state.Key][]*api.ExecHost{}, QueueShares: map[string][]*api.ShareAccount{},
 			PartitionShares: map[string][]*api.ShareAccount{}, PoolAllocation: map[string]int{}},
@@ -135,6 +136,8 @@ func newPass(s *Scheduler, in *Input) *pass {
 		groups: map[string]*groupCtx{}, classes: map[classKey]*class{}, single: map[int32][]*api.PendReason{},
 		mutable: make([]bool, in.Table.Len()),
 	}
+	p.rb = newReasonsBuilder(-1, 0) // prescan sizes it
+	p.plan.Reasons = p.rb.r
 	p.mutable[resreq.IdxSlots] = true
 	for _, f := range s.Filters {
 		if f.Kind() != Static {
@@ -426,7 +429,7 @@ func (p *pass) wakeAt(t time.Time) {
 }
 
 // reason records a job's pending reasons.
-func (p *pass) reason(j *state.Job, rs []*api.PendReason) { p.plan.Reasons[j.Key] = rs }
+func (p *pass) reason(j *state.Job, rs []*api.PendReason) { p.rb.set(j.Key, rs) }
 
 // one returns the shared slice holding the single job-level reason code.
 func (p *pass) one(code int32) []*api.PendReason {

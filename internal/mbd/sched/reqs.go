@@ -175,7 +175,8 @@ func (s *Scheduler) sweepCaches() {
 // indices dispatches of this pass may reserve (the rusage indices of
 // pending jobs, and slots), and counts each queue's pending slots.
 func (p *pass) prescan() {
-	n := 0
+	var maxID int64 = -1
+	side := 0
 	if p.s.mem.lastJobs == nil {
 		p.s.mem.lastJobs = map[string][]pendJob{}
 		p.s.mem.spare = map[string][]pendJob{}
@@ -208,13 +209,18 @@ func (p *pass) prescan() {
 			if e.c != nil && len(e.c.Rusage)+len(e.c.Terms)+len(e.c.Alternatives) > 0 {
 				markRusage(p.mutable, e.c)
 			}
-			n++
+			if dense(j.Key) {
+				maxID = max(maxID, j.Key.ID)
+			} else {
+				side++
+			}
 			return true
 		})
 		p.s.mem.spare[name] = last
 		p.s.mem.lastJobs[name] = q.jobs
 	}
-	p.plan.Reasons = make(map[state.Key][]*api.PendReason, n)
+	p.rb = newReasonsBuilder(maxID, side)
+	p.plan.Reasons = p.rb.r
 }
 
 func markRusage(m []bool, c *resreq.Compiled) {

@@ -449,7 +449,7 @@ func (sc *scenario) run() string {
 }
 
 func (sc *scenario) reasonsText(k state.Key) string {
-	rs := sc.last.Reasons[k]
+	rs := sc.last.Reasons.Get(k)
 	if rs == nil {
 		return "-"
 	}

@@ -114,7 +114,7 @@ type Plan struct {
 	Resumes     []Resume
 	// Reasons are the pending reasons of the jobs that stay pending. Jobs
 	// with the same reasons share one slice: never modify it.
-	Reasons map[state.Key][]*api.PendReason
+	Reasons *Reasons
 	// Reserved are the reservations in force after the pass, by host (hosts
 	// without any are absent).
 	Reserved map[string]*HostReservation

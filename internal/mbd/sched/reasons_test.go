@@ -1,0 +1,175 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
+)
+
+// dump renders every entry of r in Each order as "key=codes".
+func dump(r *Reasons) string {
+	var out []string
+	r.Each(func(k state.Key, rs []*api.PendReason) bool {
+		var codes []string
+		for _, x := range rs {
+			codes = append(codes, fmt.Sprint(x.Code))
+		}
+		out = append(out, k.String()+"="+strings.Join(codes, ","))
+		return true
+	})
+	return strings.Join(out, " ")
+}
+
+func TestReasons(t *testing.T) {
+	a := []*api.PendReason{{Code: 1305, NumHosts: 3}}
+	b := []*api.PendReason{{Code: 1305, NumHosts: 3}, {Code: 1306}}
+	empty := []*api.PendReason{}
+	key := func(id int64, idx int32) state.Key { return state.Key{ID: id, Index: idx} }
+	type op struct {
+		k   state.Key
+		rs  []*api.PendReason
+		del bool
+	}
+	for _, tc := range []struct {
+		name    string
+		maxID   int64
+		ops     []op
+		want    string // Each order
+		n       int
+		lists   int // distinct lists interned (lists[0] excluded)
+		absent  []state.Key
+		present map[state.Key]int // key -> len(Get)
+	}{
+		{name: "dense ids in order", maxID: 10,
+			ops:  []op{{k: key(7, 0), rs: a}, {k: key(3, 0), rs: b}, {k: key(5, 0), rs: a}},
+			want: "3=1305,1306 5=1305 7=1305", n: 3, lists: 2,
+			absent: []state.Key{key(4, 0), key(0, 0), key(11, 0), key(7, 1)}},
+		{name: "ids beyond the presized pages grow them", maxID: 1,
+			ops:  []op{{k: key(1, 0), rs: a}, {k: key(3*reasonPageLen+5, 0), rs: a}},
+			want: fmt.Sprintf("1=1305 %d=1305", 3*reasonPageLen+5), n: 2, lists: 1,
+			absent: []state.Key{key(2*reasonPageLen, 0), key(1<<40, 0)}},
+		{name: "array elements, negative and huge ids in the map, after pages", maxID: 100,
+			ops: []op{{k: key(9, 2), rs: b}, {k: key(9, 1), rs: a}, {k: key(reasonDenseIDs, 0), rs: a},
+				{k: key(-1, 0), rs: a}, {k: key(9, 0), rs: b}},
+			want: fmt.Sprintf("9=1305,1306 -1=1305 9[1]=1305 9[2]=1305,1306 %d=1305", reasonDenseIDs), n: 5, lists: 2,
+			absent: []state.Key{key(9, 3), key(-2, 0)}},
+		{name: "overwrite counts once", maxID: 10,
+			ops:  []op{{k: key(2, 0), rs: a}, {k: key(2, 0), rs: b}, {k: key(2, 4), rs: a}, {k: key(2, 4), rs: b}},
+			want: "2=1305,1306 2[4]=1305,1306", n: 2, lists: 2},
+		{name: "removal", maxID: 10,
+			ops: []op{{k: key(2, 0), rs: a}, {k: key(3, 0), rs: a}, {k: key(3, 1), rs: a},
+				{k: key(2, 0), del: true}, {k: key(3, 1), del: true}, {k: key(4, 0), del: true}, {k: key(5, 5), del: true},
+				{k: key(1 << 40, 0), del: true}},
+			want: "3=1305", n: 1, lists: 1, absent: []state.Key{key(2, 0), key(3, 1)}},
+		{name: "an empty list is held", maxID: 10,
+			ops:  []op{{k: key(1, 0), rs: empty}, {k: key(2, 0), rs: nil}, {k: key(1, 1), rs: empty}},
+			want: "1= 2= 1[1]=", n: 3, lists: 1,
+			present: map[state.Key]int{key(1, 0): 0, key(2, 0): 0, key(1, 1): 0}},
+		{name: "prefix of a shared slice is another list", maxID: 10,
+			ops:  []op{{k: key(1, 0), rs: b}, {k: key(2, 0), rs: b[:1]}},
+			want: "1=1305,1306 2=1305", n: 2, lists: 2},
+		{name: "no pages", maxID: -1,
+			ops:  []op{{k: key(4, 0), rs: a}},
+			want: "4=1305", n: 1, lists: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bld := newReasonsBuilder(tc.maxID, 0)
+			for _, o := range tc.ops {
+				if o.del {
+					bld.remove(o.k)
+				} else {
+					bld.set(o.k, o.rs)
+				}
+			}
+			r := bld.r
+			if got := dump(r); got != tc.want {
+				t.Errorf("Each: %q, want %q", got, tc.want)
+			}
+			if r.Len() != tc.n {
+				t.Errorf("Len %d, want %d", r.Len(), tc.n)
+			}
+			if got := len(r.lists) - 1; got != tc.lists {
+				t.Errorf("%d lists interned, want %d", got, tc.lists)
+			}
+			for _, k := range tc.absent {
+				if r.Has(k) || r.Get(k) != nil {
+					t.Errorf("%s present", k)
+				}
+			}
+			for k, n := range tc.present {
+				if !r.Has(k) || len(r.Get(k)) != n {
+					t.Errorf("%s: Has %v, %d reasons, want %d", k, r.Has(k), len(r.Get(k)), n)
+				}
+			}
+			// The last operation on each key decides; Get returns the very
+			// slice stored (shared, never copied).
+			last := map[state.Key][]*api.PendReason{}
+			for _, o := range tc.ops {
+				if o.del {
+					delete(last, o.k)
+				} else {
+					last[o.k] = o.rs
+				}
+			}
+			for k, rs := range last {
+				if got := r.Get(k); len(got) != len(rs) || len(rs) > 0 && &got[0] != &rs[0] {
+					t.Errorf("%s: Get is not the stored slice", k)
+				}
+			}
+		})
+	}
+}
+
+func TestReasonsNilAndStop(t *testing.T) {
+	var r *Reasons
+	if r.Len() != 0 || r.Get(state.Key{ID: 1}) != nil || r.Has(state.Key{ID: 1}) {
+		t.Fatal("nil Reasons holds something")
+	}
+	r.Each(func(state.Key, []*api.PendReason) bool { t.Fatal("nil Reasons iterated"); return false })
+	var zero Reasons
+	if zero.Len() != 0 || zero.Get(state.Key{ID: 1, Index: 2}) != nil {
+		t.Fatal("zero Reasons holds something")
+	}
+	bld := newReasonsBuilder(10, 0)
+	rs := []*api.PendReason{{Code: 1}}
+	for _, k := range []state.Key{{ID: 1}, {ID: 2}, {ID: 3, Index: 1}, {ID: 3, Index: 2}} {
+		bld.set(k, rs)
+	}
+	for _, stop := range []int{1, 3} {
+		calls := 0
+		bld.r.Each(func(state.Key, []*api.PendReason) bool { calls++; return calls < stop })
+		if calls != stop {
+			t.Errorf("Each went on after false: %d calls, want %d", calls, stop)
+		}
+	}
+}
+
+// TestPlanReasonsImmutable: a published plan's reasons do not change when
+// later passes run (queries read them concurrently).
+func TestPlanReasonsImmutable(t *testing.T) {
+	h := newHarness(t, clusterSpec{hosts: 2, mxj: 1})
+	for i := 0; i < 5; i++ {
+		h.submit("alice", "normal")
+	}
+	h.submit("bob", "normal", func(n *api.EvJobNew) { n.ArrayIndices = []int32{1, 2}; n.ArrayLimit = 1 })
+	p1 := h.run()
+	before := dump(p1.Reasons)
+	if p1.Reasons.Len() != 5 || !strings.Contains(before, "6[1]=") || !strings.Contains(before, "6[2]=") {
+		t.Fatalf("first pass reasons %q (%d)", before, p1.Reasons.Len())
+	}
+	h.finish(1)
+	h.finish(2)
+	p2 := h.run()
+	if got := dispatches(p2); got != "3@host1:1 4@host2:1" {
+		t.Fatalf("second pass dispatches %s", got)
+	}
+	if got := dump(p1.Reasons); got != before {
+		t.Fatalf("first plan's reasons changed:\n%s\nnow\n%s", before, got)
+	}
+	if p2.Reasons.Has(state.Key{ID: 3}) || !p2.Reasons.Has(state.Key{ID: 5}) {
+		t.Fatalf("second plan's reasons %q", dump(p2.Reasons))
+	}
+}
