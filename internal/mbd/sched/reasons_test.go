@@ -62,7 +62,7 @@ func TestReasons(t *testing.T) {
 		{name: "removal", maxID: 10,
 			ops: []op{{k: key(2, 0), rs: a}, {k: key(3, 0), rs: a}, {k: key(3, 1), rs: a},
 				{k: key(2, 0), del: true}, {k: key(3, 1), del: true}, {k: key(4, 0), del: true}, {k: key(5, 5), del: true},
-				{k: key(1 << 40, 0), del: true}},
+				{k: key(1<<40, 0), del: true}},
 			want: "3=1305", n: 1, lists: 1, absent: []state.Key{key(2, 0), key(3, 1)}},
 		{name: "an empty list is held", maxID: 10,
 			ops:  []op{{k: key(1, 0), rs: empty}, {k: key(2, 0), rs: nil}, {k: key(1, 1), rs: empty}},
