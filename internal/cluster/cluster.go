@@ -397,6 +397,7 @@ func Down(ctx context.Context, dir, name string) error {
 		name = clusterName(dir)
 	}
 	killJobs(name)
+	removeGroups(ctx, name)
 	_ = os.Remove(filepath.Join(dir, "cluster.pids"))
 	return nil
 }
@@ -423,12 +424,16 @@ func clusterName(dir string) string {
 	return ""
 }
 
+// cgroupRoots are where job cgroups may be: the v1 hierarchies a job group
+// uses, and the unified one.
+var cgroupRoots = []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
+
 // killJobs kills every process in the cluster's job cgroups.
 func killJobs(name string) {
 	if name == "" {
 		return
 	}
-	for _, root := range []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup"} {
+	for _, root := range cgroupRoots {
 		base := filepath.Join(root, "basalt", name)
 		filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
@@ -445,6 +450,32 @@ func killJobs(name string) {
 			}
 			return nil
 		})
+	}
+}
+
+// removeGroups removes the cluster's cgroup directories, deepest first,
+// once the processes killed in them have exited (they are given a second).
+func removeGroups(ctx context.Context, name string) {
+	if name == "" {
+		return
+	}
+	var dirs []string
+	for _, root := range cgroupRoots {
+		filepath.WalkDir(filepath.Join(root, "basalt", name), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+	}
+	deadline := time.Now().Add(time.Second)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		for os.Remove(dirs[i]) != nil && time.Now().Before(deadline) && ctx.Err() == nil {
+			if _, err := os.Stat(dirs[i]); err != nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
