@@ -13,8 +13,16 @@ import (
 )
 
 // minPassGap separates scheduling passes so that a burst of changes is
-// handled by one pass rather than one pass per change.
+// handled by one pass rather than one pass per change. A pass that took
+// longer is followed by a gap as long as itself: with many pending jobs,
+// each finishing job would otherwise start a pass over all of them, and the
+// scheduler would take the whole CPU that mbatchd needs for the rest
+// (submissions, reports, queries). Scheduling thus takes at most half of a
+// CPU, and an idle cluster still starts a job within milliseconds.
 const minPassGap = 5 * time.Millisecond
+
+// passGap is the pause after a pass that took took.
+func passGap(took time.Duration) time.Duration { return max(minPassGap, took) }
 
 // schedLoop runs scheduling passes until ctx ends.
 func (s *Server) schedLoop(ctx context.Context) {
@@ -28,18 +36,20 @@ func (s *Server) schedLoop(ctx context.Context) {
 		case <-timer.C():
 		}
 		cfg := s.cfg.Current()
+		began := s.clock.Now()
 		next := s.pass(ctx, cfg)
+		gapLen := passGap(s.clock.Now().Sub(began))
 		sleep := cfg.Params.MBDSleepTime
 		if sleep <= 0 {
 			sleep = 10 * time.Second
 		}
 		if !next.IsZero() {
 			if d := next.Sub(s.clock.Now()); d < sleep {
-				sleep = max(d, minPassGap)
+				sleep = max(d, gapLen)
 			}
 		}
 		timer.Reset(sleep)
-		gap := s.clock.NewTimer(minPassGap)
+		gap := s.clock.NewTimer(gapLen)
 		select {
 		case <-ctx.Done():
 			gap.Stop()
