@@ -21,57 +21,59 @@ type reqEntry struct {
 	gen     int
 }
 
-// specReqs are the entries of one submission, by queue index (a job
-// switched to another queue gets the other queue's entry).
-type specReqs struct {
-	byQueue []*reqEntry
-	gen     int
+// specReq is the entry of one submission in the queue it was last seen in
+// (a job switched to another queue looks its entry up again). It is a map
+// value, not a pointer: a million submissions cost one map and nothing
+// else for the garbage collector.
+type specReq struct {
+	e     *reqEntry
+	queue int32
+	gen   int32
+}
+
+// reqKey identifies a compiled requirement: the job's requirement strings
+// (one inline, several joined), the queue's and the application profile's
+// RES_REQ texts (queues without RES_REQ merge nothing: their jobs share
+// entries) and the submission host's type and model. Building it
+// allocates nothing for a job with at most one -R.
+type reqKey struct {
+	job        string
+	nJob       int
+	queue, app string
+	typ, model string
 }
 
 // reqOf returns the compiled requirement of job j in queue q.
 func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
-	sr := p.s.specs[j.Spec]
-	if sr != nil && q.idx < len(sr.byQueue) {
-		if e := sr.byQueue[q.idx]; e != nil {
-			sr.gen = p.s.sweep
-			e.gen = p.s.sweep
-			return e
+	sr, ok := p.s.specs[j.Spec]
+	if ok && int(sr.queue) == q.idx {
+		if sr.gen != int32(p.s.sweep) {
+			sr.gen = int32(p.s.sweep)
+			p.s.specs[j.Spec] = sr
 		}
+		sr.e.gen = p.s.sweep
+		return sr.e
 	}
 	local := p.localType(j)
-	var b strings.Builder
-	for _, r := range j.Spec.ResReq {
-		b.WriteString(r)
-		b.WriteByte(0)
+	k := reqKey{nJob: len(j.Spec.ResReq), queue: q.cfg.ResReq.Text, typ: local.Type, model: local.Model}
+	switch len(j.Spec.ResReq) {
+	case 0:
+	case 1:
+		k.job = j.Spec.ResReq[0]
+	default:
+		k.job = strings.Join(j.Spec.ResReq, "\x00")
 	}
-	// Queues without RES_REQ merge nothing: their jobs share entries.
-	b.WriteByte(1)
-	b.WriteString(q.cfg.ResReq.Text)
-	b.WriteByte(1)
 	if a := p.app(j); a != nil {
-		b.WriteString(a.ResReq.Text)
+		k.app = a.ResReq.Text
 	}
-	b.WriteByte(1)
-	b.WriteString(local.Type)
-	b.WriteByte(1)
-	b.WriteString(local.Model)
-	key := b.String()
-	e := p.s.reqs[key]
+	e := p.s.reqs[k]
 	if e == nil {
 		c, err := p.compile(j, q, local)
 		e = &reqEntry{c: c, err: err}
-		p.s.reqs[key] = e
+		p.s.reqs[k] = e
 	}
 	e.gen = p.s.sweep
-	if sr == nil {
-		sr = &specReqs{}
-		p.s.specs[j.Spec] = sr
-	}
-	for len(sr.byQueue) <= q.idx {
-		sr.byQueue = append(sr.byQueue, nil)
-	}
-	sr.byQueue[q.idx] = e
-	sr.gen = p.s.sweep
+	p.s.specs[j.Spec] = specReq{e: e, queue: int32(q.idx), gen: int32(p.s.sweep)}
 	return e
 }
 
@@ -157,7 +159,7 @@ func (s *Scheduler) sweepCaches() {
 		return
 	}
 	for k, sr := range s.specs {
-		if s.sweep-sr.gen > 16 {
+		if s.sweep-int(sr.gen) > 16 {
 			delete(s.specs, k)
 		}
 	}
@@ -177,17 +179,21 @@ func (s *Scheduler) sweepCaches() {
 func (p *pass) prescan() {
 	var maxID int64 = -1
 	side := 0
-	if p.s.mem.lastJobs == nil {
-		p.s.mem.lastJobs = map[string][]pendJob{}
-		p.s.mem.spare = map[string][]pendJob{}
+	m := &p.s.mem
+	if m.lastJobs == nil {
+		m.lastJobs = map[string][]pendJob{}
+	}
+	// Every queue's list is a part of one block, the block the pass
+	// before last filled (the last pass's lists are read meanwhile).
+	want := p.in.View.Count(api.StatePend) + p.in.View.Count(api.StatePSusp)
+	buf := m.spareBlock[:0]
+	if cap(buf) < want {
+		buf = make([]pendJob, 0, want+want/8)
 	}
 	for _, q := range p.queues {
 		name := q.cfg.Name
-		last := p.s.mem.lastJobs[name]
-		q.jobs = p.s.mem.spare[name][:0]
-		if cap(q.jobs) < len(last) {
-			q.jobs = make([]pendJob, 0, len(last)+len(last)/8)
-		}
+		last := m.lastJobs[name]
+		start := len(buf)
 		k := 0
 		p.in.View.Pending(name, func(j *state.Job) bool {
 			// The pending list changes little between passes: take the
@@ -204,7 +210,14 @@ func (p *pass) prescan() {
 			if e == nil {
 				e = p.reqOf(j, q)
 			}
-			q.jobs = append(q.jobs, pendJob{j: j, req: e, spec: j.Spec})
+			if len(buf) == cap(buf) {
+				// More than counted: a new block (the lists already in
+				// the old one keep it).
+				nb := make([]pendJob, 0, 2*cap(buf)+1024)
+				buf = append(nb, buf[start:]...)
+				start = 0
+			}
+			buf = append(buf, pendJob{j: j, req: e, spec: j.Spec})
 			q.pendSlots += int(j.Slots())
 			if e.c != nil && len(e.c.Rusage)+len(e.c.Terms)+len(e.c.Alternatives) > 0 {
 				markRusage(p.mutable, e.c)
@@ -216,9 +229,10 @@ func (p *pass) prescan() {
 			}
 			return true
 		})
-		p.s.mem.spare[name] = last
-		p.s.mem.lastJobs[name] = q.jobs
+		q.jobs = buf[start:len(buf):len(buf)]
+		m.lastJobs[name] = q.jobs
 	}
+	m.spareBlock, m.lastBlock = m.lastBlock, buf
 	p.rb = newReasonsBuilder(maxID, side)
 	p.plan.Reasons = p.rb.r
 }

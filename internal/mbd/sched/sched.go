@@ -149,8 +149,8 @@ type Scheduler struct {
 	noCache bool
 
 	gen   *config.Config // caches are for this configuration
-	reqs  map[string]*reqEntry
-	specs map[*state.Spec]*specReqs
+	reqs  map[reqKey]*reqEntry
+	specs map[*state.Spec]specReq
 	deps  map[*state.Spec]*depend.Expr
 	sweep int
 
@@ -180,9 +180,11 @@ type memory struct {
 	rebuilt    bool
 	recorded   map[state.Key]int32 // last run fed to the history
 	// lastJobs are each queue's pending jobs of the last pass with their
-	// requirements (spare: the buffer the next pass fills).
-	lastJobs map[string][]pendJob
-	spare    map[string][]pendJob
+	// requirements, parts of lastBlock (and of an earlier block when the
+	// pass found more jobs than counted); spareBlock is the block the pass
+	// before filled: the next pass fills it again.
+	lastJobs              map[string][]pendJob
+	lastBlock, spareBlock []pendJob
 	// dispatched is how many jobs the last pass dispatched: the next
 	// plan's Dispatches start with room for as many.
 	dispatched int

@@ -14,10 +14,11 @@ import (
 // the scheduler's memory; the caches it keeps never change a decision.
 func (s *Scheduler) Schedule(in *Input) *Plan {
 	if s.gen != in.Config {
-		s.reqs = map[string]*reqEntry{}
-		s.specs = map[*state.Spec]*specReqs{}
+		s.reqs = map[reqKey]*reqEntry{}
+		s.specs = map[*state.Spec]specReq{}
 		s.deps = map[*state.Spec]*depend.Expr{}
-		s.mem.lastJobs, s.mem.spare = nil, nil // entries of the old configuration
+		s.mem.lastJobs = nil // entries of the old configuration
+		s.mem.lastBlock, s.mem.spareBlock = nil, nil
 		s.gen = in.Config
 	}
 	s.mem.init()
