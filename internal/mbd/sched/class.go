@@ -274,6 +274,9 @@ func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
 		}
 	}
 	sp := &staticPart{}
+	// Candidates gather in the pass's scratch list and are copied once:
+	// no growth of a list of up to every host, per static part.
+	cands := p.candScratch[:0]
 	hosts := p.hosts
 	presorted := c.asked == nil && c.q.hosts == nil && !p.s.noCache && !c.dynOrder
 	if presorted {
@@ -293,7 +296,11 @@ func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
 			sp.counts.add(code, h.Name)
 			continue
 		}
-		sp.cands = append(sp.cands, h.idx)
+		cands = append(cands, h.idx)
+	}
+	p.candScratch = cands
+	if len(cands) > 0 {
+		sp.cands = append(make([]int32, 0, len(cands)), cands...)
 	}
 	if !presorted {
 		p.sortHosts(c, sp.cands)

@@ -55,7 +55,9 @@ type pass struct {
 	toResume  []*state.Job    // preempted jobs not yet resumed, in order
 	jc        jobCtx          // the job being placed
 	rb        *reasonsBuilder // fills plan.Reasons
-	pools     map[string]*poolState
+	// candScratch gathers a static part's candidates (staticOf).
+	candScratch []int32
+	pools       map[string]*poolState
 }
 
 type hostCtx struct {
