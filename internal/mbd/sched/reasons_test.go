@@ -173,3 +173,30 @@ func TestPlanReasonsImmutable(t *testing.T) {
 		t.Fatalf("second plan's reasons %q", dump(p2.Reasons))
 	}
 }
+
+// TestPrescanReusesLastLists: a pass takes each pending job's requirement
+// from the last pass's lists, also after a pass started many jobs in a row
+// and when jobs were submitted in between; only new jobs are resolved.
+func TestPrescanReusesLastLists(t *testing.T) {
+	h := newHarness(t, clusterSpec{hosts: 1, mxj: 6})
+	for i := 0; i < 20; i++ {
+		h.submit("alice", "normal")
+	}
+	var resolved []int
+	run := func(want string) {
+		if got := dispatches(h.run()); got != want {
+			t.Fatalf("dispatches %q, want %q", got, want)
+		}
+		resolved = append(resolved, h.s.mem.resolved)
+	}
+	run("1@host1:1 2@host1:1 3@host1:1 4@host1:1 5@host1:1 6@host1:1") // 20 new jobs
+	run("")                                                            // 7..20 after six departures in a row
+	h.submit("bob", "normal")
+	h.finish(1)
+	h.finish(2)
+	run("7@host1:1 8@host1:1") // one new job at the end
+	run("")                    // two more departures
+	if got, want := fmt.Sprint(resolved), "[20 0 1 0]"; got != want {
+		t.Fatalf("requirements resolved per pass %s, want %s", got, want)
+	}
+}

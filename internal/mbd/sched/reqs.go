@@ -187,6 +187,7 @@ func (p *pass) prescan() {
 	// before last filled (the last pass's lists are read meanwhile).
 	want := p.in.View.Count(api.StatePend) + p.in.View.Count(api.StatePSusp)
 	buf := m.spareBlock[:0]
+	m.resolved = 0
 	if cap(buf) < want {
 		buf = make([]pendJob, 0, want+want/8)
 	}
@@ -198,7 +199,12 @@ func (p *pass) prescan() {
 		p.in.View.Pending(name, func(j *state.Job) bool {
 			// The pending list changes little between passes: take the
 			// job's entry from the last pass's list when it is there
-			// (same job, same submission), skipping jobs that left it.
+			// (same job, same submission), skipping jobs that left the
+			// pending lists (started, finished: a pass may start
+			// thousands in a row) and up to two others.
+			for k < len(last) && last[k].j != j && !p.in.View.Listed(last[k].j) {
+				k++
+			}
 			var e *reqEntry
 			for try := 0; try < 3 && k+try < len(last); try++ {
 				if x := last[k+try]; x.j == j && x.spec == j.Spec {
@@ -209,6 +215,7 @@ func (p *pass) prescan() {
 			}
 			if e == nil {
 				e = p.reqOf(j, q)
+				m.resolved++
 			}
 			if len(buf) == cap(buf) {
 				// More than counted: a new block (the lists already in

@@ -185,6 +185,9 @@ type memory struct {
 	// before filled: the next pass fills it again.
 	lastJobs              map[string][]pendJob
 	lastBlock, spareBlock []pendJob
+	// resolved counts the pending jobs of the last pass whose requirement
+	// was not taken from the lists of the pass before (tests).
+	resolved int
 	// dispatched is how many jobs the last pass dispatched: the next
 	// plan's Dispatches start with room for as many.
 	dispatched int
