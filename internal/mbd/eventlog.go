@@ -75,7 +75,8 @@ func (s *Server) logJob(j *state.Job) *eventlog.Job {
 
 // openEventLog opens the lsb.events/lsb.acct writer for the FSM.
 func (s *Server) openEventLog(cfg *config.Config) (*eventlog.Writer, error) {
-	return eventlog.Open(logDir(cfg), eventlog.Options{MaxJobNum: cfg.Params.MaxJobNum, Jobs: jobSource{s}})
+	return eventlog.Open(logDir(cfg), eventlog.Options{MaxJobNum: cfg.Params.MaxJobNum, Jobs: jobSource{s},
+		Warn: func(msg string) { s.log.Warn("event log damaged", "err", msg) }})
 }
 
 // history answers bhist from the event log files.

@@ -96,11 +96,20 @@ func startMbdWith(t testing.TB, dir string, opt func(*Options)) *testMbd {
 	// Wait until it answers.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
+		// The listener accepts before mbatchd serves: a call may wait.
+		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
 		c := m.client("root")
-		err := c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+		err := c.Call(cctx, "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
 		c.Close()
+		ccancel()
 		if err == nil {
 			break
+		}
+		select {
+		case rerr := <-m.done:
+			m.cancel = nil
+			t.Fatalf("mbatchd ended before serving: %v", rerr)
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("mbatchd did not start: %v", err)

@@ -30,9 +30,9 @@ const (
 const DefaultMaxJobNum = 1000
 
 // ErrDamaged reports files that no longer match the writer's checkpoint (a
-// file shorter than what was rendered into it): the records cannot be
-// repaired from the raft log alone. Remove the checkpoint file to start a
-// new lsb.events.
+// file shorter than what was rendered into it, or a checkpoint that cannot
+// be read): their records cannot be repaired from the raft log alone. Open
+// recovers from it (see recoverEvents), telling Options.Warn.
 var ErrDamaged = errors.New("event log files do not match the checkpoint")
 
 // JobSource is mbatchd's state as the writer reads it, after the entry
@@ -55,6 +55,8 @@ type Options struct {
 	SyncEvery int
 	// Jobs is mbatchd's state; required.
 	Jobs JobSource
+	// Warn is told of damaged files Open recovered from; nil: not told.
+	Warn func(msg string)
 }
 
 // Writer renders committed log entries into lsb.events and lsb.acct. It is
@@ -107,11 +109,16 @@ type checkpoint struct {
 	Switching bool
 	Archives  int64
 	NewSize   int64
+	// Relog: lsb.events was started again after damage; the next entry
+	// switches it, so that the new file begins with the live jobs.
+	Relog bool
 }
 
 // Open opens (creating) the log directory dir and recovers it to its last
 // checkpoint. Without a checkpoint, an existing lsb.events is archived as
-// lsb.events.1 and a new one started; lsb.acct is appended to.
+// lsb.events.1 and a new one started; lsb.acct is appended to. Files that do
+// not match the checkpoint (ErrDamaged) are recovered from: a damaged
+// lsb.events is set aside and started again, a short lsb.acct appended to.
 func Open(dir string, opts Options) (*Writer, error) {
 	if opts.Jobs == nil {
 		return nil, errors.New("eventlog: Options.Jobs is required")
@@ -127,22 +134,38 @@ func Open(dir string, opts Options) (*Writer, error) {
 	}
 	w := &Writer{dir: dir, opts: opts}
 	ck, found, err := readCheckpoint(w.path(checkpointFile))
+	if errors.Is(err, ErrDamaged) {
+		// What was rendered is unknown: entries the raft log replays are
+		// rendered again after the live jobs.
+		if err := w.recoverEvents(err, false); err != nil {
+			return nil, err
+		}
+		found, err = false, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	w.ck = ck
 	switch {
+	case w.ck.Relog:
 	case found && ck.Switching:
+		w.ck = ck
 		if err := w.finishSwitch(); err != nil {
 			return nil, err
 		}
 	case found:
+		w.ck = ck
 		w.removeTemps()
-		if err := truncateTo(w.path(EventsFile), ck.EventsSize); err != nil {
+		damaged := truncateTo(w.path(EventsFile), ck.EventsSize)
+		if damaged != nil && !errors.Is(damaged, ErrDamaged) {
+			return nil, damaged
+		}
+		if err := w.fitAcct(); err != nil {
 			return nil, err
 		}
-		if err := truncateTo(w.path(AcctFile), ck.AcctSize); err != nil {
-			return nil, err
+		if damaged != nil {
+			if err := w.recoverEvents(damaged, true); err != nil {
+				return nil, err
+			}
 		}
 	default:
 		w.removeTemps()
@@ -194,6 +217,86 @@ func (w *Writer) start() error {
 	}
 	w.ck = checkpoint{EventsSize: int64(len(head)), SeekPos: int64(len(head)), AcctSize: acctSize}
 	return w.writeCheckpoint()
+}
+
+// recoverEvents sets a damaged lsb.events aside (lsb.events.damaged.N, out
+// of the archives' numbering) and starts a new one, keeping the raft index
+// rendered so far: mbatchd's state is in the raft log, not in lsb.events,
+// and a derived file must not keep the master from serving. The next
+// entry switches the new file (Checkpoint.Relog), which then begins with
+// the live jobs.
+//
+// acctKnown says the checkpoint's lsb.acct size holds (lsb.acct was fitted
+// to it); otherwise lsb.acct is appended to as it is.
+func (w *Writer) recoverEvents(cause error, acctKnown bool) error {
+	w.removeTemps()
+	ev := w.path(EventsFile)
+	aside := ""
+	if _, err := os.Lstat(ev); err == nil {
+		for i := 1; ; i++ {
+			aside = ev + ".damaged." + strconv.Itoa(i)
+			if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+		}
+		if err := os.Rename(ev, aside); err != nil {
+			return fmt.Errorf("setting aside %s: %w (%w)", ev, err, cause)
+		}
+	}
+	head := header(0)
+	if err := writeFileSync(ev, head); err != nil {
+		return err
+	}
+	w.ck.EventsSize, w.ck.SeekPos, w.ck.Finished = int64(len(head)), int64(len(head)), 0
+	w.ck.Switching, w.ck.Archives, w.ck.NewSize, w.ck.Relog = false, 0, 0, true
+	if !acctKnown {
+		w.ck.AcctSize = 0
+		if st, err := os.Stat(w.path(AcctFile)); err == nil {
+			w.ck.AcctSize = st.Size()
+		}
+	}
+	if err := w.writeCheckpoint(); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("%v; a new %s was started", cause, EventsFile)
+	if aside != "" {
+		msg += ", the damaged one is " + filepath.Base(aside)
+	}
+	w.warn(msg)
+	return nil
+}
+
+// fitAcct cuts lsb.acct back to the checkpoint; a shorter (or missing)
+// lsb.acct lost records that cannot be rendered again: it is kept as it is,
+// its last line completed, and appended to.
+func (w *Writer) fitAcct() error {
+	err := truncateTo(w.path(AcctFile), w.ck.AcctSize)
+	if !errors.Is(err, ErrDamaged) {
+		return err
+	}
+	p := w.path(AcctFile)
+	b, rerr := os.ReadFile(p)
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return fmt.Errorf("%w (%w)", rerr, err)
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+		if werr := writeFileSync(p, b); werr != nil {
+			return werr
+		}
+	}
+	w.ck.AcctSize = int64(len(b))
+	if werr := w.writeCheckpoint(); werr != nil {
+		return werr
+	}
+	w.warn(fmt.Sprintf("%v; records after byte %d are lost, appending from there", err, len(b)))
+	return nil
+}
+
+func (w *Writer) warn(msg string) {
+	if w.opts.Warn != nil {
+		w.opts.Warn(msg)
+	}
 }
 
 // header returns lsb.events' first line for a state block of n bytes: "#
@@ -280,7 +383,7 @@ func (w *Writer) Append(index uint64, e *api.LogEntry, errs []error) error {
 	// right after it. Until the switch is checkpointed, the durable
 	// checkpoint stays before this entry: a crash replays the entry, and
 	// the switch, identically.
-	if w.ck.Finished >= int64(w.opts.MaxJobNum) {
+	if w.ck.Finished >= int64(w.opts.MaxJobNum) || w.ck.Relog {
 		if err := w.switchLog(); err != nil {
 			w.broken = fmt.Errorf("switching %s: %w", EventsFile, err)
 			return w.broken
@@ -510,10 +613,10 @@ func (w *Writer) finishSwitch() error {
 	if err := syncDir(w.dir); err != nil {
 		return err
 	}
-	w.ck.Switching = false
+	w.ck.Switching, w.ck.Relog = false, false
 	w.ck.EventsSize, w.ck.SeekPos, w.ck.Finished = w.ck.NewSize, w.ck.NewSize, 0
 	w.ck.Archives, w.ck.NewSize = 0, 0
-	if err := truncateTo(w.path(AcctFile), w.ck.AcctSize); err != nil {
+	if err := w.fitAcct(); err != nil {
 		return err
 	}
 	return w.writeCheckpoint()
@@ -616,8 +719,8 @@ const checkpointMagic = "basalt-eventlog/1"
 
 func (w *Writer) writeCheckpoint() error {
 	c := w.ck
-	b := fmt.Appendf(nil, "%s index=%d events=%d acct=%d seek=%d finished=%d lastjob=%d lasttime=%d switching=%t archives=%d newsize=%d\n",
-		checkpointMagic, c.Index, c.EventsSize, c.AcctSize, c.SeekPos, c.Finished, c.LastJobID, c.LastTime, c.Switching, c.Archives, c.NewSize)
+	b := fmt.Appendf(nil, "%s index=%d events=%d acct=%d seek=%d finished=%d lastjob=%d lasttime=%d switching=%t archives=%d newsize=%d relog=%t\n",
+		checkpointMagic, c.Index, c.EventsSize, c.AcctSize, c.SeekPos, c.Finished, c.LastJobID, c.LastTime, c.Switching, c.Archives, c.NewSize, c.Relog)
 	tmp := w.path(checkpointFile + ".tmp")
 	if err := writeFileSync(tmp, b); err != nil {
 		return err
@@ -665,6 +768,8 @@ func readCheckpoint(p string) (checkpoint, bool, error) {
 			c.Archives, err = strconv.ParseInt(v, 10, 64)
 		case "newsize":
 			c.NewSize, err = strconv.ParseInt(v, 10, 64)
+		case "relog":
+			c.Relog, err = strconv.ParseBool(v)
 		}
 		if err != nil {
 			return c, false, fmt.Errorf("%w: %s: bad %s: %v", ErrDamaged, p, k, err)

@@ -376,31 +376,116 @@ func TestWriterCrashDuringSwitch(t *testing.T) {
 	}
 }
 
+// recordTypes lists the record types of an lsb.events file (header line
+// skipped).
+func recordTypes(t *testing.T, p string) []string {
+	t.Helper()
+	var types []string
+	for _, l := range strings.Split(strings.TrimSuffix(readFile(t, p), "\n"), "\n")[1:] {
+		types = append(types, strings.Fields(l)[0])
+	}
+	return types
+}
+
+// TestWriterDamagedFiles: a damaged lsb.events (shorter than the checkpoint,
+// or under an unreadable checkpoint) is set aside and started again, and the
+// next entry switches it so that the new file holds the live jobs; a short
+// lsb.acct is appended to after its records. Open never fails on them.
 func TestWriterDamagedFiles(t *testing.T) {
 	dir := t.TempDir()
 	s := newSim()
 	w := openW(t, dir, s, 10)
 	var wl workload
 	wl.submit(1, "alice")
+	wl.submit(2, "bob")
+	wl.start(2, 0, "h1")
+	wl.finish(2, 0, api.StateDone)
 	drive(t, w, s, wl.entries)
 	w.Close()
+	n := len(wl.entries)
+	eventsBefore := readFile(t, filepath.Join(dir, EventsFile))
 	if err := os.Truncate(filepath.Join(dir, EventsFile), 3); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, Options{Jobs: s}); !errors.Is(err, ErrDamaged) {
-		t.Errorf("Open of a truncated lsb.events: %v, want ErrDamaged", err)
+	acctBefore := readFile(t, filepath.Join(dir, AcctFile))
+	var warned []string
+	opts := Options{MaxJobNum: 10, SyncEvery: -1, Jobs: s, Warn: func(m string) { warned = append(warned, m) }}
+	w, err := Open(dir, opts)
+	if err != nil {
+		t.Fatalf("Open of a truncated lsb.events: %v", err)
 	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "lsb.events.damaged.1") {
+		t.Errorf("warnings %q, want one naming lsb.events.damaged.1", warned)
+	}
+	if got := readFile(t, filepath.Join(dir, EventsFile+".damaged.1")); got != eventsBefore[:3] {
+		t.Errorf("damaged file set aside: %q", got)
+	}
+	if w.LastIndex() != uint64(n) {
+		t.Errorf("LastIndex %d after recovery, want %d (nothing rendered twice)", w.LastIndex(), n)
+	}
+	// The next entry: job 3 is submitted; the new lsb.events then starts
+	// with the switch and the live jobs (1 pending, 3 pending).
+	wl.submit(3, "carol")
+	s.apply(wl.entries[n])
+	if err := w.Append(uint64(n+1), wl.entries[n], nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recordTypes(t, filepath.Join(dir, EventsFile)), " "); got != `"LOG_SWITCH" "JOB_NEW" "JOB_NEW"` {
+		t.Errorf("new lsb.events records: %s", got)
+	}
+	if got := strings.Join(recordTypes(t, filepath.Join(dir, EventsFile+".1")), " "); got != `"JOB_NEW"` {
+		t.Errorf("lsb.events.1 (the entry after the recovery): %s", got)
+	}
+	if got := readFile(t, filepath.Join(dir, AcctFile)); got != acctBefore {
+		t.Errorf("lsb.acct changed by the recovery:\n%s", got)
+	}
+
+	// lsb.acct shorter than the checkpoint, its last line torn: kept,
+	// completed, appended to.
+	if err := os.Truncate(filepath.Join(dir, AcctFile), 10); err != nil {
+		t.Fatal(err)
+	}
+	warned = nil
+	w, err = Open(dir, opts)
+	if err != nil {
+		t.Fatalf("Open of a truncated lsb.acct: %v", err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "lsb.acct") {
+		t.Errorf("warnings %q, want one about lsb.acct", warned)
+	}
+	wl.start(3, 0, "h1")
+	wl.finish(3, 0, api.StateDone)
+	for i := n + 1; i < len(wl.entries); i++ {
+		s.apply(wl.entries[i])
+		if err := w.Append(uint64(i+1), wl.entries[i], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	acct := readFile(t, filepath.Join(dir, AcctFile))
+	if !strings.HasPrefix(acct, acctBefore[:10]+"\n") || strings.Count(acct, "\n") != 2 || !strings.Contains(acct, `"JOB_FINISH" "10.1"`) {
+		t.Errorf("lsb.acct after the recovery:\n%s", acct)
+	}
+
+	// An unreadable checkpoint: lsb.events set aside as the next damaged
+	// file, started again.
 	os.WriteFile(filepath.Join(dir, checkpointFile), []byte("garbage\n"), 0o644)
-	if _, err := Open(dir, Options{Jobs: s}); !errors.Is(err, ErrDamaged) {
-		t.Errorf("Open with a bad checkpoint: %v, want ErrDamaged", err)
+	warned = nil
+	if w, err = Open(dir, opts); err != nil {
+		t.Fatalf("Open with a bad checkpoint: %v", err)
+	}
+	w.Close()
+	if len(warned) != 1 || !strings.Contains(warned[0], "lsb.events.damaged.2") {
+		t.Errorf("warnings %q, want one naming lsb.events.damaged.2", warned)
 	}
 	if _, err := Open(dir, Options{}); err == nil {
 		t.Error("Open without a JobSource succeeded")
 	}
 }
 
-// A directory with LSF's own files and no checkpoint: the old lsb.events
-// becomes an archive, lsb.acct is appended to.
 func TestWriterAdoptsExistingFiles(t *testing.T) {
 	dir := t.TempDir()
 	oldEvents := "# 4\n" + `"JOB_NEW" "9.13" 5 1 500 0 1 5 0 0 0 0 0 "u"` + "\n"
