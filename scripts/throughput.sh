@@ -10,8 +10,23 @@ rm -rf $D
 eval "$($B cluster up --dir $D --hosts 4 --slots 8 --cluster tp)"
 for i in $(seq $N); do echo "-o /dev/null /bin/true"; done > $D.pack
 cpu0=$(awk '/^cpu /{print $2+$3+$4+$6+$7+$8}' /proc/stat)
+# This cluster's daemons ("pid name"): those of cluster.pids, and the children of its sbatchds
+# (mbatchd, the job shepherds); other clusters on the machine are not counted.
+daemons() {
+  while read -r pid name _; do
+    echo "$pid $name"
+    if [ "$name" = sbatchd ]; then
+      for c in $(pgrep -P "$pid"); do
+        case "$(tr '\0' ' ' < /proc/$c/cmdline 2>/dev/null)" in
+          mbatchd*) echo "$c mbatchd" ;;
+          *job-shepherd*) echo "$c shepherd" ;;
+        esac
+      done
+    fi
+  done < $D/cluster.pids
+}
 declare -A c0
-for p in $(pgrep -f "^(mbatchd|sbatchd|lim)$"); do c0[$p]=$(awk '{print $14+$15}' /proc/$p/stat); done
+while read -r p _; do c0[$p]=$(awk '{print $14+$15}' /proc/$p/stat); done < <(daemons)
 t0=$(date +%s.%N)
 bsub -pack $D.pack >/dev/null
 # Poll the queues' job counts (NJOBS): listing every unfinished job with bjobs would itself
@@ -20,9 +35,9 @@ while [ "$(bqueues 2>/dev/null | awk 'NR > 1 { n += $8 } END { print (NR > 1 ? n
 t1=$(date +%s.%N)
 cpu1=$(awk '/^cpu /{print $2+$3+$4+$6+$7+$8}' /proc/stat)
 echo "elapsed $(echo "$t1 - $t0" | bc) s; system cpu $(( (cpu1-cpu0)*10 )) ms total = $(( (cpu1-cpu0)*10 / N )) ms/job"
-for p in $(pgrep -f "^(mbatchd|sbatchd|lim)$"); do
-  c=$(awk '{print $14+$15}' /proc/$p/stat); n=$(cat /proc/$p/cmdline | tr '\0' ' ')
-  echo "$n $(( (c - ${c0[$p]:-0})*10 )) ms"
-done | awk '{a[$1]+=$2} END {for (k in a) print k, a[k], "ms"}'
+daemons | while read -r p n; do
+  c=$(awk '{print $14+$15}' /proc/$p/stat)
+  echo "$n $(( (c - ${c0[$p]:-0})*10 ))"
+done | awk '{a[$1]+=$2} END {for (k in a) printf "%s %d ms = %.2f ms/job\n", k, a[k], a[k]/'"$N"'}'
 bjobs -a -u all -o 'stat' -noheader | sort | uniq -c
 $B cluster down --dir $D >/dev/null
