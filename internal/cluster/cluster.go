@@ -496,6 +496,9 @@ func readPids(dir string) ([]int, error) {
 	return pids, nil
 }
 
+// alive reports whether process pid still runs: a zombie is dead once its
+// last thread has exited (a killed Go daemon's main thread turns zombie
+// while other threads still hold its files, its lock among them).
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
@@ -505,7 +508,20 @@ func alive(pid int) bool {
 		return false
 	}
 	i := strings.LastIndexByte(string(b), ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+	if i < 0 || i+2 >= len(b) || b[i+2] != 'Z' {
+		return true
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n > 1
+		}
+	}
+	return false
 }
 
 func anyAlive(pids []int) bool {
