@@ -288,16 +288,17 @@ func (s *Server) users(ctx context.Context, id auth.Identity, req *api.UsersRequ
 	reply := &api.UsersReply{}
 	per := map[string]*counts{}
 	s.st.View(func(v *state.View) {
+		// Users of finished jobs still in the system are known users too
+		// (busers all lists them, with nothing counted), as in LSF.
 		v.Jobs(func(j *state.Job) bool {
-			if job.Finished(j.State) {
-				return true
-			}
 			c := per[j.User]
 			if c == nil {
 				c = &counts{}
 				per[j.User] = c
 			}
-			c.add(j)
+			if !job.Finished(j.State) {
+				c.add(j)
+			}
 			return true
 		})
 	})
