@@ -14,15 +14,17 @@ import (
 
 // minPassGap separates scheduling passes so that a burst of changes is
 // handled by one pass rather than one pass per change. A pass that took
-// longer is followed by a gap as long as itself: with many pending jobs,
-// each finishing job would otherwise start a pass over all of them, and the
-// scheduler would take the whole CPU that mbatchd needs for the rest
-// (submissions, reports, queries). Scheduling thus takes at most half of a
-// CPU, and an idle cluster still starts a job within milliseconds.
+// longer is followed by a gap three times as long: with many pending jobs,
+// each submission or finishing job would otherwise start another pass over
+// all of them, and the scheduler would take the CPU that mbatchd needs for
+// the rest (submissions, reports, queries). Scheduling thus takes at most a
+// quarter of a CPU under sustained load, later passes each handle more
+// changes, and an idle cluster still starts a job within milliseconds
+// (MBD_SLEEP_TIME stays the longest interval).
 const minPassGap = 5 * time.Millisecond
 
 // passGap is the pause after a pass that took took.
-func passGap(took time.Duration) time.Duration { return max(minPassGap, took) }
+func passGap(took time.Duration) time.Duration { return max(minPassGap, 3*took) }
 
 // schedLoop runs scheduling passes until ctx ends.
 func (s *Server) schedLoop(ctx context.Context) {
