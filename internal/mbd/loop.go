@@ -13,18 +13,24 @@ import (
 )
 
 // minPassGap separates scheduling passes so that a burst of changes is
-// handled by one pass rather than one pass per change. A pass that took
-// longer is followed by a gap three times as long: with many pending jobs,
-// each submission or finishing job would otherwise start another pass over
-// all of them, and the scheduler would take the CPU that mbatchd needs for
-// the rest (submissions, reports, queries). Scheduling thus takes at most a
-// quarter of a CPU under sustained load, later passes each handle more
-// changes, and an idle cluster still starts a job within milliseconds
-// (MBD_SLEEP_TIME stays the longest interval).
+// handled by one pass rather than one pass per change. A pass that started,
+// preempted or resumed nothing is followed by a gap three times as long as
+// it took: with many pending jobs and no room, each submission would
+// otherwise start another fruitless pass over all of them, and the
+// scheduler would take the CPU that mbatchd needs for the submissions
+// themselves; it then takes at most a quarter of a CPU. A pass that acted is
+// followed by the shortest gap (slots freeing one after another are filled
+// at once), and an idle cluster starts a job within milliseconds;
+// MBD_SLEEP_TIME stays the longest interval.
 const minPassGap = 5 * time.Millisecond
 
-// passGap is the pause after a pass that took took.
-func passGap(took time.Duration) time.Duration { return max(minPassGap, 3*took) }
+// passGap is the pause after a pass that took took and acted or not.
+func passGap(took time.Duration, acted bool) time.Duration {
+	if acted {
+		return minPassGap
+	}
+	return max(minPassGap, 3*took)
+}
 
 // schedLoop runs scheduling passes until ctx ends.
 func (s *Server) schedLoop(ctx context.Context) {
@@ -39,8 +45,8 @@ func (s *Server) schedLoop(ctx context.Context) {
 		}
 		cfg := s.cfg.Current()
 		began := s.clock.Now()
-		next := s.pass(ctx, cfg)
-		gapLen := passGap(s.clock.Now().Sub(began))
+		next, acted := s.pass(ctx, cfg)
+		gapLen := passGap(s.clock.Now().Sub(began), acted)
 		sleep := cfg.Params.MBDSleepTime
 		if sleep <= 0 {
 			sleep = 10 * time.Second
@@ -62,8 +68,9 @@ func (s *Server) schedLoop(ctx context.Context) {
 }
 
 // pass runs one scheduling pass and starts what it decided; it returns when
-// the next time-driven pass is due (zero: none).
-func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
+// the next time-driven pass is due (zero: none), and whether it started,
+// preempted or resumed any job.
+func (s *Server) pass(ctx context.Context, cfg *config.Config) (time.Time, bool) {
 	s.refreshLoad(ctx, 5*time.Second)
 	now := s.clock.Now()
 	var plan *sched.Plan
@@ -75,8 +82,9 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 	})
 	s.reasons.Store(plan.Reasons)
 	s.carryOut(ctx, plan)
+	acted := len(plan.Dispatches)+len(plan.Preemptions)+len(plan.Resumes) > 0
 	if len(plan.Dispatches) == 0 {
-		return plan.NextWake
+		return plan.NextWake, acted
 	}
 	events := make([]*api.Event, len(plan.Dispatches))
 	for i, d := range plan.Dispatches {
@@ -86,7 +94,7 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 	errs, err := s.prop.Propose(ctx, events...)
 	if err != nil {
 		s.log.Warn("dispatch not recorded", "err", err)
-		return plan.NextWake
+		return plan.NextWake, acted
 	}
 	for i, d := range plan.Dispatches {
 		if errs[i] != nil {
@@ -98,7 +106,7 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) time.Time {
 		}
 		go s.launch(ctx, d.Key)
 	}
-	return plan.NextWake
+	return plan.NextWake, acted
 }
 
 // launch sends a dispatched job to its first execution host's sbatchd. If
