@@ -134,19 +134,15 @@ func Open(dir string, opts Options) (*Writer, error) {
 	}
 	w := &Writer{dir: dir, opts: opts}
 	ck, found, err := readCheckpoint(w.path(checkpointFile))
-	if errors.Is(err, ErrDamaged) {
+	switch {
+	case errors.Is(err, ErrDamaged):
 		// What was rendered is unknown: entries the raft log replays are
 		// rendered again after the live jobs.
 		if err := w.recoverEvents(err, false); err != nil {
 			return nil, err
 		}
-		found, err = false, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
-	}
-	switch {
-	case w.ck.Relog:
 	case found && ck.Switching:
 		w.ck = ck
 		if err := w.finishSwitch(); err != nil {
@@ -274,23 +270,44 @@ func (w *Writer) fitAcct() error {
 	if !errors.Is(err, ErrDamaged) {
 		return err
 	}
-	p := w.path(AcctFile)
-	b, rerr := os.ReadFile(p)
-	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		return fmt.Errorf("%w (%w)", rerr, err)
+	size, lerr := completeLastLine(w.path(AcctFile))
+	if lerr != nil {
+		return fmt.Errorf("%w (%w)", lerr, err)
 	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		b = append(b, '\n')
-		if werr := writeFileSync(p, b); werr != nil {
-			return werr
-		}
-	}
-	w.ck.AcctSize = int64(len(b))
+	w.ck.AcctSize = size
 	if werr := w.writeCheckpoint(); werr != nil {
 		return werr
 	}
-	w.warn(fmt.Sprintf("%v; records after byte %d are lost, appending from there", err, len(b)))
+	w.warn(fmt.Sprintf("%v; records after byte %d are lost, appending from there", err, size))
 	return nil
+}
+
+// completeLastLine appends a newline to file p unless it is empty, missing
+// or already ends with one, and returns its size.
+func completeLastLine(p string) (int64, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return 0, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return 0, err
+	}
+	if last[0] == '\n' {
+		return st.Size(), nil
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		return 0, err
+	}
+	return st.Size() + 1, f.Sync()
 }
 
 func (w *Writer) warn(msg string) {
