@@ -23,6 +23,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
 )
 
 // Options describe a local cluster.
@@ -396,8 +397,9 @@ func Down(ctx context.Context, dir, name string) error {
 	if name == "" {
 		name = clusterName(dir)
 	}
-	killJobs(name)
-	removeGroups(ctx, name)
+	groups := groupDirs(name)
+	killJobs(groups)
+	removeGroups(ctx, groups)
 	_ = os.Remove(filepath.Join(dir, "cluster.pids"))
 	return nil
 }
@@ -428,36 +430,11 @@ func clusterName(dir string) string {
 // uses, and the unified one.
 var cgroupRoots = []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
 
-// killJobs kills every process in the cluster's job cgroups.
-func killJobs(name string) {
+// groupDirs lists the cluster's cgroup directories in every hierarchy,
+// each parent before its children.
+func groupDirs(name string) []string {
 	if name == "" {
-		return
-	}
-	for _, root := range cgroupRoots {
-		base := filepath.Join(root, "basalt", name)
-		filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			if root == "/sys/fs/cgroup/freezer" {
-				_ = os.WriteFile(filepath.Join(p, "freezer.state"), []byte("THAWED"), 0o644)
-			}
-			b, _ := os.ReadFile(filepath.Join(p, "cgroup.procs"))
-			for _, f := range strings.Fields(string(b)) {
-				if pid, err := strconv.Atoi(f); err == nil {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
-			return nil
-		})
-	}
-}
-
-// removeGroups removes the cluster's cgroup directories, deepest first,
-// once the processes killed in them have exited (they are given a second).
-func removeGroups(ctx context.Context, name string) {
-	if name == "" {
-		return
+		return nil
 	}
 	var dirs []string
 	for _, root := range cgroupRoots {
@@ -468,6 +445,28 @@ func removeGroups(ctx context.Context, name string) {
 			return nil
 		})
 	}
+	return dirs
+}
+
+// killJobs kills every process in the cluster's job cgroups dirs (thawed
+// first where frozen).
+func killJobs(dirs []string) {
+	for _, p := range dirs {
+		if strings.HasPrefix(p, "/sys/fs/cgroup/freezer/") {
+			_ = os.WriteFile(filepath.Join(p, "freezer.state"), []byte("THAWED"), 0o644)
+		}
+		b, _ := os.ReadFile(filepath.Join(p, "cgroup.procs"))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// removeGroups removes the cgroup directories dirs, deepest first, once the
+// processes killed in them have exited (they are given a second).
+func removeGroups(ctx context.Context, dirs []string) {
 	deadline := time.Now().Add(time.Second)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		for os.Remove(dirs[i]) != nil && time.Now().Before(deadline) && ctx.Err() == nil {
@@ -503,25 +502,11 @@ func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procfs.FS{}.Stat(pid)
 	if err != nil {
 		return false
 	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 || i+2 >= len(b) || b[i+2] != 'Z' {
-		return true
-	}
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(st), "\n") {
-		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n > 1
-		}
-	}
-	return false
+	return st.State != 'Z' && st.State != 'X' || st.NumThreads > 1
 }
 
 func anyAlive(pids []int) bool {

@@ -203,16 +203,31 @@ func (w *Writer) start() error {
 			return fmt.Errorf("archiving %s: %w", ev, err)
 		}
 	}
-	head := header(0)
-	if err := writeFileSync(ev, head); err != nil {
+	w.ck = checkpoint{}
+	if err := w.emptyEvents(true); err != nil {
 		return err
 	}
-	var acctSize int64
-	if st, err := os.Stat(w.path(AcctFile)); err == nil {
-		acctSize = st.Size()
-	}
-	w.ck = checkpoint{EventsSize: int64(len(head)), SeekPos: int64(len(head)), AcctSize: acctSize}
 	return w.writeCheckpoint()
+}
+
+// emptyEvents writes a new lsb.events without records and points the
+// checkpoint at it (nothing finished in it, no switch in progress); with
+// acctAsIs, lsb.acct is appended to from its present size.
+func (w *Writer) emptyEvents(acctAsIs bool) error {
+	head := header(0)
+	if err := writeFileSync(w.path(EventsFile), head); err != nil {
+		return err
+	}
+	n := int64(len(head))
+	w.ck.EventsSize, w.ck.SeekPos, w.ck.Finished = n, n, 0
+	w.ck.Switching, w.ck.Archives, w.ck.NewSize = false, 0, 0
+	if acctAsIs {
+		w.ck.AcctSize = 0
+		if st, err := os.Stat(w.path(AcctFile)); err == nil {
+			w.ck.AcctSize = st.Size()
+		}
+	}
+	return nil
 }
 
 // recoverEvents sets a damaged lsb.events aside (lsb.events.damaged.N, out
@@ -239,18 +254,10 @@ func (w *Writer) recoverEvents(cause error, acctKnown bool) error {
 			return fmt.Errorf("setting aside %s: %w (%w)", ev, err, cause)
 		}
 	}
-	head := header(0)
-	if err := writeFileSync(ev, head); err != nil {
+	if err := w.emptyEvents(!acctKnown); err != nil {
 		return err
 	}
-	w.ck.EventsSize, w.ck.SeekPos, w.ck.Finished = int64(len(head)), int64(len(head)), 0
-	w.ck.Switching, w.ck.Archives, w.ck.NewSize, w.ck.Relog = false, 0, 0, true
-	if !acctKnown {
-		w.ck.AcctSize = 0
-		if st, err := os.Stat(w.path(AcctFile)); err == nil {
-			w.ck.AcctSize = st.Size()
-		}
-	}
+	w.ck.Relog = true
 	if err := w.writeCheckpoint(); err != nil {
 		return err
 	}
