@@ -95,6 +95,11 @@ func dialMbd(ctx context.Context, env *Env) (*rpc.Client, error) {
 	if err != nil {
 		return nil, &rpc.Error{Code: rpc.Unavailable, Msg: err.Error()}
 	}
+	return cc.dialMbd(ctx, env)
+}
+
+// dialMbd is dialMbd with lsf.conf already read.
+func (cc *clientConf) dialMbd(ctx context.Context, env *Env) (*rpc.Client, error) {
 	candidates := cc.conf.MasterList()
 	if len(candidates) == 0 {
 		return nil, &rpc.Error{Code: rpc.Unavailable, Msg: "LSF_MASTER_LIST is not defined in lsf.conf"}

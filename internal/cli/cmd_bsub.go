@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -86,7 +87,7 @@ func runBsub(ctx context.Context, env *Env, args []string) int {
 	if spec, err = runEsub(ctx, env, cc, spec); err != nil {
 		return bsubEsubFailed(env, err)
 	}
-	return bsubSubmit(ctx, env, []*api.JobSpec{spec})
+	return bsubSubmit(ctx, env, cc, []*api.JobSpec{spec})
 }
 
 // runEsub runs LSF_SERVERDIR/esub and the esub methods (LSB_ESUB_METHOD,
@@ -122,8 +123,8 @@ func bsubEsubFailed(env *Env, err error) int {
 
 // bsubSubmit sends the jobs and prints LSF's lines; with one job and -K it
 // waits for the job to finish.
-func bsubSubmit(ctx context.Context, env *Env, specs []*api.JobSpec) int {
-	c, err := dialMbd(ctx, env)
+func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobSpec) int {
+	c, err := cc.dialMbd(ctx, env)
 	if err != nil {
 		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
 	}
@@ -232,7 +233,7 @@ func bsubPack(ctx context.Context, env *Env, file string) int {
 		return notSubmitted(env, "Job packs are disabled: LSB_MAX_PACK_JOBS is 0 in lsf.conf")
 	}
 	skipErrors := cc.conf.Bool("LSB_PACK_SKIP_ERROR", false)
-	c, err := dialMbd(ctx, env)
+	c, err := cc.dialMbd(ctx, env)
 	if err != nil {
 		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
 	}
@@ -360,19 +361,24 @@ func bsubJobSpec(env *Env, cc *clientConf, res *lsfopt.Result, allowStdin bool) 
 // isJobScriptFile reports whether a lone command operand is a job script to
 // read (it has #BSUB directives), as LSF does with LSB_BSUB_PARSE_SCRIPT=Y.
 func isJobScriptFile(path string) bool {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<20 {
-		return false
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<20 {
+		return false
+	}
+	// A program (bsub /bin/true, an ELF file) has a NUL byte early: it is
+	// not read further.
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(512); bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	sc := bufio.NewScanner(br)
 	for i := 0; i < 200 && sc.Scan(); i++ {
-		t := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(t, "#") && strings.HasPrefix(strings.TrimLeft(t[1:], " \t"), "BSUB") {
+		t := bytes.TrimSpace(sc.Bytes())
+		if len(t) > 0 && t[0] == '#' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte("BSUB")) {
 			return true
 		}
 	}

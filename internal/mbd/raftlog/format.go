@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -25,7 +26,10 @@ const (
 	knownFlags     = flagBatchStart
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is built on first use: every command of the multi-call binary
+// links this package, and building the table at init cost each of them
+// about half a millisecond.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // record is one decoded raft log entry. data and ext alias the buffer it was
 // decoded from.
@@ -66,8 +70,8 @@ func appendRecord(b []byte, l *raft.Log, flags uint8) []byte {
 // recordCRC is the CRC-32C of a record's length field and payload; rec holds
 // the whole record.
 func recordCRC(rec []byte) uint32 {
-	c := crc32.Update(0, castagnoli, rec[0:4])
-	return crc32.Update(c, castagnoli, rec[recPrefixSize:])
+	c := crc32.Update(0, castagnoli(), rec[0:4])
+	return crc32.Update(c, castagnoli(), rec[recPrefixSize:])
 }
 
 // decodeError says why the bytes at some offset are not a record. Offset is
@@ -173,8 +177,8 @@ func (h segHeader) encode() []byte {
 // headerCRC is the CRC-32C of a fixed-size header (segment or meta file)
 // with its CRC field, bytes 12..16, left out.
 func headerCRC(b []byte) uint32 {
-	c := crc32.Update(0, castagnoli, b[0:12])
-	return crc32.Update(c, castagnoli, b[16:])
+	c := crc32.Update(0, castagnoli(), b[0:12])
+	return crc32.Update(c, castagnoli(), b[16:])
 }
 
 // checkFixedHeader validates the magic, version and CRC of a segment, meta
