@@ -20,7 +20,7 @@ var ErrNotLeader = errors.New("mbatchd is not the master")
 // when the log is ready goes into one entry (group commit), so one fsync
 // acknowledges many submissions.
 type proposer struct {
-	r      *raft.Raft
+	r      applier
 	clock  clock.Clock
 	in     chan *proposal
 	maxEvs int
@@ -37,7 +37,12 @@ type proposalResult struct {
 	index uint64
 }
 
-func newProposer(r *raft.Raft, c clock.Clock) *proposer {
+// applier appends an entry to the replicated log (*raft.Raft).
+type applier interface {
+	Apply(cmd []byte, timeout time.Duration) raft.ApplyFuture
+}
+
+func newProposer(r applier, c clock.Clock) *proposer {
 	return &proposer{r: r, clock: c, in: make(chan *proposal, 4096), maxEvs: 4096}
 }
 
@@ -70,20 +75,30 @@ func (p *proposer) Propose1(ctx context.Context, ev *api.Event) error {
 }
 
 // run batches proposals until ctx ends. Up to maxInflight entries are in
-// raft at once; raft itself writes concurrent entries in one batch.
+// raft at once; raft itself writes concurrent entries in one batch. A batch
+// is gathered once an entry may go: what arrived while the pipeline was
+// full goes into that one entry, so a full pipeline makes larger entries,
+// not a longer queue.
 func (p *proposer) run(ctx context.Context) {
 	const maxInflight = 8
 	sem := make(chan struct{}, maxInflight)
 	for {
-		var batch []*proposal
+		var first *proposal
 		select {
-		case pr := <-p.in:
-			batch = append(batch, pr)
+		case first = <-p.in:
 		case <-ctx.Done():
 			p.drain(ErrNotLeader)
 			return
 		}
-		n := len(batch[0].events)
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			first.done <- proposalResult{err: ErrNotLeader}
+			p.drain(ErrNotLeader)
+			return
+		}
+		batch := []*proposal{first}
+		n := len(first.events)
 	gather:
 		for n < p.maxEvs {
 			select {
@@ -93,15 +108,6 @@ func (p *proposer) run(ctx context.Context) {
 			default:
 				break gather
 			}
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			for _, pr := range batch {
-				pr.done <- proposalResult{err: ErrNotLeader}
-			}
-			p.drain(ErrNotLeader)
-			return
 		}
 		go func() {
 			defer func() { <-sem }()

@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -374,4 +375,77 @@ func BenchmarkUnaryCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// countingListener counts the writes made on the connections it accepts.
+type countingListener struct {
+	net.Listener
+	writes *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{c, l.writes}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(b []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(b)
+}
+
+// TestUnaryReplyOneWrite: a unary reply and the end frame that closes its
+// stream leave the server in one write (one system call, and one wake-up of
+// the client's reader); a streaming handler's messages still go out one by
+// one as they are sent.
+func TestUnaryReplyOneWrite(t *testing.T) {
+	var writes atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testServer()
+	go s.Serve(countingListener{ln, &writes})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	c := dial(t, ln.Addr().String())
+	for i := 1; i <= 10; i++ {
+		before := writes.Load()
+		var resp api.Status
+		if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: int64(i)}, &resp); err != nil {
+			t.Fatal(err)
+		}
+		if resp.Code != int32(i) {
+			t.Fatalf("call %d: resp = %+v", i, resp)
+		}
+		if n := writes.Load() - before; n != 1 {
+			t.Fatalf("call %d: the server wrote %d times, want 1 (reply and end together)", i, n)
+		}
+	}
+	before := writes.Load()
+	st, err := c.Stream(context.Background(), "T.Count", &api.JobRef{JobID: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var r api.JobRef
+		if err := st.Recv(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := writes.Load() - before; n != 4 {
+		t.Fatalf("a stream of 3 messages took %d writes, want 4 (each message, then the end)", n)
+	}
 }

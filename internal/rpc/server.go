@@ -72,7 +72,7 @@ func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server,
 		if err != nil {
 			return err
 		}
-		return st.Send(resp)
+		return st.sendLast(resp)
 	})
 }
 
@@ -203,12 +203,20 @@ func (c *serverConn) waitHandlers() {
 	c.handlers.Wait()
 }
 
-func (c *serverConn) write(f *frame) error {
+func (c *serverConn) write(f *frame) error { return c.writeFrame(f, true) }
+
+// writeFrame writes f, and sends what is buffered when flush is set. A
+// frame left unflushed goes with the next flushed one: a unary reply goes
+// out in one write with the end frame that follows it.
+func (c *serverConn) writeFrame(f *frame, flush bool) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.buf = appendFrame(c.buf[:0], f)
 	if _, err := c.w.Write(c.buf); err != nil {
 		return err
+	}
+	if !flush {
+		return nil
 	}
 	return c.w.Flush()
 }
@@ -384,6 +392,15 @@ func (st *ServerStream) Send(m wire.Message) error {
 		return err
 	}
 	return st.conn.write(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)})
+}
+
+// sendLast is Send for a stream's last message: the end frame, which the
+// handler's return writes at once, flushes it.
+func (st *ServerStream) sendLast(m wire.Message) error {
+	if err := st.ctx.Err(); err != nil {
+		return err
+	}
+	return st.conn.writeFrame(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)}, false)
 }
 
 // Recv receives the client's next message into m (bidirectional calls). It
