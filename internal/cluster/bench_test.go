@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,7 +38,11 @@ func TestMain(m *testing.M) {
 			os.Exit(cli.Main(context.Background(), os.Args, cli.OSEnv))
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if cmdBin != "" {
+		os.RemoveAll(filepath.Dir(cmdBin))
+	}
+	os.Exit(code)
 }
 
 func up(tb testing.TB, hosts, slots int) *cluster.Cluster {
@@ -77,7 +82,7 @@ func mbdClient(tb testing.TB, c *cluster.Cluster) *rpc.Client {
 //	go test -run '^$' -bench SequentialBsub -benchtime 200x ./internal/cluster/
 func BenchmarkSequentialBsub(b *testing.B) {
 	c := up(b, 1, 4)
-	exe, _ := os.Executable()
+	exe := commandBinary(b)
 	env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
 	b.ResetTimer()
 	start := time.Now()
@@ -217,7 +222,7 @@ func BenchmarkBigState(b *testing.B) {
 		b.ReportMetric(time.Since(t0).Seconds(), "s-submit")
 		b.ReportMetric(float64(mbdRSS(b, c)-rss0)/float64(*stateJobs), "rss-B/job")
 
-		exe, _ := os.Executable()
+		exe := commandBinary(b)
 		env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
 		run := func(args ...string) (time.Duration, int) {
 			cmd := exec.Command(exe, args[1:]...)
@@ -252,6 +257,37 @@ func BenchmarkBigState(b *testing.B) {
 			b.Fatalf("after restarts bjobs -a -u all printed %d lines, want %d", lines, *stateJobs+1)
 		}
 	}
+}
+
+var (
+	cmdBinOnce sync.Once
+	cmdBin     string
+	cmdBinErr  error
+)
+
+// commandBinary is the basalt binary built as `make build` builds it, for
+// the benchmarks that time command processes: the test binary would serve,
+// but it starts about 7 ms slower (the testing package and every test's
+// dependencies), which is not what users run.
+func commandBinary(b *testing.B) string {
+	b.Helper()
+	cmdBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "basalt-bench-bin")
+		if err != nil {
+			cmdBinErr = err
+			return
+		}
+		cmdBin = filepath.Join(dir, "basalt")
+		cmd := exec.Command("go", "build", "-o", cmdBin, "github.com/basalt-lsf/basalt/cmd/basalt")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			cmdBinErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if cmdBinErr != nil {
+		b.Fatal(cmdBinErr)
+	}
+	return cmdBin
 }
 
 // logTails logs the end of every daemon log of the cluster.
