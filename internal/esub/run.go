@@ -54,14 +54,18 @@ type Result struct {
 }
 
 // Run runs the esubs of a submission (bsub calls it once it has read its
-// options, #BSUB lines and environment into spec). Without any esub it
-// returns spec unchanged. spec is not modified; Result.Spec is a copy.
+// options, #BSUB lines and environment into spec). Without any esub,
+// Result.Spec is spec itself; otherwise spec is not modified and
+// Result.Spec is a copy.
 func Run(ctx context.Context, spec *api.JobSpec, opts Options) (*Result, error) {
-	res := &Result{Spec: clone(spec)}
 	progs, err := programs(opts)
 	if err != nil || len(progs) == 0 {
-		return res, err
+		if spec == nil {
+			spec = &api.JobSpec{}
+		}
+		return &Result{Spec: spec}, err
 	}
+	res := &Result{Spec: clone(spec)}
 	dir, err := os.MkdirTemp(opts.TempDir, "esub.")
 	if err != nil {
 		return nil, fmt.Errorf("esub: %w", err)
