@@ -31,6 +31,13 @@ func startServer(t *testing.T, s *Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveOn(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serveOn runs s on ln until the test ends.
+func serveOn(t *testing.T, s *Server, ln net.Listener) {
+	t.Helper()
 	go s.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -39,7 +46,6 @@ func startServer(t *testing.T, s *Server) string {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return ln.Addr().String()
 }
 
 func dial(t *testing.T, addr string) *Client {
@@ -411,13 +417,7 @@ func TestUnaryReplyOneWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := testServer()
-	go s.Serve(countingListener{ln, &writes})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
+	serveOn(t, testServer(), countingListener{ln, &writes})
 	c := dial(t, ln.Addr().String())
 	for i := 1; i <= 10; i++ {
 		before := writes.Load()
