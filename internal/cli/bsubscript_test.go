@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +52,35 @@ func FuzzParseBSUBLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = parseBSUBLines(s)
 	})
+}
+
+// TestIsJobScriptFile: a lone operand is read as a job script when it has
+// #BSUB lines among its first 200; a program (a NUL byte in its first 512
+// bytes) is not read at all, even if "#BSUB" appears in it.
+func TestIsJobScriptFile(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("echo filler\n", 150)
+	for _, tt := range []struct {
+		name, content string
+		want          bool
+	}{
+		{"script", "#!/bin/sh\n#BSUB -q normal\necho hi\n", true},
+		{"spaced directive", "#!/bin/sh\n  #  BSUB -n 2\n", true},
+		{"no directive", "#!/bin/sh\necho '#BSUB in a string is not a directive line'\n", false},
+		{"directive past line 200", long + long + "#BSUB -q normal\n", false},
+		{"directive at line 151", long + "#BSUB -q normal\n", true},
+		{"program", "\x7fELF\x02\x01\x01\x00\x00\x00\n#BSUB -q normal\n", false},
+		{"empty", "", false},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+		if err := os.WriteFile(path, []byte(tt.content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := isJobScriptFile(path); got != tt.want {
+			t.Errorf("%s: isJobScriptFile = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if isJobScriptFile(dir) || isJobScriptFile(filepath.Join(dir, "missing")) {
+		t.Error("a directory or a missing file is not a job script")
+	}
 }
