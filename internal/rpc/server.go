@@ -387,20 +387,17 @@ func (st *ServerStream) Context() context.Context { return st.ctx }
 func (st *ServerStream) Request(m wire.Message) error { return m.UnmarshalWire(st.request) }
 
 // Send sends one message to the client.
-func (st *ServerStream) Send(m wire.Message) error {
-	if err := st.ctx.Err(); err != nil {
-		return err
-	}
-	return st.conn.write(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)})
-}
+func (st *ServerStream) Send(m wire.Message) error { return st.send(m, true) }
 
 // sendLast is Send for a stream's last message: the end frame, which the
 // handler's return writes at once, flushes it.
-func (st *ServerStream) sendLast(m wire.Message) error {
+func (st *ServerStream) sendLast(m wire.Message) error { return st.send(m, false) }
+
+func (st *ServerStream) send(m wire.Message, flush bool) error {
 	if err := st.ctx.Err(); err != nil {
 		return err
 	}
-	return st.conn.writeFrame(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)}, false)
+	return st.conn.writeFrame(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)}, flush)
 }
 
 // Recv receives the client's next message into m (bidirectional calls). It
