@@ -54,7 +54,7 @@ type pass struct {
 	fs        *fsState
 	toResume  []*state.Job    // preempted jobs not yet resumed, in order
 	jc        jobCtx          // the job being placed
-	rb        *reasonsBuilder // fills plan.Reasons
+	rb        *reasonsBuilder // fills plan.Reasons (made by prescan)
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
@@ -138,8 +138,6 @@ func newPass(s *Scheduler, in *Input) *pass {
 		groups: map[string]*groupCtx{}, classes: map[classKey]*class{}, single: map[int32][]*api.PendReason{},
 		mutable: make([]bool, in.Table.Len()),
 	}
-	p.rb = newReasonsBuilder(-1, 0) // prescan sizes it
-	p.plan.Reasons = p.rb.r
 	p.mutable[resreq.IdxSlots] = true
 	for _, f := range s.Filters {
 		if f.Kind() != Static {

@@ -45,15 +45,23 @@ func (r *Reasons) id(k state.Key) uint32 {
 	if r == nil {
 		return 0
 	}
-	if dense(k) {
-		if pi := int(k.ID >> reasonPageBits); pi < len(r.pages) {
-			if pg := r.pages[pi]; pg != nil {
-				return pg[k.ID&(reasonPageLen-1)]
-			}
-		}
-		return 0
+	if !dense(k) {
+		return r.side[k]
 	}
-	return r.side[k]
+	if x := r.slot(k); x != nil {
+		return *x
+	}
+	return 0
+}
+
+// slot is dense job k's place in the pages; nil when its page is absent.
+func (r *Reasons) slot(k state.Key) *uint32 {
+	if pi := int(k.ID >> reasonPageBits); pi < len(r.pages) {
+		if pg := r.pages[pi]; pg != nil {
+			return &pg[k.ID&(reasonPageLen-1)]
+		}
+	}
+	return nil
 }
 
 // Get returns the pending reasons of job k, nil when the plan has none
@@ -195,12 +203,8 @@ func (b *reasonsBuilder) remove(k state.Key) {
 		}
 		return
 	}
-	if pi := int(k.ID >> reasonPageBits); pi < len(r.pages) {
-		if pg := r.pages[pi]; pg != nil {
-			if x := &pg[k.ID&(reasonPageLen-1)]; *x != 0 {
-				*x = 0
-				r.n--
-			}
-		}
+	if x := r.slot(k); x != nil && *x != 0 {
+		*x = 0
+		r.n--
 	}
 }
