@@ -255,7 +255,7 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 				return
 			}
 			n := &api.EvJobNew{NumProcs: j.NumProcs, MaxProcs: j.MaxProcs}
-			err = s.queueAccepts(v, cfg, auth.Identity{User: j.User, UID: int(j.UID)}, req.DestQueue, j.Spec.JobSpec, n, nil)
+			err = s.queueAccepts(v, cfg, auth.Identity{User: j.User, UID: int(j.UID)}, req.DestQueue, j.Spec.Full(), n, nil)
 		})
 		if err != nil {
 			return err

@@ -52,7 +52,7 @@ func (js jobSource) ActiveJobs() []*eventlog.Job {
 func (s *Server) logJob(j *state.Job) *eventlog.Job {
 	lj := &eventlog.Job{
 		ID: j.ID, Index: j.Index, User: j.User, UID: j.UID, Queue: j.Queue, Name: j.Name, Project: j.Project,
-		Spec: j.Spec.JobSpec, State: j.State, SubmitTime: j.SubmitTime, StartTime: j.StartTime, EndTime: j.EndTime,
+		Spec: j.Spec.Full(), State: j.State, SubmitTime: j.SubmitTime, StartTime: j.StartTime, EndTime: j.EndTime,
 		NumProcs: j.NumProcs, MaxProcs: j.MaxProcs, ExecHosts: j.ExecHosts, PID: j.PID, PGID: j.PGID,
 		ExecCwd: j.ExecCwd, ExecHome: j.ExecHome, ExecUser: j.ExecUser, ExitStatus: j.ExitStatus,
 		TermReason: j.TermReason, SuspReasons: j.SuspReasons, SuspSubreason: j.SuspSubreason,

@@ -156,9 +156,8 @@ func (s *Server) launch(ctx context.Context, k state.Key) {
 
 // launchRecord builds what sbatchd needs to run j.
 func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
-	spec := *j.Spec.JobSpec
 	l := &api.JobLaunch{
-		JobID: j.ID, Index: j.Index, User: j.User, Spec: &spec, SubmitTime: j.SubmitTime, RunCount: j.RunCount,
+		JobID: j.ID, Index: j.Index, User: j.User, Spec: j.Spec.Full(), SubmitTime: j.SubmitTime, RunCount: j.RunCount,
 		Forced: j.NoSuspend, DispatchTime: j.StartTime, JobName: j.DisplayName(), ExecRusage: j.ExecRusage,
 		Cluster: cfg.ClusterName(),
 	}
@@ -178,11 +177,11 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 	} else {
 		l.Queue = &api.QueueExec{Name: j.Queue}
 	}
-	app := cfg.Application(spec.App)
+	app := cfg.Application(l.Spec.App)
 	if app != nil {
 		applyApplication(l, app)
 	}
-	l.Limits = effectiveLimits(spec.Limits, app, q)
+	l.Limits = effectiveLimits(l.Spec.Limits, app, q)
 	if b := j.BackfillLimit; b > 0 && (l.Limits.Run <= 0 || b < l.Limits.Run) {
 		// Interruptible backfill: the job must leave the reserved slots
 		// before the reserving job's predicted start.

@@ -117,7 +117,7 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 			return
 		}
 		started := job.Started(j.State)
-		spec := *j.Spec.JobSpec
+		spec := *j.Spec.Full()
 		if spec.Limits != nil {
 			l := *spec.Limits
 			spec.Limits = &l

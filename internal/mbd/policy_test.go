@@ -2,8 +2,10 @@ package mbd
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
@@ -86,11 +88,22 @@ func (f *suspSbd) report(r *api.JobStatusReport) {
 	f.st.Send(&api.SbdMessage{Status: r})
 }
 
+// finish reports job id DONE once its launch has arrived: mbatchd shows a
+// job RUN from its dispatch, before the launch reaches this sbatchd.
 func (f *suspSbd) finish(id int64) {
-	f.mu.Lock()
-	l := f.running[id]
-	delete(f.running, id)
-	f.mu.Unlock()
+	var l *api.JobLaunch
+	for deadline := time.Now().Add(10 * time.Second); l == nil; {
+		f.mu.Lock()
+		l = f.running[id]
+		delete(f.running, id)
+		f.mu.Unlock()
+		if l == nil {
+			if time.Now().After(deadline) {
+				panic(fmt.Sprintf("job %d was never launched", id))
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	f.report(&api.JobStatusReport{JobID: id, State: api.StateDone, RunCount: l.RunCount, Final: true, Usage: &api.Usage{CPUTime: 1}})
 }
 

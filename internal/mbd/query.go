@@ -61,9 +61,8 @@ func (s *Server) record(j *state.Job, detail bool, reasons *sched.Reasons, now i
 		}
 	}
 	if detail {
-		sp := *j.Spec.JobSpec
-		sp.Env = nil
-		r.Spec = &sp
+		r.Spec = j.Spec.Full()
+		r.Spec.Env = nil
 	}
 	return r
 }

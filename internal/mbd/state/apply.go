@@ -239,12 +239,12 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 	return nil
 }
 
-// internSpec makes the shared Spec for a submission, interning its env.
+// internSpec makes the Spec for a submission: its own fields, and its
+// base interned (see Spec).
 func (s *State) internSpec(in *api.JobSpec) *Spec {
-	sp := *in
-	var ref int64
-	sp.Env, ref = s.envs.intern(in.Env)
-	spec := &Spec{JobSpec: &sp, ref: ref}
+	spec := &Spec{sharedSpec: nil, Command: in.Command, JobName: in.JobName, OutFile: in.OutFile, ErrFile: in.ErrFile,
+		Cwd: in.Cwd, base: s.bases.intern(in, s.envs)}
+	spec.sharedSpec = spec.base.spec
 	s.specs[spec] = 1
 	return spec
 }
@@ -253,7 +253,7 @@ func (s *State) releaseSpec(sp *Spec) {
 	s.specs[sp]--
 	if s.specs[sp] <= 0 {
 		delete(s.specs, sp)
-		s.envs.release(sp.ref)
+		s.bases.release(sp.base, s.envs)
 	}
 }
 

@@ -1,8 +1,11 @@
 package state
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
+
+	"github.com/basalt-lsf/basalt/api"
 )
 
 // envTable stores each distinct job environment once.
@@ -90,4 +93,56 @@ func (t stringTable) get(s string) string {
 	}
 	t[s] = s
 	return s
+}
+
+// baseTable stores each distinct Spec base once (see Spec): keyed by the
+// base's wire encoding, without its environment, followed by the
+// environment's reference.
+type baseTable struct {
+	byKey   map[string]*specBase
+	scratch api.JobSpec // the base being looked up
+	key     []byte
+}
+
+// specBase is an interned base.
+type specBase struct {
+	spec *api.JobSpec
+	key  string
+	ref  int64 // its environment's reference (snapshots)
+	refs int   // Specs using it
+}
+
+func newBaseTable() *baseTable { return &baseTable{byKey: map[string]*specBase{}} }
+
+// intern returns the base of in (in without the fields a Spec holds
+// itself), counting one use; its Env is interned in envs.
+func (t *baseTable) intern(in *api.JobSpec, envs *envTable) *specBase {
+	t.scratch = *in
+	t.scratch.Command, t.scratch.JobName, t.scratch.OutFile, t.scratch.ErrFile, t.scratch.Cwd = "", "", "", "", ""
+	t.scratch.Env = nil
+	env, ref := envs.intern(in.Env)
+	t.key = binary.AppendVarint(t.scratch.AppendWire(t.key[:0]), ref)
+	if b := t.byKey[string(t.key)]; b != nil {
+		b.refs++
+		envs.release(ref)
+		t.scratch = api.JobSpec{}
+		return b
+	}
+	sp := new(api.JobSpec)
+	*sp = t.scratch
+	sp.Env = env
+	t.scratch = api.JobSpec{}
+	b := &specBase{spec: sp, key: string(t.key), ref: ref, refs: 1}
+	t.byKey[b.key] = b
+	return b
+}
+
+// release drops one use of b.
+func (t *baseTable) release(b *specBase, envs *envTable) {
+	b.refs--
+	if b.refs > 0 {
+		return
+	}
+	delete(t.byKey, b.key)
+	envs.release(b.ref)
 }

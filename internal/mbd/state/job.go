@@ -19,11 +19,36 @@ func (k Key) String() string {
 	return fmt.Sprintf("%d[%d]", k.ID, k.Index)
 }
 
-// Spec is a submission shared by a job or all elements of an array. Env is
-// interned.
+// Spec is a submission shared by a job or all elements of an array.
+//
+// The fields that usually differ between the jobs of one workflow (the
+// command or script, -J, -o, -e, -cwd) are the Spec's own; everything else
+// lives in a base, an interned api.JobSpec shared by every Spec submitted
+// alike (its Env interned too). A Spec's own fields shadow the base's by
+// Go's embedding rules, so j.Spec.Command is the job's command and
+// j.Spec.Queues the base's; the base is unexported so nothing outside the
+// package can take it for the whole submission: Full rebuilds that. A
+// pending job costs a 96-byte Spec instead of a whole api.JobSpec.
 type Spec struct {
-	*api.JobSpec
-	ref int64 // snapshot reference
+	*sharedSpec
+	Command string
+	JobName string
+	OutFile string
+	ErrFile string
+	Cwd     string
+	base    *specBase
+}
+
+// sharedSpec names the embedded base: an alias, so the field is
+// unexported while the base's fields are promoted.
+type sharedSpec = api.JobSpec
+
+// Full returns the submission as an api.JobSpec of its own; its slices are
+// shared with the state and must not be modified in place.
+func (sp *Spec) Full() *api.JobSpec {
+	c := *sp.sharedSpec
+	c.Command, c.JobName, c.OutFile, c.ErrFile, c.Cwd = sp.Command, sp.JobName, sp.OutFile, sp.ErrFile, sp.Cwd
+	return &c
 }
 
 // Array is the shared part of a job array.

@@ -62,9 +62,9 @@ func (s *State) Snapshot() ([]byte, uint64) {
 			next++
 			ref = next
 			specRef[j.Spec] = ref
-			sp := *j.Spec.JobSpec
+			sp := j.Spec.Full()
 			sp.Env = nil
-			put(&api.SnapRecord{Spec: &api.SnapSpec{Ref: ref, Spec: &sp, EnvRef: j.Spec.ref}})
+			put(&api.SnapRecord{Spec: &api.SnapSpec{Ref: ref, Spec: sp, EnvRef: j.Spec.base.ref}})
 		}
 		if j.Array != nil && !arraysDone[j.ID] {
 			arraysDone[j.ID] = true
@@ -202,7 +202,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.jobs, s.arrays, s.pending, s.onHost, s.byName = ns.jobs, ns.arrays, ns.pending, ns.onHost, ns.byName
-	s.queues, s.hosts, s.envs, s.strs, s.specs = ns.queues, ns.hosts, ns.envs, ns.strs, ns.specs
+	s.queues, s.hosts, s.envs, s.strs, s.specs, s.bases = ns.queues, ns.hosts, ns.envs, ns.strs, ns.specs, ns.bases
 	s.lastJobID, s.lastOrder, s.finished, s.masterStart, s.applied, s.counts = ns.lastJobID, ns.lastOrder, ns.finished, ns.masterStart, ns.applied, ns.counts
 	return nil
 }

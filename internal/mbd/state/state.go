@@ -39,6 +39,7 @@ type State struct {
 	envs    *envTable
 	strs    stringTable
 	specs   map[*Spec]int // spec -> jobs using it
+	bases   *baseTable
 
 	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
@@ -63,6 +64,7 @@ func New() *State {
 		envs:    newEnvTable(),
 		strs:    stringTable{},
 		specs:   map[*Spec]int{},
+		bases:   newBaseTable(),
 		counts:  map[api.JobState]int{},
 	}
 }

@@ -258,6 +258,65 @@ func TestEnvInterning(t *testing.T) {
 	}
 }
 
+// TestSpecBases: jobs submitted alike share one base and keep their own
+// command, name, output and error files and working directory; a
+// different option makes another base; bmod, clean and snapshots keep the
+// sharing and the counts exact.
+func TestSpecBases(t *testing.T) {
+	l := newLogger(t)
+	like := func(i int) func(*api.EvJobNew) {
+		return func(n *api.EvJobNew) {
+			n.Spec.Command = fmt.Sprintf("bwa mem ref.fa s%d.fq", i)
+			n.Spec.JobName, n.Spec.OutFile, n.Spec.ErrFile, n.Spec.Cwd = fmt.Sprintf("align%d", i), fmt.Sprintf("o%d", i), fmt.Sprintf("e%d", i), fmt.Sprintf("/w/%d", i)
+			n.Spec.ResReq = []string{"rusage[mem=4000]"}
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		l.must(submit(int64(i), "normal", "alice", like(i)))
+	}
+	l.must(submit(4, "normal", "alice", like(4), func(n *api.EvJobNew) { n.Spec.ResReq = []string{"rusage[mem=8000]"} }))
+	j1, j2, j4 := l.job(1, 0), l.job(2, 0), l.job(4, 0)
+	if j1.Spec.sharedSpec != j2.Spec.sharedSpec || j1.Spec.sharedSpec == j4.Spec.sharedSpec {
+		t.Fatalf("bases: jobs 1 and 2 share %v, jobs 1 and 4 share %v", j1.Spec.sharedSpec == j2.Spec.sharedSpec, j1.Spec.sharedSpec == j4.Spec.sharedSpec)
+	}
+	if n := len(l.s.bases.byKey); n != 2 {
+		t.Fatalf("%d bases for two kinds of submission", n)
+	}
+	f := j2.Spec.Full()
+	if j2.Spec.Command != "bwa mem ref.fa s2.fq" || f.Command != j2.Spec.Command || f.JobName != "align2" || f.OutFile != "o2" ||
+		f.ErrFile != "e2" || f.Cwd != "/w/2" || fmt.Sprint(f.ResReq) != "[rusage[mem=4000]]" || len(f.Env) != 2 {
+		t.Fatalf("job 2's spec: %q, full %+v", j2.Spec.Command, f)
+	}
+	if j1.Spec.sharedSpec.Command != "" || j1.Spec.sharedSpec.OutFile != "" {
+		t.Fatalf("base holds a job's own fields: %+v", j1.Spec.sharedSpec)
+	}
+	// bmod: job 1 moves to job 4's base, with its own command kept.
+	mod := j1.Spec.Full()
+	mod.ResReq = []string{"rusage[mem=8000]"}
+	l.must(&api.Event{JobModify: &api.EvJobModify{JobID: 1, Spec: mod}})
+	if j1 := l.job(1, 0); j1.Spec.sharedSpec != j4.Spec.sharedSpec || j1.Spec.Command != "bwa mem ref.fa s1.fq" {
+		t.Fatalf("modified job 1: base shared with job 4 %v, command %q", j1.Spec.sharedSpec == j4.Spec.sharedSpec, j1.Spec.Command)
+	}
+	checkInvariants(t, l.s)
+	snap, idx := l.s.Snapshot()
+	s2 := New()
+	if err := s2.Restore(bytes.NewReader(snap), idx); err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, s2)
+	l2 := &logger{t: t, s: s2}
+	if len(s2.bases.byKey) != 2 || l2.job(3, 0).Spec.Command != "bwa mem ref.fa s3.fq" || l2.job(1, 0).Spec.sharedSpec != l2.job(4, 0).Spec.sharedSpec {
+		t.Fatalf("restored: %d bases, job 3's command %q", len(s2.bases.byKey), l2.job(3, 0).Spec.Command)
+	}
+	for id := int64(1); id <= 4; id++ {
+		l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: id, Action: int32(api.ActTerminate)}})
+		l.must(&api.Event{JobClean: &api.EvJobClean{JobID: id}})
+	}
+	if len(l.s.specs) != 0 || len(l.s.bases.byKey) != 0 || len(l.s.envs.byRef) != 0 {
+		t.Fatalf("after cleaning every job: %d specs, %d bases, %d environments", len(l.s.specs), len(l.s.bases.byKey), len(l.s.envs.byRef))
+	}
+}
+
 // randomEvents applies a random but plausible event stream and checks the
 // state's indexes against a recount after each entry.
 func TestRandomStreamInvariants(t *testing.T) {
@@ -279,6 +338,10 @@ func TestRandomStreamInvariants(t *testing.T) {
 					n.ArrayIndices = []int32{1, 2, 3}
 				}
 				n.Hold = r.Intn(10) == 0
+				n.Spec.Command = fmt.Sprintf("step %d", next)
+				if r.Intn(3) == 0 {
+					n.Spec.ResReq = []string{"select[mem>1000]"}
+				}
 			})
 			next++
 		case k < 5:
@@ -321,6 +384,25 @@ func TestRandomStreamInvariants(t *testing.T) {
 
 func checkInvariants(t *testing.T, s *State) {
 	t.Helper()
+	specUses := map[*Spec]int{}
+	for _, j := range s.jobs {
+		specUses[j.Spec]++
+	}
+	baseUses := map[*specBase]int{}
+	for sp, n := range s.specs {
+		if n != specUses[sp] {
+			t.Fatalf("spec of %q counts %d jobs, recount %d", sp.Command, n, specUses[sp])
+		}
+		if sp.sharedSpec != sp.base.spec || s.bases.byKey[sp.base.key] != sp.base {
+			t.Fatalf("spec of %q: base not interned", sp.Command)
+		}
+		baseUses[sp.base]++
+	}
+	for _, b := range s.bases.byKey {
+		if b.refs != baseUses[b] {
+			t.Fatalf("base counts %d specs, recount %d", b.refs, baseUses[b])
+		}
+	}
 	counts := map[api.JobState]int{}
 	onHost := map[string]int{}
 	pendingInQueue := map[string]int{}
