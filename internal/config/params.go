@@ -58,7 +58,10 @@ type Params struct {
 	JobDepLastSub              bool
 	MaxSchedStay               time.Duration // 0 = undefined
 	// Parameters of a fresh LSF 10 lsb.params.
-	JobSchedulingInterval  time.Duration // JOB_SCHEDULING_INTERVAL, 5s; "n ms" accepted
+	// JOB_SCHEDULING_INTERVAL ("n ms" accepted): when set, scheduling
+	// passes are at least this far apart, as LSF's sessions are; 0 (not
+	// set) keeps Basalt's event-driven passes instead of LSF's 5 s.
+	JobSchedulingInterval  time.Duration
 	AbsRunLimit            bool          // ABS_RUNLIMIT: run limits are not normalised
 	MinSwitchPeriod        time.Duration // MIN_SWITCH_PERIOD: lsb.events switch; 0 = undefined
 	MaxConcurrentQuery     int           // MAX_CONCURRENT_QUERY; 0 = undefined
@@ -115,7 +118,6 @@ func DefaultParams() *Params {
 		MaxJobArraySize:        1000,
 		SubTryInterval:         60 * time.Second,
 		PreemptionWaitTime:     300 * time.Second,
-		JobSchedulingInterval:  5 * time.Second,
 		CondensePendingReasons: "N",
 		CPUTimeFactor:          0.7,
 		RunTimeFactor:          0.7,

@@ -378,7 +378,7 @@ func TestDefaultQueueAndParams(t *testing.T) {
 		p.MaxJobNum != 1000 || p.MaxJobID != 999999 || p.CleanPeriod != time.Hour || p.MaxSBDFail != 3 ||
 		p.JobTerminateInterval != 10*time.Second || p.MaxJobArraySize != 1000 || p.PGSuspIT != 180*time.Second ||
 		p.CPUTimeFactor != 0.7 || p.RunTimeFactor != 0.7 || p.RunJobFactor != 3 || p.HistHours != 5 ||
-		p.DefaultProject != "default" {
+		p.DefaultProject != "default" || p.JobSchedulingInterval != 0 {
 		t.Errorf("defaults = %+v", p)
 	}
 	q := c.Queues[0]

@@ -24,12 +24,13 @@ import (
 // MBD_SLEEP_TIME stays the longest interval.
 const minPassGap = 5 * time.Millisecond
 
-// passGap is the pause after a pass that took took and acted or not.
-func passGap(took time.Duration, acted bool) time.Duration {
+// passGap is the pause after a pass that took took and acted or not;
+// interval is JOB_SCHEDULING_INTERVAL (0: not set), the least gap when set.
+func passGap(took time.Duration, acted bool, interval time.Duration) time.Duration {
 	if acted {
-		return minPassGap
+		return max(minPassGap, interval)
 	}
-	return max(minPassGap, 3*took)
+	return max(minPassGap, 3*took, interval)
 }
 
 // schedLoop runs scheduling passes until ctx ends.
@@ -46,7 +47,7 @@ func (s *Server) schedLoop(ctx context.Context) {
 		cfg := s.cfg.Current()
 		began := s.clock.Now()
 		next, acted := s.pass(ctx, cfg)
-		gapLen := passGap(s.clock.Now().Sub(began), acted)
+		gapLen := passGap(s.clock.Now().Sub(began), acted, cfg.Params.JobSchedulingInterval)
 		sleep := cfg.Params.MBDSleepTime
 		if sleep <= 0 {
 			sleep = 10 * time.Second
