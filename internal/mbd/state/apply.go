@@ -242,9 +242,9 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 // internSpec makes the Spec for a submission: its own fields, and its
 // base interned (see Spec).
 func (s *State) internSpec(in *api.JobSpec) *Spec {
-	spec := &Spec{sharedSpec: nil, Command: in.Command, JobName: in.JobName, OutFile: in.OutFile, ErrFile: in.ErrFile,
-		Cwd: in.Cwd, base: s.bases.intern(in, s.envs)}
-	spec.sharedSpec = spec.base.spec
+	b := s.bases.intern(in, s.envs)
+	spec := &Spec{sharedSpec: b.spec, Command: in.Command, JobName: in.JobName, OutFile: in.OutFile, ErrFile: in.ErrFile,
+		Cwd: in.Cwd, base: b}
 	s.specs[spec] = 1
 	return spec
 }

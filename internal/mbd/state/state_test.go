@@ -298,12 +298,7 @@ func TestSpecBases(t *testing.T) {
 		t.Fatalf("modified job 1: base shared with job 4 %v, command %q", j1.Spec.sharedSpec == j4.Spec.sharedSpec, j1.Spec.Command)
 	}
 	checkInvariants(t, l.s)
-	snap, idx := l.s.Snapshot()
-	s2 := New()
-	if err := s2.Restore(bytes.NewReader(snap), idx); err != nil {
-		t.Fatal(err)
-	}
-	checkInvariants(t, s2)
+	s2, _ := restored(t, l.s)
 	l2 := &logger{t: t, s: s2}
 	if len(s2.bases.byKey) != 2 || l2.job(3, 0).Spec.Command != "bwa mem ref.fa s3.fq" || l2.job(1, 0).Spec.sharedSpec != l2.job(4, 0).Spec.sharedSpec {
 		t.Fatalf("restored: %d bases, job 3's command %q", len(s2.bases.byKey), l2.job(3, 0).Spec.Command)
@@ -363,12 +358,7 @@ func TestRandomStreamInvariants(t *testing.T) {
 		checkInvariants(t, l.s)
 	}
 	// And the final state survives a snapshot round trip exactly.
-	snap, idx := l.s.Snapshot()
-	s2 := New()
-	if err := s2.Restore(bytes.NewReader(snap), idx); err != nil {
-		t.Fatal(err)
-	}
-	checkInvariants(t, s2)
+	s2, snap := restored(t, l.s)
 	snap2, _ := s2.Snapshot()
 	if !bytes.Equal(snap, snap2) {
 		t.Fatal("snapshot of the restored state differs")
@@ -380,6 +370,19 @@ func TestRandomStreamInvariants(t *testing.T) {
 			t.Fatalf("queue %s order differs after restore:\n%v\n%v", q, a, b)
 		}
 	}
+}
+
+// restored is s restored from its snapshot (returned too), its indexes
+// checked.
+func restored(t *testing.T, s *State) (*State, []byte) {
+	t.Helper()
+	snap, idx := s.Snapshot()
+	s2 := New()
+	if err := s2.Restore(bytes.NewReader(snap), idx); err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, s2)
+	return s2, snap
 }
 
 func checkInvariants(t *testing.T, s *State) {
