@@ -242,9 +242,8 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 // internSpec makes the Spec for a submission: its own fields, and its
 // base interned (see Spec).
 func (s *State) internSpec(in *api.JobSpec) *Spec {
-	b := s.bases.intern(in, s.envs)
-	spec := &Spec{sharedSpec: b.spec, Command: in.Command, JobName: in.JobName, OutFile: in.OutFile, ErrFile: in.ErrFile,
-		Cwd: in.Cwd, base: b}
+	spec := &Spec{specBase: s.bases.intern(in, s.envs), Command: in.Command, JobName: in.JobName, OutFile: in.OutFile,
+		ErrFile: in.ErrFile, Cwd: in.Cwd}
 	s.specs[spec] = 1
 	return spec
 }
@@ -253,7 +252,7 @@ func (s *State) releaseSpec(sp *Spec) {
 	s.specs[sp]--
 	if s.specs[sp] <= 0 {
 		delete(s.specs, sp)
-		s.bases.release(sp.base, s.envs)
+		s.bases.release(sp.specBase, s.envs)
 	}
 }
 

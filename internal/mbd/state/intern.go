@@ -106,7 +106,7 @@ type baseTable struct {
 
 // specBase is an interned base.
 type specBase struct {
-	spec *api.JobSpec
+	*sharedSpec
 	key  string
 	ref  int64 // its environment's reference (snapshots)
 	refs int   // Specs using it
@@ -122,18 +122,18 @@ func (t *baseTable) intern(in *api.JobSpec, envs *envTable) *specBase {
 	t.scratch.Env = nil
 	env, ref := envs.intern(in.Env)
 	t.key = binary.AppendVarint(t.scratch.AppendWire(t.key[:0]), ref)
-	if b := t.byKey[string(t.key)]; b != nil {
+	b := t.byKey[string(t.key)]
+	if b != nil {
 		b.refs++
 		envs.release(ref)
-		t.scratch = api.JobSpec{}
-		return b
+	} else {
+		sp := new(api.JobSpec)
+		*sp = t.scratch
+		sp.Env = env
+		b = &specBase{sharedSpec: sp, key: string(t.key), ref: ref, refs: 1}
+		t.byKey[b.key] = b
 	}
-	sp := new(api.JobSpec)
-	*sp = t.scratch
-	sp.Env = env
 	t.scratch = api.JobSpec{}
-	b := &specBase{spec: sp, key: string(t.key), ref: ref, refs: 1}
-	t.byKey[b.key] = b
 	return b
 }
 

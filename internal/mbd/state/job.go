@@ -28,19 +28,18 @@ func (k Key) String() string {
 // Go's embedding rules, so j.Spec.Command is the job's command and
 // j.Spec.Queues the base's; the base is unexported so nothing outside the
 // package can take it for the whole submission: Full rebuilds that. A
-// pending job costs a 96-byte Spec instead of a whole api.JobSpec.
+// pending job costs an 88-byte Spec instead of a whole api.JobSpec.
 type Spec struct {
-	*sharedSpec
+	*specBase
 	Command string
 	JobName string
 	OutFile string
 	ErrFile string
 	Cwd     string
-	base    *specBase
 }
 
-// sharedSpec names the embedded base: an alias, so the field is
-// unexported while the base's fields are promoted.
+// sharedSpec names the base's embedded api.JobSpec: an alias, so the field
+// is unexported while its fields are promoted (through specBase) to Spec.
 type sharedSpec = api.JobSpec
 
 // Full returns the submission as an api.JobSpec of its own; its slices are

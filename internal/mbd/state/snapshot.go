@@ -64,7 +64,7 @@ func (s *State) Snapshot() ([]byte, uint64) {
 			specRef[j.Spec] = ref
 			sp := j.Spec.Full()
 			sp.Env = nil
-			put(&api.SnapRecord{Spec: &api.SnapSpec{Ref: ref, Spec: sp, EnvRef: j.Spec.base.ref}})
+			put(&api.SnapRecord{Spec: &api.SnapSpec{Ref: ref, Spec: sp, EnvRef: j.Spec.ref}})
 		}
 		if j.Array != nil && !arraysDone[j.ID] {
 			arraysDone[j.ID] = true

@@ -396,10 +396,10 @@ func checkInvariants(t *testing.T, s *State) {
 		if n != specUses[sp] {
 			t.Fatalf("spec of %q counts %d jobs, recount %d", sp.Command, n, specUses[sp])
 		}
-		if sp.sharedSpec != sp.base.spec || s.bases.byKey[sp.base.key] != sp.base {
+		if s.bases.byKey[sp.key] != sp.specBase {
 			t.Fatalf("spec of %q: base not interned", sp.Command)
 		}
-		baseUses[sp.base]++
+		baseUses[sp.specBase]++
 	}
 	for _, b := range s.bases.byKey {
 		if b.refs != baseUses[b] {
