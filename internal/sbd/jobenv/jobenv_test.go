@@ -316,3 +316,87 @@ func TestGatedJobFile(t *testing.T) {
 		t.Errorf("user input differs:\n%s\n---\n%s", cut(plain), cut(gated))
 	}
 }
+
+func TestPlainCommand(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string // nil: not plain
+	}{
+		{"/bin/true", []string{"/bin/true"}},
+		{"sleep 10", []string{"sleep", "10"}},
+		{"  a.out\t-x   --size=10 x,y:z@h%1+2  ", []string{"a.out", "-x", "--size=10", "x,y:z@h%1+2"}},
+		{"./run.sh a", []string{"./run.sh", "a"}},
+		{"/usr/bin/echo hi", []string{"/usr/bin/echo", "hi"}}, // a path, not the builtin
+		{"/bin/sh /spool/script", []string{"/bin/sh", "/spool/script"}},
+		{"", nil},
+		{"   ", nil},
+		{"echo hi", nil},         // builtin
+		{"true", nil},            // builtin
+		{"cd /tmp", nil},         // builtin
+		{"exec a.out", nil},      // builtin
+		{"time a.out", nil},      // reserved word
+		{"if", nil},              // reserved word
+		{". ./env.sh", nil},      // builtin
+		{"FOO=1 a.out", nil},     // assignment
+		{"a.out $HOME", nil},     // expansion
+		{"a.out 'x y'", nil},     // quotes
+		{`a.out x\ y`, nil},      // escape
+		{"a.out *.txt", nil},     // glob
+		{"a.out ~/x", nil},       // tilde
+		{"a.out > out", nil},     // redirection
+		{"a.out; b.out", nil},    // list
+		{"a.out | b.out", nil},   // pipe
+		{"a.out &", nil},         // background
+		{"a.out\nb.out", nil},    // two lines
+		{"a.out #note", nil},     // comment
+		{"a.out {x,y}", nil},     // braces
+		{"a.out [ab]", nil},      // bracket glob
+		{"a.out `date`", nil},    // substitution
+		{"a.out x?", nil},        // glob
+		{"a.out (x)", nil},       // subshell
+		{"a.out x!", nil},        // history (bash)
+		{"a.out caf\u00e9", nil}, // non-ASCII
+	}
+	for _, tt := range tests {
+		got, ok := PlainCommand(tt.cmd)
+		if ok != (tt.want != nil) || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("PlainCommand(%q) = %q, %v; want %q", tt.cmd, got, ok, tt.want)
+		}
+		if ok {
+			checkShellWords(t, tt.cmd, got)
+		}
+	}
+}
+
+// checkShellWords checks that /bin/sh splits cmd into words, unchanged.
+func checkShellWords(t *testing.T, cmd string, words []string) {
+	t.Helper()
+	out, err := exec.Command("/bin/sh", "-c", `set -- `+cmd+`; for w; do printf '%s\n' "$w"; done`).Output()
+	if err != nil {
+		t.Fatalf("sh on %q: %v", cmd, err)
+	}
+	if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !reflect.DeepEqual(got, words) {
+		t.Errorf("the shell's words of %q: %q, PlainCommand's: %q", cmd, got, words)
+	}
+}
+
+func FuzzPlainCommand(f *testing.F) {
+	for _, s := range []string{"/bin/true", "sleep 10", "a.out $X", "x=1 y", "echo a", "a\tb  c", "a'b", ". x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		words, ok := PlainCommand(cmd)
+		if !ok {
+			return
+		}
+		if len(words) == 0 || strings.Contains(words[0], "=") {
+			t.Fatalf("PlainCommand(%q) = %q", cmd, words)
+		}
+		for _, w := range words {
+			if Quote(w) != w {
+				t.Fatalf("PlainCommand(%q): word %q is not literal", cmd, w)
+			}
+		}
+		checkShellWords(t, cmd, words)
+	})
+}

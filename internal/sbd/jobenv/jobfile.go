@@ -102,10 +102,59 @@ func jobFile(l *api.JobLaunch, f Files, prologue string) []byte {
 
 // Quote quotes s for the shell with single quotes.
 func Quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
-	}) < 0 {
+	if literal(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// PlainCommand returns the words of cmd when the shell would run it as a
+// plain command: one line of blank-separated words made only of
+// characters the shell takes literally (those Quote leaves alone), the
+// first of which names a program, not an assignment, a reserved word or a
+// builtin of /bin/sh. Such a command can be executed without the shell
+// with the same effect (see package jobgate).
+func PlainCommand(cmd string) ([]string, bool) {
+	words := strings.FieldsFunc(cmd, func(r rune) bool { return r == ' ' || r == '\t' })
+	if len(words) == 0 {
+		return nil, false
+	}
+	for _, w := range words {
+		if !literal(w) {
+			return nil, false
+		}
+	}
+	first := words[0]
+	if strings.Contains(first, "=") || (!strings.Contains(first, "/") && shellWords[first]) {
+		return nil, false
+	}
+	return words, true
+}
+
+// literal says whether the shell takes s as it is: only characters that
+// are neither special nor quoted.
+func literal(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+=:,@%", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// shellWords are the reserved words and the builtins of the shells that
+// serve as /bin/sh (dash, bash, busybox ash): a command named so is not a
+// program the shell would execute.
+var shellWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`
+		! { } [[ ]] case do done elif else esac fi for function if in select then time until while
+		. : [ alias bg bind break builtin caller cd chdir command compgen complete compopt continue
+		declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history
+		jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set
+		shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait`) {
+		shellWords[w] = true
+	}
 }
