@@ -11,15 +11,23 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
+	"github.com/basalt-lsf/basalt/internal/sbd/jobgate"
 	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
 // The job itself is started without the exec helper (an exec of this
-// binary costs about 20 ms of CPU on a small VM): the shepherd forks
-// /bin/sh on the job file directly, and what the fork cannot do is done
-// while the new process waits at a gate, the job file's first line, before
-// any user command runs.
+// binary costs about 20 ms of CPU on a small VM): the shepherd forks the
+// job gate (package jobgate), and what the fork cannot do is done while
+// the new process waits at the gate, before any user command runs. The
+// gate then sets LS_JOBPID and executes the command itself when it is a
+// plain command (so a trivial job costs one program, not a shell and a
+// fork), else /bin/sh on the job file. Where there is no job gate, the
+// shepherd forks /bin/sh on a job file whose first lines are the gate.
+//
+// A plain command run without the shell is the job process itself: when
+// it is killed by a signal that LSF did not send, the job reports 128 plus
+// the signal, as the job file's shell would have (jobEnded).
 //
 //   - On a forker, an OS thread with a file system context of its own
 //     (unshare(CLONE_FS): its own working directory and umask), the
@@ -358,14 +366,19 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 	if inUnified {
 		sys.UseCgroupFD, sys.CgroupFD = true, cgfd
 	}
-	attr := &syscall.ProcAttr{Env: spec.Env, Files: files, Sys: sys}
-	pid, err := s.host.forkExec(s, path, spec.Argv, attr)
+	argv, env := spec.Argv, spec.Env
+	if s.gated {
+		argv, env = s.gateArgs(spec)
+		path = s.host.gate.Path
+	}
+	attr := &syscall.ProcAttr{Env: env, Files: files, Sys: sys}
+	pid, err := s.host.forkExec(s, path, argv, attr)
 	if err != nil && inUnified {
 		// Perhaps no clone3 or CLONE_INTO_CGROUP here (an old kernel, a
 		// seccomp filter): the gate can join every hierarchy.
 		sys.UseCgroupFD, sys.CgroupFD = false, 0
 		var err2 error
-		if pid, err2 = s.host.forkExec(s, path, spec.Argv, attr); err2 == nil {
+		if pid, err2 = s.host.forkExec(s, path, argv, attr); err2 == nil {
 			s.host.noCloneCg.Store(true)
 			s.logf("cannot clone into the job's cgroup (%v): joining it at the gate from now on", err)
 			inUnified = false
@@ -374,9 +387,28 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 	}
 	if err != nil {
 		syscall.Close(gw)
+		if s.gated && !s.host.noGate.Swap(true) {
+			s.logf("cannot execute the job gate (%v): jobs wait at their job file's gate from now on", err)
+		}
 		return fail(StepExec, fmt.Errorf("%s: %w", spec.Argv[0], err), execStatus(err))
 	}
 	return forked{pid: pid, res: res, gate: gw, inUnified: inUnified}
+}
+
+// gateArgs are the job gate's arguments and environment: the job file's
+// shell, the job file, and the command itself when it is a plain command
+// found on the job's PATH (from the job's working directory, where the
+// forker thread is), which the gate then executes without the shell.
+func (s *Shepherd) gateArgs(spec *sbdwire.ExecSpec) ([]string, []string) {
+	path := ""
+	words, plain := jobenv.PlainCommand(jobenv.UserCommand(s.l, s.files))
+	if plain {
+		if p, err := lookPath(words[0], spec.Env); err == nil {
+			path = p
+		}
+	}
+	s.bare = path != ""
+	return jobgate.Argv(spec.Argv[0], spec.Argv[1], path, words), jobgate.Env(spec.Env)
 }
 
 // chdirFirst changes to the first of dirs that it can (the job's working

@@ -50,6 +50,8 @@ type job struct {
 	params *sbdwire.Params
 	user   string // "" runs as the test's own user
 	cgroup bool
+	// shellGate: without the job gate (the job file's gate instead).
+	shellGate bool
 }
 
 func newJob(t *testing.T, command string) *job {
@@ -140,6 +142,9 @@ func (j *job) start(t *testing.T) *running {
 	lst.Close()
 	cmd := exec.Command(os.Args[0], "job-shepherd", string(dir))
 	cmd.ExtraFiles = []*os.File{lf}
+	if j.shellGate {
+		cmd.Env = append(os.Environ(), "BASALT_JOBGATE=off")
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/jobgate"
 	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
 )
 
@@ -47,6 +48,12 @@ type Host struct {
 	managers  map[string]*cgroup.Manager // by parent path; under mu
 	noCloneCg atomic.Bool                // clone3 with CLONE_INTO_CGROUP refused once: write cgroup.procs instead
 
+	// gate is the job gate (see direct.go); nil (none on this platform,
+	// or BASALT_JOBGATE=off in the environment), or noGate set after it
+	// failed to execute: jobs wait at the job file's gate.
+	gate   *jobgate.Gate
+	noGate atomic.Bool
+
 	// forkCh feeds the forker threads (see direct.go); forkers counts
 	// them.
 	forkCh  chan threadWork
@@ -67,8 +74,38 @@ func NewHost(clk clock.Clock, logw *os.File) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shepherd host: %w", err)
 	}
-	return &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull, devnullFD: int(devnull.Fd()),
-		procs: map[int]*Shepherd{}, forkCh: make(chan threadWork)}, nil
+	h := &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull, devnullFD: int(devnull.Fd()),
+		procs: map[int]*Shepherd{}, forkCh: make(chan threadWork)}
+	// Before the reaper starts: the gate's check waits for its own child.
+	if os.Getenv("BASALT_JOBGATE") != "off" {
+		var err error
+		if h.gate, err = processGate(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			h.logf("job gate unusable, jobs wait at their job file's gate: %v", err)
+		}
+	}
+	return h, nil
+}
+
+// processGate opens the job gate once per process and checks that it
+// runs.
+var processGate = sync.OnceValues(func() (*jobgate.Gate, error) {
+	g, err := jobgate.Open()
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Check(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+})
+
+// jobGate is the job gate, nil when jobs wait at the job file's gate.
+func (h *Host) jobGate() *jobgate.Gate {
+	if h.noGate.Load() {
+		return nil
+	}
+	return h.gate
 }
 
 func (h *Host) logf(format string, args ...any) {

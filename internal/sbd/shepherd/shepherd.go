@@ -76,8 +76,13 @@ type Shepherd struct {
 	lst     net.Listener
 	host    *Host
 	// direct: the job runs its job file directly (forked by the shepherd,
-	// released at the gate), not through the exec helper.
-	direct bool
+	// released at the gate), not through the exec helper. gated: through
+	// the job gate, not the job file's; bare: the gate was given the
+	// command itself, without the job file's shell (see direct.go).
+	direct, gated, bare bool
+	// signalled: a signal that may end the job was sent to it (or a job
+	// control command ran).
+	signalled bool
 
 	cg   *cgroup.Group
 	proc procfs.FS
@@ -468,6 +473,7 @@ func (s *Shepherd) begin() {
 	s.logf("starting (run %d) for user %s", s.l.RunCount, s.p.User)
 	s.files = jobenv.Files{JobFile: s.udir.JobFile(), HostFile: s.udir.HostFile()}
 	s.direct = s.canStartDirect()
+	s.gated = s.direct && s.host.jobGate() != nil
 	if s.l.Spec.FromScript {
 		s.files.Script = s.udir.Script()
 	}
@@ -550,7 +556,7 @@ func (s *Shepherd) prepareFiles() error {
 		}
 	}
 	jobFile := jobenv.JobFile(s.l, s.files)
-	if s.direct {
+	if s.direct && !s.gated {
 		jobFile = jobenv.GatedJobFile(s.l, s.files, s.umask())
 	}
 	if err := write(s.files.JobFile, jobFile, 0o700); err != nil {
@@ -1010,6 +1016,12 @@ func (s *Shepherd) killLeftovers() {
 }
 
 func (s *Shepherd) jobEnded(ws syscall.WaitStatus, ru syscall.Rusage) {
+	if s.bare && ws.Signaled() && !s.signalled {
+		// The command itself was the job process: report what the job
+		// file's shell would have, 128 plus the signal (a signal LSF
+		// sends ends that shell too).
+		ws = syscall.WaitStatus((128 + int(ws.Signal())) << 8)
+	}
 	s.ended = true
 	s.endTime = s.now()
 	s.endWS = ws
@@ -1489,6 +1501,12 @@ func (s *Shepherd) apply(st step, extraEnv []string) {
 // signal sends sig to every process of the job (SIGKILL through the
 // cgroup's kill when it has one).
 func (s *Shepherd) signal(sig syscall.Signal) {
+	switch sig {
+	case syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGCONT,
+		syscall.SIGCHLD, syscall.SIGURG, syscall.SIGWINCH:
+	default:
+		s.signalled = true
+	}
 	if s.cg != nil {
 		if sig == syscall.SIGKILL {
 			if err := s.cg.Kill(); err != nil {
@@ -1520,6 +1538,7 @@ func (s *Shepherd) signal(sig syscall.Signal) {
 // cgroup (so a TERMINATE command does not kill itself), with the job's
 // environment and LSB_JOBPIDS / LSB_JOBPGIDS.
 func (s *Shepherd) runControl(cmd string, extraEnv []string) {
+	s.signalled = true // the command may signal the job
 	pids := s.jobPIDs()
 	tab, _ := s.table(pids)
 	u := tab.Sum(pids)

@@ -523,15 +523,31 @@ func TestDevNullOutputDiscardsReport(t *testing.T) {
 // its limits and priority: a process the job forks at once (its first
 // command) is entirely in the job's groups, with its rlimits, nice value
 // and umask; LS_JOBPID and LSB_JOBPIDS are the job's PID.
+// TestGateHoldsTheJob: whether at the job gate or at the job file's, the
+// job runs nothing before it is in its cgroups, under its limits and nice
+// value, with its umask and its PID in LS_JOBPID.
 func TestGateHoldsTheJob(t *testing.T) {
+	for _, shellGate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shellGate=%v", shellGate), func(t *testing.T) { testGateHoldsTheJob(t, shellGate) })
+	}
+}
+
+func testGateHoldsTheJob(t *testing.T, shellGate bool) {
 	j := newJob(t, `cat /proc/self/cgroup > cg; cat /proc/self/limits > limits; cut -d" " -f19 /proc/self/stat > nice; echo "$LS_JOBPID $$ $LSB_JOBPIDS" > pids; umask > mask`)
 	j.cgroup = true
+	j.shellGate = shellGate
 	j.launch.Limits = &api.Limits{File: 1024, Stack: 4096, Core: 1}
 	j.launch.Queue.Nice = 5
 	j.launch.Spec.Umask = 0o027
-	st := j.start(t).final()
+	r := j.start(t)
+	st := r.final()
 	if st.State != api.StateDone {
 		t.Fatalf("final %+v", st)
+	}
+	if _, err := processGate(); err == nil {
+		if jf := readFile(t, r.dir.User().JobFile()); strings.Contains(jf, "LSB_GATE") != shellGate {
+			t.Errorf("the job file has the shell gate: %v, want %v:\n%s", !shellGate, shellGate, jf)
+		}
 	}
 	sub := j.launch.Spec.SubCwd
 	group := "/" + j.params.CgroupParent + "/" + j.params.CgroupName
@@ -601,5 +617,67 @@ func TestLoginShellUsesTheHelper(t *testing.T) {
 	group := "/" + j.params.CgroupParent + "/" + j.params.CgroupName
 	if cg := readFile(t, filepath.Join(j.launch.Spec.SubCwd, "cg")); !strings.Contains(cg, group+"\n") {
 		t.Errorf("not in %s:\n%s", group, cg)
+	}
+}
+
+// TestPlainCommand: the job gate runs a plain command without the job
+// file's shell (the command is the job process, LS_JOBPID its PID); a
+// command line that needs the shell runs under it; either way a command
+// that kills itself ends the job as the shell reports it, 128 plus the
+// signal, while a signal LSF sends stays a signal.
+func TestPlainCommand(t *testing.T) {
+	if _, err := processGate(); err != nil {
+		t.Skipf("no job gate here: %v", err)
+	}
+	script := func(t *testing.T, dir, name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, cmd string
+		bare      bool // the command is the job process
+		exit      int
+		report    string
+	}{
+		{"plain", "./show a", true, 0, "Successfully completed."},
+		{"found on PATH", "show-on-path a", true, 0, "Successfully completed."},
+		{"needs the shell", "./show a; true", false, 0, "Successfully completed."},
+		{"plain, kills itself", "./selfkill", true, 128 + int(syscall.SIGSEGV), "Exited with exit code 139."},
+		{"shell, kills itself", "./selfkill; exit $?", false, 128 + int(syscall.SIGSEGV), "Exited with exit code 139."},
+		{"plain, not executable", "./notexec", true, 126, "Exited with exit code 126."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := newJob(t, tt.cmd)
+			sub := j.launch.Spec.SubCwd
+			script(t, sub, "show", `echo "$$ $LS_JOBPID $LSB_JOBPIDS $0 $1" > pids`)
+			script(t, sub, "selfkill", `kill -SEGV $$`)
+			if err := os.WriteFile(filepath.Join(sub, "notexec"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			bin := filepath.Join(sub, "bin")
+			os.Mkdir(bin, 0o755)
+			script(t, bin, "show-on-path", `echo "$$ $LS_JOBPID $LSB_JOBPIDS $(basename $0) $1" > pids`)
+			j.launch.Spec.Env = append(j.launch.Spec.Env, "PATH="+bin+":/usr/bin:/bin")
+			j.launch.Spec.OutFile = "out"
+			st := j.start(t).final()
+			if ws := syscall.WaitStatus(st.ExitStatus); !ws.Exited() || ws.ExitStatus() != tt.exit || st.TermReason != "" {
+				t.Errorf("wait status %#x, reason %q; want exit %d", st.ExitStatus, st.TermReason, tt.exit)
+			}
+			mustContain(t, "report", readFile(t, filepath.Join(sub, "out")), tt.report)
+			if tt.exit != 0 || tt.report != "Successfully completed." {
+				return
+			}
+			f := strings.Fields(readFile(t, filepath.Join(sub, "pids")))
+			pid := strconv.Itoa(int(st.PID))
+			if len(f) != 5 || f[1] != pid || f[2] != pid || !strings.HasSuffix(f[3], "show") && f[3] != "show-on-path" || f[4] != "a" {
+				t.Fatalf("$$ LS_JOBPID LSB_JOBPIDS $0 $1 = %q, job PID %s", f, pid)
+			}
+			if bare := f[0] == pid; bare != tt.bare {
+				t.Errorf("the command is the job process: %v, want %v ($$ %s, job PID %s)", bare, tt.bare, f[0], pid)
+			}
+		})
 	}
 }
