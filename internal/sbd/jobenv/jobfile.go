@@ -125,7 +125,7 @@ func PlainCommand(cmd string) ([]string, bool) {
 		}
 	}
 	first := words[0]
-	if strings.Contains(first, "=") || (!strings.Contains(first, "/") && shellWords[first]) {
+	if strings.Contains(first, "=") || (!strings.Contains(first, "/") && shellWord(first)) {
 		return nil, false
 	}
 	return words, true
@@ -144,17 +144,20 @@ func literal(s string) bool {
 }
 
 // shellWords are the reserved words and the builtins of the shells that
-// serve as /bin/sh (dash, bash, busybox ash): a command named so is not a
-// program the shell would execute.
-var shellWords = map[string]bool{}
+// serve as /bin/sh (dash, bash, busybox ash), blank-separated: a command
+// named so is not a program the shell would execute. (A string, not a
+// map: no initialisation at every command's start.)
+const shellWords = `! { } [[ ]] case do done elif else esac fi for function if in select then time until while
+. : [ alias bg bind break builtin caller cd chdir command compgen complete compopt continue
+declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history
+jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set
+shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait`
 
-func init() {
-	for _, w := range strings.Fields(`
-		! { } [[ ]] case do done elif else esac fi for function if in select then time until while
-		. : [ alias bg bind break builtin caller cd chdir command compgen complete compopt continue
-		declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history
-		jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set
-		shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait`) {
-		shellWords[w] = true
+func shellWord(w string) bool {
+	for f := range strings.FieldsSeq(shellWords) {
+		if f == w {
+			return true
+		}
 	}
+	return false
 }
