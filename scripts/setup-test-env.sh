@@ -10,4 +10,11 @@ if [ "$(id -u)" = 0 ]; then
   done
   getent group basaltg >/dev/null || groupadd basaltg
   for u in basalt1 basalt2; do usermod -a -G basaltg "$u"; done
+  # GNU as and objcopy: the job gate's machine code is checked against its
+  # assembly source (internal/sbd/jobgate).
+  if ! command -v as >/dev/null || ! command -v objcopy >/dev/null; then
+    if command -v apt-get >/dev/null; then
+      apt-get install -y -qq binutils >/dev/null 2>&1 || echo "setup: binutils not installed; the job gate source check will be skipped" >&2
+    fi
+  fi
 fi
