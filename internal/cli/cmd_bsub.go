@@ -22,22 +22,20 @@ import (
 // bsubSpec is bsub's option table (LSF 10 synopsis, options this release
 // reaches). Options come first; the first operand starts the job's command.
 var bsubSpec = func() *lsfopt.Spec {
-	s := lsfopt.New("" +
-		// flags
-		"B|H|I|Ip|Is|K|N|r|rn|x|h|V|Zs|tty|" +
-		// value options
-		"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|" +
-		"o:|oo:|P:|p:|pack:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:")
+	s := lsfopt.New(bsubOptions)
 	s.StopAtOperand = true
 	return s
 }()
 
 // bsubScriptSpec parses the options of #BSUB lines (no operands there).
-var bsubScriptSpec = func() *lsfopt.Spec {
-	s := *bsubSpec
-	s.StopAtOperand = false
-	return &s
-}()
+var bsubScriptSpec = lsfopt.New(bsubOptions)
+
+const bsubOptions = "" +
+	// flags
+	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|Zs|tty|" +
+	// value options
+	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|" +
+	"o:|oo:|P:|p:|pack:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:"
 
 func init() {
 	Register(&Command{Name: "bsub", Summary: "submit a batch job", Run: runBsub})

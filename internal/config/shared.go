@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/internal/config/lex"
 	"github.com/basalt-lsf/basalt/internal/resreq"
@@ -94,19 +95,19 @@ func (s *Shared) ClusterNames() []string {
 // reservedResourceNames may not be redefined in lsf.shared: LIM's indices
 // and static resources, their aliases and the words of the resource
 // requirement language.
-var reservedResourceNames = map[string]bool{}
-
-func init() {
+var reservedResourceNames = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	t := resreq.BuiltinTable()
 	for i := 0; i < t.Len(); i++ {
-		reservedResourceNames[t.Name(i)] = true
+		m[t.Name(i)] = true
 	}
 	for _, n := range []string{"swap", "idle", "login", "cpu", "logins", "local", "any", "defined",
 		"select", "order", "rusage", "span", "same", "cu", "affinity", "duration", "decay",
 		"all", "others", "default", "none"} {
-		reservedResourceNames[n] = true
+		m[n] = true
 	}
-}
+	return m
+})
 
 // resourceNameProblem applies lsf.shared's naming rules; "" means the name
 // is acceptable.
@@ -118,7 +119,7 @@ func resourceNameProblem(name string) string {
 		return fmt.Sprintf("is longer than %d characters", resreq.MaxNameLen)
 	case name[0] >= '0' && name[0] <= '9':
 		return "starts with a digit"
-	case reservedResourceNames[name]:
+	case reservedResourceNames()[name]:
 		return "is a reserved name"
 	}
 	for _, c := range name {

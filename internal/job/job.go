@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -103,72 +104,75 @@ func (i Input) String() string {
 var ErrIllegalTransition = errors.New("illegal job state transition")
 
 // table maps state and input to the next state. HostBack's target depends on
-// the state before HostLost, which the caller passes to Next.
-var table = map[State]map[Input]State{
-	Pend: {
-		Dispatch:    Run,
-		UserStop:    PSusp,
-		KillPending: Exit,
-		Requeue:     Pend,
-		RequeueHold: PSusp,
-		Finish:      Done, // a job may finish before mbatchd saw it start
-		Fail:        Exit,
-	},
-	PSusp: {
-		UserResume:  Pend,
-		KillPending: Exit,
-		UserStop:    PSusp,
-		Requeue:     Pend,
-		RequeueHold: PSusp,
-	},
-	Run: {
-		UserStop:      USusp,
-		SystemSuspend: SSusp,
-		SystemResume:  Run,
-		Finish:        Done,
-		Fail:          Exit,
-		Requeue:       Pend,
-		RequeueHold:   PSusp,
-		HostLost:      Unkwn,
-		Zombie:        Zombi,
-	},
-	USusp: {
-		UserStop:      USusp,
-		UserResume:    SSusp, // LSF: bresume makes a USUSP job SSUSP; load decides when it runs
-		SystemSuspend: USusp, // stays user-suspended
-		Finish:        Done,
-		Fail:          Exit,
-		Requeue:       Pend,
-		RequeueHold:   PSusp,
-		HostLost:      Unkwn,
-		Zombie:        Zombi,
-	},
-	SSusp: {
-		UserStop:      USusp,
-		SystemSuspend: SSusp,
-		SystemResume:  Run,
-		UserResume:    SSusp,
-		Finish:        Done,
-		Fail:          Exit,
-		Requeue:       Pend,
-		RequeueHold:   PSusp,
-		HostLost:      Unkwn,
-		Zombie:        Zombi,
-	},
-	Unkwn: {
-		Finish:  Done,
-		Fail:    Exit,
-		Requeue: Pend,
-		Zombie:  Zombi,
-	},
-	Zombi: {
-		Finish:  Done,
-		Fail:    Exit,
-		Requeue: Pend,
-	},
-	Done: {},
-	Exit: {},
-}
+// the state before HostLost, which the caller passes to Next. (Built at its
+// first use, not at every command's start.)
+var table = sync.OnceValue(func() map[State]map[Input]State {
+	return map[State]map[Input]State{
+		Pend: {
+			Dispatch:    Run,
+			UserStop:    PSusp,
+			KillPending: Exit,
+			Requeue:     Pend,
+			RequeueHold: PSusp,
+			Finish:      Done, // a job may finish before mbatchd saw it start
+			Fail:        Exit,
+		},
+		PSusp: {
+			UserResume:  Pend,
+			KillPending: Exit,
+			UserStop:    PSusp,
+			Requeue:     Pend,
+			RequeueHold: PSusp,
+		},
+		Run: {
+			UserStop:      USusp,
+			SystemSuspend: SSusp,
+			SystemResume:  Run,
+			Finish:        Done,
+			Fail:          Exit,
+			Requeue:       Pend,
+			RequeueHold:   PSusp,
+			HostLost:      Unkwn,
+			Zombie:        Zombi,
+		},
+		USusp: {
+			UserStop:      USusp,
+			UserResume:    SSusp, // LSF: bresume makes a USUSP job SSUSP; load decides when it runs
+			SystemSuspend: USusp, // stays user-suspended
+			Finish:        Done,
+			Fail:          Exit,
+			Requeue:       Pend,
+			RequeueHold:   PSusp,
+			HostLost:      Unkwn,
+			Zombie:        Zombi,
+		},
+		SSusp: {
+			UserStop:      USusp,
+			SystemSuspend: SSusp,
+			SystemResume:  Run,
+			UserResume:    SSusp,
+			Finish:        Done,
+			Fail:          Exit,
+			Requeue:       Pend,
+			RequeueHold:   PSusp,
+			HostLost:      Unkwn,
+			Zombie:        Zombi,
+		},
+		Unkwn: {
+			Finish:  Done,
+			Fail:    Exit,
+			Requeue: Pend,
+			Zombie:  Zombi,
+		},
+		Zombi: {
+			Finish:  Done,
+			Fail:    Exit,
+			Requeue: Pend,
+		},
+		Done: {},
+		Exit: {},
+	}
+})
 
 // Next returns the state after input in state s. For HostBack, before is the
 // state the job had when its host was lost.
@@ -179,7 +183,7 @@ func Next(s State, in Input, before State) (State, error) {
 		}
 		return s, fmt.Errorf("%w: %s on %s", ErrIllegalTransition, in, Name(s))
 	}
-	next, ok := table[s][in]
+	next, ok := table()[s][in]
 	if !ok {
 		return s, fmt.Errorf("%w: %s on %s", ErrIllegalTransition, in, Name(s))
 	}

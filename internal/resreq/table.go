@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // ValueType is the type of a resource's value (lsf.shared TYPE column).
@@ -145,7 +146,7 @@ var aliases = map[string]int{
 
 // reservedNames may not be defined in lsf.shared: every built-in name and
 // alias, LSF's other reserved words, and the words of the language itself.
-var reservedNames = func() map[string]bool {
+var reservedNames = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, d := range builtinDefs {
 		m[d.Name] = true
@@ -159,7 +160,7 @@ var reservedNames = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // MaxNameLen is the longest resource name lsf.shared accepts (LSF 10).
 const MaxNameLen = 39
@@ -201,7 +202,7 @@ func NewTable(defs []ResourceDef) (*Table, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if reservedNames[d.Name] {
+		if reservedNames()[d.Name] {
 			errs = append(errs, fmt.Errorf("%w: %s", ErrReservedName, d.Name))
 			continue
 		}
@@ -289,13 +290,14 @@ func (t *Table) Len() int { return len(t.defs) }
 // Name returns the canonical name at index i.
 func (t *Table) Name(i int) string { return t.defs[i].Name }
 
-var builtinTable = func() *Table {
+// BuiltinTable returns the table of built-in resources only.
+func BuiltinTable() *Table { return builtinTable() }
+
+// builtinTable is built at its first use, not at every command's start.
+var builtinTable = sync.OnceValue(func() *Table {
 	t, err := NewTable(nil)
 	if err != nil {
 		panic(err) // the built-in definitions are constant
 	}
 	return t
-}()
-
-// BuiltinTable returns the table of built-in resources only.
-func BuiltinTable() *Table { return builtinTable }
+})

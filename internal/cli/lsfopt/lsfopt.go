@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Kind says whether an option takes a value.
@@ -25,14 +26,21 @@ type Option struct {
 	Kind Kind
 }
 
-// Spec is the set of options a command accepts.
+// Spec is the set of options a command accepts. Its tables are built at
+// its first use, not by New: every command's specs are package variables,
+// and a command starts often.
 type Spec struct {
-	Options []Option
+	desc string
 	// StopAtOperand ends option parsing at the first operand, as bsub does:
 	// the rest of the line belongs to the job. Otherwise options and operands
 	// may be interleaved (bjobs 12 -l).
 	StopAtOperand bool
 
+	tab atomic.Pointer[optTable]
+}
+
+// optTable is a Spec's options by name.
+type optTable struct {
 	byName map[string]Option
 	values []string // value-taking option names, longest first
 }
@@ -59,12 +67,19 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// New builds a Spec from a compact description: names separated by '|',
+// New makes a Spec from a compact description: names separated by '|',
 // a trailing ':' marks a value option and '::' an optional value, e.g.
 // "a|l|w|u:|o:|noheader|json".
-func New(desc string) *Spec {
-	s := &Spec{}
-	for _, f := range strings.Split(desc, "|") {
+func New(desc string) *Spec { return &Spec{desc: desc} }
+
+// table returns the spec's table, building it at the first call
+// (concurrent first calls build equal tables; one is kept).
+func (s *Spec) table() *optTable {
+	if t := s.tab.Load(); t != nil {
+		return t
+	}
+	t := &optTable{byName: map[string]Option{}}
+	for _, f := range strings.Split(s.desc, "|") {
 		if f == "" {
 			continue
 		}
@@ -75,35 +90,25 @@ func New(desc string) *Spec {
 		case strings.HasSuffix(f, ":"):
 			k, f = Value, strings.TrimSuffix(f, ":")
 		}
-		s.Options = append(s.Options, Option{Name: f, Kind: k})
-	}
-	return s
-}
-
-func (s *Spec) index() {
-	if s.byName != nil {
-		return
-	}
-	s.byName = make(map[string]Option, len(s.Options))
-	for _, o := range s.Options {
-		s.byName[o.Name] = o
-		if o.Kind == Value {
-			s.values = append(s.values, o.Name)
+		t.byName[f] = Option{Name: f, Kind: k}
+		if k == Value {
+			t.values = append(t.values, f)
 		}
 	}
-	sort.SliceStable(s.values, func(i, j int) bool { return len(s.values[i]) > len(s.values[j]) })
+	sort.SliceStable(t.values, func(i, j int) bool { return len(t.values[i]) > len(t.values[j]) })
+	s.tab.Store(t)
+	return t
 }
 
 // Has reports whether the spec accepts option name.
 func (s *Spec) Has(name string) bool {
-	s.index()
-	_, ok := s.byName[name]
+	_, ok := s.table().byName[name]
 	return ok
 }
 
 // Parse parses args (without the command name).
 func (s *Spec) Parse(args []string) (*Result, error) {
-	s.index()
+	t := s.table()
 	r := &Result{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -120,7 +125,7 @@ func (s *Spec) Parse(args []string) (*Result, error) {
 			continue
 		}
 		name := a[1:]
-		if o, ok := s.byName[name]; ok {
+		if o, ok := t.byName[name]; ok {
 			switch o.Kind {
 			case Flag:
 				r.Opts = append(r.Opts, Opt{Name: name})
@@ -156,7 +161,7 @@ func (s *Spec) Parse(args []string) (*Result, error) {
 }
 
 func (s *Spec) attached(word string) (string, bool) {
-	for _, v := range s.values {
+	for _, v := range s.table().values {
 		if len(word) > len(v) && strings.HasPrefix(word, v) {
 			// A multi-letter flag must not be split into a value option:
 			// "-noheader" is never "-n oheader" when both exist.
@@ -170,7 +175,7 @@ func (s *Spec) combined(word string, args []string, i *int) ([]Opt, error) {
 	var out []Opt
 	for j := 0; j < len(word); j++ {
 		c := word[j : j+1]
-		o, ok := s.byName[c]
+		o, ok := s.table().byName[c]
 		if !ok {
 			return nil, &Error{Option: "-" + word, Msg: fmt.Sprintf("illegal option -- %s", word[j:])}
 		}

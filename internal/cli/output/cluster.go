@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -346,18 +347,20 @@ type loadFmt struct {
 	suffix  string
 }
 
-var loadFmts = map[string]loadFmt{
-	"r15s": {6, "%.1f", 6, 1, ""}, "r1m": {6, "%.1f", 6, 1, ""}, "r15m": {6, "%.1f", 6, 1, ""},
-	"ut": {6, "%.0f", 6, 100, "%"}, "pg": {6, "%.1f", 6, 1, ""}, "io": {6, "%.0f", 4, 1, ""},
-	"ls": {5, "%.0f", 3, 1, ""}, "it": {6, "%.0f", 5, 1, ""},
-	"tmp": {6, "%.0f", 5, 1, "M"}, "swp": {6, "%.0f", 5, 1, "M"}, "mem": {6, "%.0f", 5, 1, "M"},
-}
+var loadFmts = sync.OnceValue(func() map[string]loadFmt {
+	return map[string]loadFmt{
+		"r15s": {6, "%.1f", 6, 1, ""}, "r1m": {6, "%.1f", 6, 1, ""}, "r15m": {6, "%.1f", 6, 1, ""},
+		"ut": {6, "%.0f", 6, 100, "%"}, "pg": {6, "%.1f", 6, 1, ""}, "io": {6, "%.0f", 4, 1, ""},
+		"ls": {5, "%.0f", 3, 1, ""}, "it": {6, "%.0f", 5, 1, ""},
+		"tmp": {6, "%.0f", 5, 1, "M"}, "swp": {6, "%.0f", 5, 1, "M"}, "mem": {6, "%.0f", 5, 1, "M"},
+	}
+})
 
 // defaultLoadFmt is the format of an external load index.
 var defaultLoadFmt = loadFmt{7, "%.1f", 7, 1, ""}
 
 func loadFmtOf(index string) loadFmt {
-	if f, ok := loadFmts[index]; ok {
+	if f, ok := loadFmts()[index]; ok {
 		return f
 	}
 	return defaultLoadFmt
@@ -385,7 +388,7 @@ func writeLoadRows(b *strings.Builder, load []*api.LoadValue) {
 	}
 	cell := func(l *api.LoadValue, text string) string {
 		f := loadFmtOf(l.Index)
-		if _, builtin := loadFmts[l.Index]; !builtin && len(l.Index) >= 7 {
+		if _, builtin := loadFmts()[l.Index]; !builtin && len(l.Index) >= 7 {
 			return fmt.Sprintf(" %*s", len(l.Index), text)
 		}
 		return fmt.Sprintf("%*s", f.width, text)

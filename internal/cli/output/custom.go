@@ -33,7 +33,7 @@ func cell(c *Column, v string) string {
 }
 
 func jobValue(j *api.JobRecord, c *Column, o *Options) (string, bool) {
-	f := jobFieldByName[c.Name]
+	f := jobFieldByName()[c.Name]
 	if f == nil {
 		return "", false
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Column is one field of a custom (-o) output format.
@@ -50,34 +51,52 @@ type FieldInfo struct {
 }
 
 // FieldSet is the set of fields one command's -o accepts, by name and alias.
+// Its index is built at its first use, not at every command's start.
 type FieldSet struct {
+	load func() []FieldInfo
+	idx  atomic.Pointer[fieldIndex]
+}
+
+type fieldIndex struct {
 	fields []FieldInfo
 	byName map[string]int
 }
 
 // NewFieldSet indexes fields by name and alias (case-insensitive).
 func NewFieldSet(fields []FieldInfo) *FieldSet {
-	s := &FieldSet{fields: fields, byName: make(map[string]int, 2*len(fields))}
+	return &FieldSet{load: func() []FieldInfo { return fields }}
+}
+
+// index builds the set's index at the first call (concurrent first calls
+// build equal ones; one is kept).
+func (s *FieldSet) index() *fieldIndex {
+	if x := s.idx.Load(); x != nil {
+		return x
+	}
+	fields := s.load()
+	x := &fieldIndex{fields: fields, byName: make(map[string]int, 2*len(fields))}
 	for i, f := range fields {
-		s.byName[strings.ToLower(f.Name)] = i
+		x.byName[strings.ToLower(f.Name)] = i
 		for _, a := range f.Aliases {
-			s.byName[strings.ToLower(a)] = i
+			x.byName[strings.ToLower(a)] = i
 		}
 	}
-	return s
+	s.idx.Store(x)
+	return x
 }
 
 // Lookup finds a field by name or alias, case-insensitively.
 func (s *FieldSet) Lookup(name string) (FieldInfo, bool) {
-	i, ok := s.byName[strings.ToLower(name)]
+	x := s.index()
+	i, ok := x.byName[strings.ToLower(name)]
 	if !ok {
 		return FieldInfo{}, false
 	}
-	return s.fields[i], true
+	return x.fields[i], true
 }
 
 // Fields returns every field in display order (what "all" expands to).
-func (s *FieldSet) Fields() []FieldInfo { return s.fields }
+func (s *FieldSet) Fields() []FieldInfo { return s.index().fields }
 
 // maxWidth bounds an explicit width: LSF stores output lines in fixed
 // buffers; Basalt refuses absurd widths instead of allocating them.

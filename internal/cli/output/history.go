@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -129,31 +130,33 @@ func WriteHistory(w io.Writer, hs []*api.JobHistory, o *Options) error {
 }
 
 // termTexts explain TERM_* keywords (IBM LSF "Termination reasons").
-var termTexts = map[string]string{
-	"TERM_ADMIN":           "job killed by root or LSF administrator",
-	"TERM_CPULIMIT":        "job killed after reaching LSF CPU usage limit",
-	"TERM_CWD_NOTEXIST":    "current working directory not accessible or does not exist on the execution host",
-	"TERM_DEADLINE":        "job killed after deadline expires",
-	"TERM_EXTERNAL_SIGNAL": "job killed by a signal external to LSF",
-	"TERM_FORCE_ADMIN":     "job killed by root or LSF administrator without time for cleanup",
-	"TERM_FORCE_OWNER":     "job killed by owner without time for cleanup",
-	"TERM_LOAD":            "job killed after load exceeds threshold",
-	"TERM_MEMLIMIT":        "job killed after reaching LSF memory usage limit",
-	"TERM_OWNER":           "job killed by owner",
-	"TERM_PREEMPT":         "job killed after preemption",
-	"TERM_PROCESSLIMIT":    "job killed after reaching LSF process limit",
-	"TERM_REQUEUE_ADMIN":   "job killed and requeued by root or LSF administrator",
-	"TERM_REQUEUE_OWNER":   "job killed and requeued by owner",
-	"TERM_RUNLIMIT":        "job killed after reaching LSF run time limit",
-	"TERM_SWAP":            "job killed after reaching LSF swap usage limit",
-	"TERM_THREADLIMIT":     "job killed after reaching LSF thread limit",
-	"TERM_UNKNOWN":         "LSF cannot determine a termination reason",
-	"TERM_WINDOW":          "job killed after queue run window closed",
-}
+var termTexts = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"TERM_ADMIN":           "job killed by root or LSF administrator",
+		"TERM_CPULIMIT":        "job killed after reaching LSF CPU usage limit",
+		"TERM_CWD_NOTEXIST":    "current working directory not accessible or does not exist on the execution host",
+		"TERM_DEADLINE":        "job killed after deadline expires",
+		"TERM_EXTERNAL_SIGNAL": "job killed by a signal external to LSF",
+		"TERM_FORCE_ADMIN":     "job killed by root or LSF administrator without time for cleanup",
+		"TERM_FORCE_OWNER":     "job killed by owner without time for cleanup",
+		"TERM_LOAD":            "job killed after load exceeds threshold",
+		"TERM_MEMLIMIT":        "job killed after reaching LSF memory usage limit",
+		"TERM_OWNER":           "job killed by owner",
+		"TERM_PREEMPT":         "job killed after preemption",
+		"TERM_PROCESSLIMIT":    "job killed after reaching LSF process limit",
+		"TERM_REQUEUE_ADMIN":   "job killed and requeued by root or LSF administrator",
+		"TERM_REQUEUE_OWNER":   "job killed and requeued by owner",
+		"TERM_RUNLIMIT":        "job killed after reaching LSF run time limit",
+		"TERM_SWAP":            "job killed after reaching LSF swap usage limit",
+		"TERM_THREADLIMIT":     "job killed after reaching LSF thread limit",
+		"TERM_UNKNOWN":         "LSF cannot determine a termination reason",
+		"TERM_WINDOW":          "job killed after queue run window closed",
+	}
+})
 
 // termText is "TERM_RUNLIMIT: job killed after reaching LSF run time limit".
 func termText(reason string) string {
-	if t, ok := termTexts[reason]; ok {
+	if t, ok := termTexts()[reason]; ok {
 		return reason + ": " + t
 	}
 	return reason

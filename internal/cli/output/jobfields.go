@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -316,21 +317,21 @@ var jobFields = []jobField{
 func unset(*api.JobRecord, *valueCtx) (string, bool) { return "", false }
 
 // JobFields is the field set bjobs -o accepts.
-var JobFields = func() *FieldSet {
+var JobFields = &FieldSet{load: func() []FieldInfo {
 	infos := make([]FieldInfo, len(jobFields))
 	for i, f := range jobFields {
 		infos[i] = f.FieldInfo
 	}
-	return NewFieldSet(infos)
-}()
+	return infos
+}}
 
-var jobFieldByName = func() map[string]*jobField {
+var jobFieldByName = sync.OnceValue(func() map[string]*jobField {
 	m := make(map[string]*jobField, len(jobFields))
 	for i := range jobFields {
 		m[jobFields[i].Name] = &jobFields[i]
 	}
 	return m
-}()
+})
 
 func str(s string) (string, bool) { return s, s != "" }
 

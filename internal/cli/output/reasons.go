@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -16,107 +17,111 @@ const (
 
 // pendTexts are LSF's pending reason texts by PEND_* code (lsb.reason.c;
 // appendix §A.1).
-var pendTexts = map[int32]string{
-	1:    "New job is waiting for scheduling",
-	2:    "The job has a specified start time",
-	3:    "Job dependency condition not satisfied",
-	4:    "Dependency condition invalid or never satisfied",
-	5:    "Migrating job is waiting for rescheduling",
-	6:    "The job's pre-exec command exited with non-zero status",
-	7:    "Unable to access job file",
-	8:    "Unable to set job's environment variables",
-	9:    "Unable to determine job's home/working directories",
-	10:   "Unable to open job's I/O buffers",
-	11:   "Job execution initialization failed",
-	12:   "Unable to copy restarting job's checkpoint files",
-	13:   "The schedule of the job is postponed for a while",
-	14:   "Waiting for re-scheduling after switching queue",
-	15:   "Event is rejected by eeventd due to syntax error",
-	17:   "Failed to get user password",
-	19:   "Waiting for re-scheduling after parameters have been changed",
-	23:   "Requeue the job for the next run",
-	35:   "System is unable to schedule the job",
-	38:   "The job array has reached its running element limit",
-	301:  "The queue is inactivated by the administrator",
-	302:  "The queue is inactivated by its time windows",
-	303:  "The queue has reached its job slot limit",
-	304:  "User has reached the per-user job slot limit of the queue",
-	305:  "Not enough per-user job slots of the queue for the parallel job",
-	306:  "The queue's pre-exec command exited with non-zero status",
-	310:  "System is not ready for scheduling after reconfiguration",
-	311:  "Requeued job is waiting for rescheduling",
-	312:  "Not enough hosts to meet the job's spanning requirement",
-	313:  "Not enough hosts to meet the queue's spanning requirement",
-	314:  "The queue has not enough job slots for the parallel job",
-	315:  "Job will not finish before queue's run window is closed",
-	316:  "Job no longer satisfies queue PROCLIMIT configuration",
-	601:  "The user has reached his/her job slot limit",
-	602:  "One of the user's groups has reached its job slot limit",
-	603:  "The user has not enough job slots for the parallel job",
-	604:  "One of user's groups has not enough job slots for the parallel job",
-	605:  "Waiting for scheduling after resumed by user",
-	607:  "The job was suspended by the user while pending",
-	608:  "Unable to determine user account for execution",
-	609:  "The user has no permission to run the job on remote host/cluster",
-	610:  "The job was suspended by LSF admin or root while pending",
-	1001: "Job's resource requirements not satisfied",
-	1002: "Job's requirement for exclusive execution not satisfied",
-	1003: "Higher or equal priority jobs already suspended by system",
-	1005: "Unable to get the PID of the restarting job",
-	1006: "Unable to lock host for exclusively executing the job",
-	1007: "Cleaning up zombie job",
-	1008: "Can't run jobs submitted by root",
-	1009: "Job will not finish on the host before queue's run window is closed",
-	1010: "Job will not finish on the host before job's termination deadline",
-	1301: "Closed by LSF administrator",
-	1302: "Host is locked",
-	1303: "Not enough job slot(s)",
-	1304: "Dispatch windows closed",
-	1305: "Job slot limit reached",
-	1306: "Queue's per-CPU job slot limit reached",
-	1307: "Queue's per-host job slot limit reached",
-	1308: "User's per-CPU job slot limit reached",
-	1309: "Host's per-user job slot limit reached",
-	1310: "Not usable to the queue",
-	1311: "Not specified in job submission",
-	1312: "User has no access to the host partition",
-	1313: "There is no such user account",
-	1314: "Just started a job recently",
-	1315: "Load information unavailable",
-	1316: "LIM is unreachable now",
-	1318: "Queue's resource requirements not satisfied",
-	1319: "Not the same type as the submission host",
-	1320: "Not enough processors to meet the job's spanning requirement",
-	1321: "Not enough processors to meet the queue's spanning requirement",
-	1322: "Running an exclusive job",
-	1324: "User group's per-CPU job slot limit reached",
-	1325: "Bad host name, host group name or cluster name",
-	1326: "Host or host group is not used by the queue",
-	1327: "Host is locked by master LIM",
-	1601: "Unable to reach slave batch server",
-	1602: "Number of jobs exceeds quota",
-	1603: "Failed in talking to server to start the job",
-	1604: "Failed in receiving the reply from server when starting the job",
-	1605: "Unable to allocate memory to run job",
-	1606: "Unable to fork process to run job",
-	1607: "Unable to communicate with job process",
-	1608: "Slave batch server failed to accept job",
-	4701: "The job limit defined on user or user group has been reached",
-	4702: "The job limit defined on queue has been reached",
-	4703: "The job limit defined on project has been reached",
-	4704: "The job limit defined cluster-wide has been reached",
-	4705: "The job limit defined on host and/or host group has been reached",
-}
+var pendTexts = sync.OnceValue(func() map[int32]string {
+	return map[int32]string{
+		1:    "New job is waiting for scheduling",
+		2:    "The job has a specified start time",
+		3:    "Job dependency condition not satisfied",
+		4:    "Dependency condition invalid or never satisfied",
+		5:    "Migrating job is waiting for rescheduling",
+		6:    "The job's pre-exec command exited with non-zero status",
+		7:    "Unable to access job file",
+		8:    "Unable to set job's environment variables",
+		9:    "Unable to determine job's home/working directories",
+		10:   "Unable to open job's I/O buffers",
+		11:   "Job execution initialization failed",
+		12:   "Unable to copy restarting job's checkpoint files",
+		13:   "The schedule of the job is postponed for a while",
+		14:   "Waiting for re-scheduling after switching queue",
+		15:   "Event is rejected by eeventd due to syntax error",
+		17:   "Failed to get user password",
+		19:   "Waiting for re-scheduling after parameters have been changed",
+		23:   "Requeue the job for the next run",
+		35:   "System is unable to schedule the job",
+		38:   "The job array has reached its running element limit",
+		301:  "The queue is inactivated by the administrator",
+		302:  "The queue is inactivated by its time windows",
+		303:  "The queue has reached its job slot limit",
+		304:  "User has reached the per-user job slot limit of the queue",
+		305:  "Not enough per-user job slots of the queue for the parallel job",
+		306:  "The queue's pre-exec command exited with non-zero status",
+		310:  "System is not ready for scheduling after reconfiguration",
+		311:  "Requeued job is waiting for rescheduling",
+		312:  "Not enough hosts to meet the job's spanning requirement",
+		313:  "Not enough hosts to meet the queue's spanning requirement",
+		314:  "The queue has not enough job slots for the parallel job",
+		315:  "Job will not finish before queue's run window is closed",
+		316:  "Job no longer satisfies queue PROCLIMIT configuration",
+		601:  "The user has reached his/her job slot limit",
+		602:  "One of the user's groups has reached its job slot limit",
+		603:  "The user has not enough job slots for the parallel job",
+		604:  "One of user's groups has not enough job slots for the parallel job",
+		605:  "Waiting for scheduling after resumed by user",
+		607:  "The job was suspended by the user while pending",
+		608:  "Unable to determine user account for execution",
+		609:  "The user has no permission to run the job on remote host/cluster",
+		610:  "The job was suspended by LSF admin or root while pending",
+		1001: "Job's resource requirements not satisfied",
+		1002: "Job's requirement for exclusive execution not satisfied",
+		1003: "Higher or equal priority jobs already suspended by system",
+		1005: "Unable to get the PID of the restarting job",
+		1006: "Unable to lock host for exclusively executing the job",
+		1007: "Cleaning up zombie job",
+		1008: "Can't run jobs submitted by root",
+		1009: "Job will not finish on the host before queue's run window is closed",
+		1010: "Job will not finish on the host before job's termination deadline",
+		1301: "Closed by LSF administrator",
+		1302: "Host is locked",
+		1303: "Not enough job slot(s)",
+		1304: "Dispatch windows closed",
+		1305: "Job slot limit reached",
+		1306: "Queue's per-CPU job slot limit reached",
+		1307: "Queue's per-host job slot limit reached",
+		1308: "User's per-CPU job slot limit reached",
+		1309: "Host's per-user job slot limit reached",
+		1310: "Not usable to the queue",
+		1311: "Not specified in job submission",
+		1312: "User has no access to the host partition",
+		1313: "There is no such user account",
+		1314: "Just started a job recently",
+		1315: "Load information unavailable",
+		1316: "LIM is unreachable now",
+		1318: "Queue's resource requirements not satisfied",
+		1319: "Not the same type as the submission host",
+		1320: "Not enough processors to meet the job's spanning requirement",
+		1321: "Not enough processors to meet the queue's spanning requirement",
+		1322: "Running an exclusive job",
+		1324: "User group's per-CPU job slot limit reached",
+		1325: "Bad host name, host group name or cluster name",
+		1326: "Host or host group is not used by the queue",
+		1327: "Host is locked by master LIM",
+		1601: "Unable to reach slave batch server",
+		1602: "Number of jobs exceeds quota",
+		1603: "Failed in talking to server to start the job",
+		1604: "Failed in receiving the reply from server when starting the job",
+		1605: "Unable to allocate memory to run job",
+		1606: "Unable to fork process to run job",
+		1607: "Unable to communicate with job process",
+		1608: "Slave batch server failed to accept job",
+		4701: "The job limit defined on user or user group has been reached",
+		4702: "The job limit defined on queue has been reached",
+		4703: "The job limit defined on project has been reached",
+		4704: "The job limit defined cluster-wide has been reached",
+		4705: "The job limit defined on host and/or host group has been reached",
+	}
+})
 
 // limitPendTexts are the lsb.resources limit reasons (LSF 7+), whose text
 // names the resource (PendReason.Detail: "slot", "mem", a resource name).
-var limitPendTexts = map[int32]string{
-	3201: "Resource (%s) limit defined on user or user group has been reached",
-	3501: "Resource (%s) limit defined on queue has been reached",
-	3801: "Resource (%s) limit defined on project has been reached",
-	4101: "Resource (%s) limit defined cluster-wide has been reached",
-	4401: "Resource (%s) limit defined on host and/or host group has been reached",
-}
+var limitPendTexts = sync.OnceValue(func() map[int32]string {
+	return map[int32]string{
+		3201: "Resource (%s) limit defined on user or user group has been reached",
+		3501: "Resource (%s) limit defined on queue has been reached",
+		3801: "Resource (%s) limit defined on project has been reached",
+		4101: "Resource (%s) limit defined cluster-wide has been reached",
+		4401: "Resource (%s) limit defined on host and/or host group has been reached",
+	}
+})
 
 // Built-in load indices in LSF's numbering (lsf.h).
 var loadIndexNames = []string{"r15s", "r1m", "r15m", "ut", "pg", "io", "ls", "it", "tmp", "swp", "mem"}
@@ -162,14 +167,14 @@ func PendReasonText(r *api.PendReason) string {
 		}
 		return "External load index is beyond threshold"
 	}
-	if t, ok := limitPendTexts[code]; ok {
+	if t, ok := limitPendTexts()[code]; ok {
 		what := r.Detail
 		if what == "" {
 			what = "slot"
 		}
 		return fmt.Sprintf(t, what)
 	}
-	if t, ok := pendTexts[code]; ok {
+	if t, ok := pendTexts()[code]; ok {
 		return t
 	}
 	return fmt.Sprintf("Unknown pending reason code: %d", code)
