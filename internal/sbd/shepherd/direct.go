@@ -387,12 +387,29 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 	}
 	if err != nil {
 		syscall.Close(gw)
-		if s.gated && !s.host.noGate.Swap(true) {
-			s.logf("cannot execute the job gate (%v): jobs wait at their job file's gate from now on", err)
+		if s.gated && gateFailure(err) {
+			if !s.host.noGate.Swap(true) {
+				s.logf("cannot execute the job gate (%v): jobs wait at their job file's gate from now on", err)
+			}
+			return fail(StepGate, fmt.Errorf("job gate: %w", err), 1)
 		}
 		return fail(StepExec, fmt.Errorf("%s: %w", spec.Argv[0], err), execStatus(err))
 	}
 	return forked{pid: pid, res: res, gate: gw, inUnified: inUnified}
+}
+
+// gateFailure says whether a fork's error is the job gate's execution
+// failing (a memfd that cannot be executed here), not the job's setup.
+func gateFailure(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	switch errno {
+	case syscall.EACCES, syscall.ENOEXEC, syscall.ETXTBSY, syscall.ENOENT, syscall.ELOOP:
+		return true
+	}
+	return false
 }
 
 // gateArgs are the job gate's arguments and environment: the job file's

@@ -36,6 +36,9 @@ const (
 	StepStderr = "stderr"
 	StepEexec  = "eexec"
 	StepExec   = "exec"
+	// StepGate: the job gate could not be executed (direct.go); the job
+	// goes back to pending, as for any failure before it ran.
+	StepGate = "gate"
 )
 
 // ExecMain is the helper that becomes a job process (basalt job-shepherd

@@ -1,6 +1,7 @@
 package shepherd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -518,14 +519,12 @@ func TestDevNullOutputDiscardsReport(t *testing.T) {
 	}
 }
 
-// TestGateHoldsTheJob: the shepherd forks the job's shell itself, and the
-// shell waits at the gate until it is in every cgroup of the job and under
-// its limits and priority: a process the job forks at once (its first
-// command) is entirely in the job's groups, with its rlimits, nice value
-// and umask; LS_JOBPID and LSB_JOBPIDS are the job's PID.
-// TestGateHoldsTheJob: whether at the job gate or at the job file's, the
-// job runs nothing before it is in its cgroups, under its limits and nice
-// value, with its umask and its PID in LS_JOBPID.
+// TestGateHoldsTheJob: the shepherd forks the job's first process itself,
+// and it waits at the gate (the job gate, or the job file's when there is
+// none) until it is in every cgroup of the job and under its limits and
+// priority: a process the job forks at once (its first command) is
+// entirely in the job's groups, with its rlimits, nice value and umask;
+// LS_JOBPID and LSB_JOBPIDS are the job's PID.
 func TestGateHoldsTheJob(t *testing.T) {
 	for _, shellGate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("shellGate=%v", shellGate), func(t *testing.T) { testGateHoldsTheJob(t, shellGate) })
@@ -679,5 +678,24 @@ func TestPlainCommand(t *testing.T) {
 				t.Errorf("the command is the job process: %v, want %v ($$ %s, job PID %s)", bare, tt.bare, f[0], pid)
 			}
 		})
+	}
+}
+
+// TestGateFailure: only an execution failure of the gate itself turns the
+// gate off (and returns the job to pending); other fork errors are the
+// job's.
+func TestGateFailure(t *testing.T) {
+	for err, want := range map[error]bool{
+		syscall.EACCES:                      true,
+		syscall.ENOEXEC:                     true,
+		syscall.ETXTBSY:                     true,
+		fmt.Errorf("x: %w", syscall.ENOENT): true,
+		syscall.EAGAIN:                      false,
+		syscall.EPERM:                       false,
+		errors.New("other"):                 false,
+	} {
+		if got := gateFailure(err); got != want {
+			t.Errorf("gateFailure(%v) = %v, want %v", err, got, want)
+		}
 	}
 }
