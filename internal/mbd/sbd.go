@@ -39,7 +39,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	if id := st.Identity(); !id.IsRoot() && !s.isAdmin(id, cfg) && id.UID != os.Getuid() {
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
-	sess := &session{host: bh.Name, st: st, done: make(chan struct{})}
+	sess := &session{host: bh.Name, st: st, done: make(chan struct{}), welcomed: make(chan struct{})}
 	s.sess.add(sess)
 	s.log.Info("sbatchd connected", "host", bh.Name, "jobs", len(first.Hello.Jobs))
 	defer func() {
@@ -66,6 +66,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	if err := sess.send(&api.MbdMessage{Welcome: welcome}); err != nil {
 		return err
 	}
+	close(sess.welcomed)
 	s.poke()
 	// Status reports are recorded by a goroutine of their own, in batches:
 	// while one batch commits, the next accumulates, so a host's reports

@@ -32,6 +32,10 @@ type session struct {
 	seq    uint64
 	acks   map[uint64]chan *api.Ack
 	done   chan struct{}
+	// welcomed is closed once the welcome is sent: requests (call) wait
+	// for it, so the sbatchd reads its welcome first (only the
+	// acknowledgements of its hello's reports may come before).
+	welcomed chan struct{}
 }
 
 func (ss *sessions) add(s *session) (old *session) {
@@ -92,8 +96,16 @@ func (s *session) send(m *api.MbdMessage) error {
 	return s.st.Send(m)
 }
 
-// call sends a message and waits for its acknowledgement.
+// call sends a message, after the welcome, and waits for its
+// acknowledgement.
 func (s *session) call(ctx context.Context, m *api.MbdMessage) (*api.Ack, error) {
+	select {
+	case <-s.welcomed:
+	case <-s.done:
+		return nil, errSessionGone
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	ch := make(chan *api.Ack, 1)
 	s.mu.Lock()
 	s.seq++
