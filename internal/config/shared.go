@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/basalt-lsf/basalt/internal/config/lex"
 	"github.com/basalt-lsf/basalt/internal/resreq"
@@ -92,22 +91,17 @@ func (s *Shared) ClusterNames() []string {
 	return out
 }
 
-// reservedResourceNames may not be redefined in lsf.shared: LIM's indices
-// and static resources, their aliases and the words of the resource
-// requirement language.
-var reservedResourceNames = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	t := resreq.BuiltinTable()
-	for i := 0; i < t.Len(); i++ {
-		m[t.Name(i)] = true
+// reservedResourceName says whether name may not be redefined in
+// lsf.shared: the resource requirement language's reserved names (LIM's
+// indices and static resources, their aliases, its words) and the
+// configuration's own keywords.
+func reservedResourceName(name string) bool {
+	switch name {
+	case "all", "others", "default", "none":
+		return true
 	}
-	for _, n := range []string{"swap", "idle", "login", "cpu", "logins", "local", "any", "defined",
-		"select", "order", "rusage", "span", "same", "cu", "affinity", "duration", "decay",
-		"all", "others", "default", "none"} {
-		m[n] = true
-	}
-	return m
-})
+	return resreq.Reserved(name)
+}
 
 // resourceNameProblem applies lsf.shared's naming rules; "" means the name
 // is acceptable.
@@ -119,7 +113,7 @@ func resourceNameProblem(name string) string {
 		return fmt.Sprintf("is longer than %d characters", resreq.MaxNameLen)
 	case name[0] >= '0' && name[0] <= '9':
 		return "starts with a digit"
-	case reservedResourceNames()[name]:
+	case reservedResourceName(name):
 		return "is a reserved name"
 	}
 	for _, c := range name {

@@ -144,6 +144,10 @@ var aliases = map[string]int{
 	"cpu":   IdxR1m,
 }
 
+// Reserved says whether name may not be defined in lsf.shared (see
+// reservedNames).
+func Reserved(name string) bool { return reservedNames()[name] }
+
 // reservedNames may not be defined in lsf.shared: every built-in name and
 // alias, LSF's other reserved words, and the words of the language itself.
 var reservedNames = sync.OnceValue(func() map[string]bool {
@@ -202,7 +206,7 @@ func NewTable(defs []ResourceDef) (*Table, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if reservedNames()[d.Name] {
+		if Reserved(d.Name) {
 			errs = append(errs, fmt.Errorf("%w: %s", ErrReservedName, d.Name))
 			continue
 		}

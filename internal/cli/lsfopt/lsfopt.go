@@ -146,12 +146,12 @@ func (s *Spec) Parse(args []string) (*Result, error) {
 			continue
 		}
 		// Attached value: the longest value option that prefixes the word.
-		if o, ok := s.attached(name); ok {
+		if o, ok := t.attached(name); ok {
 			r.Opts = append(r.Opts, Opt{Name: o, Value: name[len(o):], HasValue: true})
 			continue
 		}
 		// Combined single-letter flags, the last of which may take a value.
-		opts, err := s.combined(name, args, &i)
+		opts, err := t.combined(name, args, &i)
 		if err != nil {
 			return nil, err
 		}
@@ -160,8 +160,8 @@ func (s *Spec) Parse(args []string) (*Result, error) {
 	return r, nil
 }
 
-func (s *Spec) attached(word string) (string, bool) {
-	for _, v := range s.table().values {
+func (t *optTable) attached(word string) (string, bool) {
+	for _, v := range t.values {
 		if len(word) > len(v) && strings.HasPrefix(word, v) {
 			// A multi-letter flag must not be split into a value option:
 			// "-noheader" is never "-n oheader" when both exist.
@@ -171,11 +171,11 @@ func (s *Spec) attached(word string) (string, bool) {
 	return "", false
 }
 
-func (s *Spec) combined(word string, args []string, i *int) ([]Opt, error) {
+func (t *optTable) combined(word string, args []string, i *int) ([]Opt, error) {
 	var out []Opt
 	for j := 0; j < len(word); j++ {
 		c := word[j : j+1]
-		o, ok := s.table().byName[c]
+		o, ok := t.byName[c]
 		if !ok {
 			return nil, &Error{Option: "-" + word, Msg: fmt.Sprintf("illegal option -- %s", word[j:])}
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 )
 
 //go:generate go run gen.go
@@ -59,7 +61,7 @@ type Gate struct {
 }
 
 // minFD keeps the memfd clear of the descriptors a fork sets up for the
-// job (0 to GateFD), which would cover it in the child.
+// job (0 to 3, the gate's), which would cover it in the child.
 const minFD = 10
 
 // Open puts the gate's image into a sealed memfd.
@@ -75,13 +77,8 @@ func Open() (*Gate, error) {
 	}
 	wfd := int(r)
 	defer syscall.Close(wfd)
-	img := Image()
-	for off := 0; off < len(img); {
-		n, err := syscall.Write(wfd, img[off:])
-		if err != nil {
-			return nil, fmt.Errorf("job gate: write: %w", err)
-		}
-		off += n
+	if err := rawfile.WriteAll(wfd, Image()); err != nil {
+		return nil, fmt.Errorf("job gate: write: %w", err)
 	}
 	const fAddSeals = 1033
 	const sealAll = 0x1 | 0x2 | 0x4 | 0x8 // F_SEAL_SEAL, SHRINK, GROW, WRITE
