@@ -16,6 +16,9 @@ func init() {
 // shepherd of one job alone (job-shepherd SPOOLDIR); and the helper that
 // becomes a job process when the shepherd cannot start it directly
 // (job-shepherd -exec).
-func runJobShepherd(_ context.Context, _ *Env, args []string) int {
+func runJobShepherd(_ context.Context, env *Env, args []string) int {
+	if len(args) > 0 && args[0] == "-host" {
+		tuneDaemon(env)
+	}
 	return shepherd.Main(args)
 }

@@ -37,6 +37,7 @@ func runMbatchd(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return runVersion(ctx, env, nil)
 	}
+	tuneDaemon(env)
 	envDir := env.Getenv("LSF_ENVDIR")
 	if d, ok := res.Last("d"); ok {
 		envDir = d

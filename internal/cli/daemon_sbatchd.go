@@ -52,6 +52,7 @@ func runSbatchd(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, version.Banner())
 		return 0
 	}
+	tuneDaemon(env)
 	envDir := env.Getenv("LSF_ENVDIR")
 	if d, ok := res.Last("d"); ok {
 		envDir = d

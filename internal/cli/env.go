@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/timerslack"
 )
 
 // Env is everything a command may touch of the outside world.
@@ -23,6 +24,9 @@ type Env struct {
 	// Getwd returns the working directory.
 	Getwd func() (string, error)
 	Clock clock.Clock
+	// Process says that the Env is the process's own (OSEnv): a daemon
+	// may then execute the process again (see tuneDaemon).
+	Process bool
 }
 
 // OSEnv returns an Env bound to the process's real streams and environment.
@@ -36,6 +40,20 @@ func OSEnv(name string) *Env {
 		Environ: os.Environ,
 		Getwd:   os.Getwd,
 		Clock:   clock.Real(),
+		Process: true,
+	}
+}
+
+// tuneDaemon gives a daemon that works for every job its timer slack: it
+// executes the process again (package timerslack), so only when the Env is
+// the process's own, and before the daemon opens anything. A failure is
+// reported and the daemon goes on as it was.
+func tuneDaemon(env *Env) {
+	if !env.Process {
+		return
+	}
+	if err := timerslack.Raise(os.Args, os.Environ()); err != nil {
+		env.Errorf("%s: %v", env.Name, err)
 	}
 }
 

@@ -52,6 +52,8 @@ type job struct {
 	cgroup bool
 	// shellGate: without the job gate (the job file's gate instead).
 	shellGate bool
+	// env is added to the shepherd's environment.
+	env []string
 }
 
 func newJob(t *testing.T, command string) *job {
@@ -142,8 +144,9 @@ func (j *job) start(t *testing.T) *running {
 	lst.Close()
 	cmd := exec.Command(os.Args[0], "job-shepherd", string(dir))
 	cmd.ExtraFiles = []*os.File{lf}
+	cmd.Env = append(os.Environ(), j.env...)
 	if j.shellGate {
-		cmd.Env = append(os.Environ(), "BASALT_JOBGATE=off")
+		cmd.Env = append(cmd.Env, "BASALT_JOBGATE=off")
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobgate"
 	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
+	"github.com/basalt-lsf/basalt/internal/timerslack"
 )
 
 // Host is what the shepherds of one process share: the process is the
@@ -47,6 +49,9 @@ type Host struct {
 	hierErr   error
 	managers  map[string]*cgroup.Manager // by parent path; under mu
 	noCloneCg atomic.Bool                // clone3 with CLONE_INTO_CGROUP refused once: write cgroup.procs instead
+	// ownSlack is the timer slack of the host's threads, jobSlack that of
+	// the processes it starts (package timerslack).
+	ownSlack, jobSlack int
 
 	// gate is the job gate (see direct.go); nil (none on this platform,
 	// or BASALT_JOBGATE=off in the environment), or noGate set after it
@@ -76,6 +81,12 @@ func NewHost(clk clock.Clock, logw *os.File) (*Host, error) {
 	}
 	h := &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull, devnullFD: int(devnull.Fd()),
 		procs: map[int]*Shepherd{}, forkCh: make(chan threadWork)}
+	// Every thread has the slack the process started with; its jobs get
+	// the one the daemon had before it raised it.
+	h.jobSlack = timerslack.Job(os.Getenv)
+	if h.ownSlack, err = timerslack.Get(); err != nil {
+		h.ownSlack = h.jobSlack
+	}
 	// Before the reaper starts: the gate's check waits for its own child.
 	if os.Getenv("BASALT_JOBGATE") != "off" {
 		var err error
@@ -150,7 +161,17 @@ func (h *Host) cgroups(parent string) (*cgroup.Manager, error) {
 // forkExec starts a child for shepherd s and registers it before the
 // reaper can see it. h.mu is held until the child has exec'd (see
 // server.retire).
+// The child gets the job slack (see package timerslack) from the thread
+// that forks it.
 func (h *Host) forkExec(s *Shepherd, path string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	if h.jobSlack != h.ownSlack {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := timerslack.SetThread(h.jobSlack); err != nil {
+			return 0, err
+		}
+		defer timerslack.SetThread(h.ownSlack)
+	}
 	h.mu.Lock()
 	pid, err := syscall.ForkExec(path, argv, attr)
 	if err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+	"github.com/basalt-lsf/basalt/internal/timerslack"
 )
 
 func TestDoneWithOutputFileAndReport(t *testing.T) {
@@ -525,6 +526,29 @@ func TestDevNullOutputDiscardsReport(t *testing.T) {
 // priority: a process the job forks at once (its first command) is
 // entirely in the job's groups, with its rlimits, nice value and umask;
 // LS_JOBPID and LSB_JOBPIDS are the job's PID.
+// TestJobTimerSlack: the processes started for a job (the queue's
+// pre-exec, the job) have the slack the daemon was started with
+// (timerslack.EnvJob), not the daemon's own.
+func TestJobTimerSlack(t *testing.T) {
+	for _, shellGate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shellGate=%v", shellGate), func(t *testing.T) {
+			j := newJob(t, "cat /proc/self/timerslack_ns > slack")
+			j.shellGate = shellGate
+			sub := j.launch.Spec.SubCwd
+			j.launch.Queue.PreExec = "cat /proc/self/timerslack_ns > " + filepath.Join(sub, "preslack")
+			j.env = []string{timerslack.EnvJob + "=123457"}
+			if st := j.start(t).final(); st.State != api.StateDone {
+				t.Fatalf("final %+v", st)
+			}
+			for _, f := range []string{"slack", "preslack"} {
+				if got := strings.TrimSpace(readFile(t, filepath.Join(sub, f))); got != "123457" {
+					t.Errorf("%s: timer slack %s, want 123457", f, got)
+				}
+			}
+		})
+	}
+}
+
 func TestGateHoldsTheJob(t *testing.T) {
 	for _, shellGate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("shellGate=%v", shellGate), func(t *testing.T) { testGateHoldsTheJob(t, shellGate) })
