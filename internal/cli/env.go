@@ -52,7 +52,7 @@ func tuneDaemon(env *Env) {
 	if !env.Process {
 		return
 	}
-	if err := timerslack.Raise(os.Args, os.Environ()); err != nil {
+	if err := timerslack.Raise(os.Args, env.Environ()); err != nil {
 		env.Errorf("%s: %v", env.Name, err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -71,16 +73,9 @@ func Raise(argv, environ []string) error {
 	if cur >= Daemon {
 		return nil
 	}
-	env := make([]string, 0, len(environ)+1)
-	have := false
-	for _, kv := range environ {
-		if len(kv) > len(EnvJob) && kv[:len(EnvJob)+1] == EnvJob+"=" {
-			have = true
-		}
-		env = append(env, kv)
-	}
-	if !have {
-		env = append(env, EnvJob+"="+strconv.Itoa(cur))
+	env := environ[:len(environ):len(environ)]
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, EnvJob+"=") }) {
+		env = append(env, EnvJob+"="+strconv.Itoa(cur)) // an ancestor's stays
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
