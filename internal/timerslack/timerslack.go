@@ -2,7 +2,6 @@ package timerslack
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -84,5 +83,5 @@ func Raise(argv, environ []string) error {
 	}
 	err = syscall.Exec("/proc/self/exe", argv, env)
 	_ = SetThread(cur)
-	return fmt.Errorf("timerslack: executing %s again: %w", os.Args[0], err)
+	return fmt.Errorf("timerslack: executing /proc/self/exe again: %w", err)
 }

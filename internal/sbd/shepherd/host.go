@@ -160,9 +160,8 @@ func (h *Host) cgroups(parent string) (*cgroup.Manager, error) {
 
 // forkExec starts a child for shepherd s and registers it before the
 // reaper can see it. h.mu is held until the child has exec'd (see
-// server.retire).
-// The child gets the job slack (see package timerslack) from the thread
-// that forks it.
+// server.retire). The child inherits the forking thread's timer slack,
+// which is set to the job slack for the fork (package timerslack).
 func (h *Host) forkExec(s *Shepherd, path string, argv []string, attr *syscall.ProcAttr) (int, error) {
 	if h.jobSlack != h.ownSlack {
 		runtime.LockOSThread()
