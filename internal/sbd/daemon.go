@@ -28,10 +28,16 @@ const (
 	LSBESbatchd   = 48 // LSBE_SBATCHD
 )
 
+// spoolPoolSize bounds the spool directories kept for reuse: more than a
+// host runs at once, at a few kilobytes each.
+const spoolPoolSize = 128
+
 // Daemon is a running sbatchd.
 type Daemon struct {
 	cfg  Config
 	root spool.Root
+	// pool keeps forgotten jobs' spool directories for new jobs.
+	pool *spool.Pool
 	cgm  *cgroup.Manager // nil: no cgroups
 	// hostl reaches the host's shepherd process, which runs every job's
 	// shepherd.
@@ -78,6 +84,7 @@ func New(cfg Config) (*Daemon, error) {
 		launchCh: make(chan *launchResult), launchSem: make(chan struct{}, maxConcurrentLaunches),
 		done: make(chan struct{}), stop: make(chan struct{}),
 	}
+	d.pool = spool.NewPool(d.root, spoolPoolSize)
 	d.hostl = newHostLink(&d.cfg)
 	d.accts = newAccounts(shepherd.LookupAccount, cfg.Clock.Now)
 	d.umask = syscall.Umask(0o022)
@@ -474,7 +481,7 @@ func userRootFor(stateDir string) (string, error) {
 }
 
 func (d *Daemon) removeSpool(k string, dir spool.Dir) {
-	if err := dir.Remove(); err != nil {
+	if err := d.pool.Retire(dir); err != nil {
 		d.cfg.Logf("job %s: removing its spool: %v", k, err)
 	}
 }

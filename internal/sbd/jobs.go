@@ -154,19 +154,12 @@ func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *
 	if err := dir.Remove(); err != nil {
 		return &launchResult{err: err}
 	}
-	// Job users reach their directory in it (mode 0711), unless sbatchd's
-	// umask takes that away: the shepherd then sets the mode.
-	if err := os.Mkdir(string(dir), 0o711); err != nil {
-		if err := os.MkdirAll(string(dir), 0o711); err != nil {
-			return &launchResult{err: err}
-		}
-	}
 	p := d.params(l, acct, k, dir)
 	p.SpoolTraversable = d.umask&0o011 == 0
 	lb, pb := wire.Marshal(l), wire.Marshal(p)
 	// The launch stays in the spool for a restarted sbatchd; the host
 	// gets both in the request (the shepherd's parameters are not kept).
-	if err := dir.CreateLaunch(lb); err != nil {
+	if err := d.pool.Create(dir, lb); err != nil {
 		return &launchResult{err: err}
 	}
 	pid, err := d.hostl.start(ctx, string(dir), lb, pb)

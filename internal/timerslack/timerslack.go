@@ -2,6 +2,8 @@ package timerslack
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -70,6 +72,7 @@ func Raise(argv, environ []string) error {
 		return err
 	}
 	if cur >= Daemon {
+		nameAfter(argv)
 		return nil
 	}
 	env := environ[:len(environ):len(environ)]
@@ -84,4 +87,21 @@ func Raise(argv, environ []string) error {
 	err = syscall.Exec("/proc/self/exe", argv, env)
 	_ = SetThread(cur)
 	return fmt.Errorf("timerslack: executing /proc/self/exe again: %w", err)
+}
+
+// nameAfter gives the process the name argv[0] gave it (ps and pgrep show
+// it): executed as /proc/self/exe, it is named "exe". Only that name is
+// changed.
+func nameAfter(argv []string) {
+	b, err := os.ReadFile("/proc/self/comm")
+	if err != nil || strings.TrimSpace(string(b)) != "exe" || len(argv) == 0 {
+		return
+	}
+	name := filepath.Base(argv[0])
+	if len(name) > 15 {
+		name = name[:15] // the kernel keeps 15 bytes
+	}
+	if name != "exe" && name != "." && name != "/" {
+		_ = os.WriteFile("/proc/self/comm", []byte(name), 0) // the thread group's leader
+	}
 }

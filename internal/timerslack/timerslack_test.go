@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -91,12 +92,15 @@ func TestRaise(t *testing.T) {
 			var threads []int
 			var job string
 			var execs int
+			var name string
 			for _, line := range strings.Split(string(out), "\n") {
 				if v, ok := strings.CutPrefix(line, "thread "); ok {
 					n, _ := strconv.Atoi(v)
 					threads = append(threads, n)
 				} else if v, ok := strings.CutPrefix(line, "job "); ok {
 					job = v
+				} else if v, ok := strings.CutPrefix(line, "name "); ok {
+					name = v
 				} else if v, ok := strings.CutPrefix(line, "starts "); ok {
 					execs, _ = strconv.Atoi(v)
 				}
@@ -124,6 +128,13 @@ func TestRaise(t *testing.T) {
 			}
 			if execs != 2 {
 				t.Errorf("the helper started %d times, want 2 (one execution again)", execs)
+			}
+			wantName := filepath.Base(os.Args[0])
+			if len(wantName) > 15 {
+				wantName = wantName[:15]
+			}
+			if name != wantName {
+				t.Errorf("the raised process is named %q, want %q", name, wantName)
 			}
 		})
 	}
@@ -157,6 +168,8 @@ func TestRaiseHelper(t *testing.T) {
 		fmt.Println("thread", strings.TrimSpace(string(b)))
 	}
 	fmt.Println("job", os.Getenv(EnvJob))
+	comm, _ := os.ReadFile("/proc/self/comm")
+	fmt.Println("name", strings.TrimSpace(string(comm)))
 	fmt.Println("starts", n+1)
 	os.Exit(0)
 }

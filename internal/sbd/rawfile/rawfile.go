@@ -1,10 +1,14 @@
 package rawfile
 
 import (
+	"errors"
 	"io/fs"
+	"os"
 	"strconv"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 func pathErr(op, path string, err error) error { return &fs.PathError{Op: op, Path: path, Err: err} }
@@ -91,6 +95,36 @@ func WriteFile(path string, data []byte, flag int, perm uint32) error {
 	return nil
 }
 
+// Overwrite opens path with flag (O_WRONLY is added; O_CREAT to make it)
+// and perm, and writes data over its content, which is then cut to
+// data's length. Unlike O_TRUNC, the file is never emptied first: on ext4
+// a file emptied and written again is written to the disk when it is
+// closed (auto_da_alloc, made for programs that replace files so), and on
+// a virtual machine starting that I/O costs more than the rest.
+func Overwrite(path string, data []byte, flag int, perm uint32) error {
+	fd, err := Open(path, syscall.O_WRONLY|flag, perm)
+	if err != nil {
+		return err
+	}
+	err = overwrite(fd, data)
+	if cerr := closeFD(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return pathErr("overwrite", path, err)
+	}
+	return nil
+}
+
+// overwrite writes data at the start of the file open at fd (its offset
+// 0) and cuts the file after it.
+func overwrite(fd int, data []byte) error {
+	if err := WriteAll(fd, data); err != nil {
+		return err
+	}
+	return ftruncate(fd, int64(len(data)))
+}
+
 var tmpSeq atomic.Uint64
 
 // Replace replaces path with data atomically: a new file (perm) next to it
@@ -154,6 +188,85 @@ func RemoveAll(path string) error {
 	return nil
 }
 
+// RemoveEntries removes what directory path holds, except the entries
+// keep accepts, as RemoveAll would remove each.
+func RemoveEntries(path string, keep func(name string) bool) error {
+	if err := emptyDirAt(_AT_FDCWD, path, 0, keep); err != nil {
+		return pathErr("removeentries", path, err)
+	}
+	return nil
+}
+
+// Rename renames from to to (rename(2)).
+func Rename(from, to string) error {
+	if err := rename(from, to); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// Exchange moves from to to, as Rename does, except that to's file, when
+// there is one, becomes from's instead of being deleted: both names stay,
+// swapped atomically (renameat2 with RENAME_EXCHANGE). It renames when to
+// does not exist or the file system cannot exchange.
+func Exchange(from, to string) error {
+	err := renameat2(from, to, unix.RENAME_EXCHANGE)
+	if err == syscall.ENOENT || err == syscall.EINVAL {
+		err = rename(from, to)
+	}
+	if err != nil {
+		return &os.LinkError{Op: "exchange", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// ErrNotOwned is Rewrite's answer for a path that is not a regular file of
+// the given owner with a single link.
+var ErrNotOwned = errors.New("not a regular file of its owner's with one link")
+
+// Rewrite replaces the content of the existing file at path with data,
+// and sets its mode, only when it is a regular file (not a symbolic link:
+// the last element is not followed) owned by uid, with one link; otherwise
+// it changes nothing and returns ErrNotOwned. Its group becomes gid. Made
+// for a file in a directory its owner can write: whatever the owner put
+// there, Rewrite writes nothing the owner could not have written itself.
+func Rewrite(path string, data []byte, uid, gid, mode uint32) error {
+	fd, err := Open(path, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	err = rewriteFD(fd, data, uid, gid, mode)
+	if cerr := closeFD(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return pathErr("rewrite", path, err)
+	}
+	return nil
+}
+
+func rewriteFD(fd int, data []byte, uid, gid, mode uint32) error {
+	var st syscall.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Uid != uid || st.Nlink != 1 {
+		return ErrNotOwned
+	}
+	if err := overwrite(fd, data); err != nil {
+		return err
+	}
+	if st.Gid != gid {
+		if err := syscall.Fchown(fd, int(uid), int(gid)); err != nil {
+			return err
+		}
+	}
+	if st.Mode&0o7777 != mode {
+		return fchmod(fd, mode)
+	}
+	return nil
+}
+
 // maxDepth bounds the recursion of RemoveAll.
 const maxDepth = 64
 
@@ -164,7 +277,7 @@ func removeDirAt(dirfd int, name string, depth int) error {
 		return syscall.ELOOP
 	}
 	for try := 0; ; try++ {
-		err := emptyDirAt(dirfd, name, depth)
+		err := emptyDirAt(dirfd, name, depth, nil)
 		if err == nil {
 			err = unlinkat(dirfd, name, _AT_REMOVEDIR)
 		}
@@ -178,8 +291,9 @@ func removeDirAt(dirfd int, name string, depth int) error {
 	}
 }
 
-// emptyDirAt removes what directory name (relative to dirfd) holds.
-func emptyDirAt(dirfd int, name string, depth int) error {
+// emptyDirAt removes what directory name (relative to dirfd) holds, but
+// the entries keep accepts (keep may be nil).
+func emptyDirAt(dirfd int, name string, depth int, keep func(string) bool) error {
 	fd, err := openat(dirfd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if err == syscall.ENOENT {
@@ -201,6 +315,9 @@ func emptyDirAt(dirfd int, name string, depth int) error {
 		var names []string
 		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
 		for _, e := range names {
+			if keep != nil && keep(e) {
+				continue
+			}
 			err := unlinkat(fd, e, 0)
 			if err == syscall.EISDIR || err == syscall.EPERM {
 				err = removeDirAt(fd, e, depth+1)

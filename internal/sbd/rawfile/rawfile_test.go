@@ -181,3 +181,128 @@ func TestAppendBlocking(t *testing.T) {
 		t.Errorf("under a file: %v, want ENOTDIR", err)
 	}
 }
+
+func TestRemoveEntries(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside")
+	os.Mkdir(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "f"), nil, 0o600)
+	d := filepath.Join(dir, "d")
+	os.MkdirAll(filepath.Join(d, "sub", "deep"), 0o755)
+	os.MkdirAll(filepath.Join(d, "kept-dir", "x"), 0o755)
+	for _, n := range []string{"kept", "gone", "sub/deep/f"} {
+		os.WriteFile(filepath.Join(d, n), nil, 0o600)
+	}
+	os.Symlink(outside, filepath.Join(d, "link"))
+	keep := func(n string) bool { return strings.HasPrefix(n, "kept") }
+	if err := RemoveEntries(d, keep); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	ents, _ := os.ReadDir(d)
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "kept kept-dir" {
+		t.Errorf("left %v", names)
+	}
+	if _, err := os.Stat(filepath.Join(d, "kept-dir", "x")); err != nil {
+		t.Errorf("a kept directory was emptied: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "f")); err != nil {
+		t.Errorf("a link was followed: %v", err)
+	}
+	if err := RemoveEntries(filepath.Join(dir, "missing"), keep); err != nil {
+		t.Errorf("missing directory: %v", err)
+	}
+}
+
+// TestExchange: both names stay, swapped; without a target, a rename.
+func TestExchange(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("A"), 0o600)
+	if err := Exchange(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(a); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("renamed: a is %v", err)
+	}
+	os.WriteFile(a, []byte("new"), 0o600)
+	if err := Exchange(a, b); err != nil {
+		t.Fatal(err)
+	}
+	ga, _ := os.ReadFile(a)
+	gb, _ := os.ReadFile(b)
+	if string(ga) != "A" || string(gb) != "new" {
+		t.Errorf("after the exchange a=%q b=%q", ga, gb)
+	}
+	if err := Exchange(filepath.Join(dir, "missing"), b); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing source: %v", err)
+	}
+}
+
+// TestOverwrite: the content is replaced in the same file, longer or
+// shorter; O_CREAT makes a missing file, without it a missing file is an
+// error.
+func TestOverwrite(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "f")
+	if err := Overwrite(f, []byte("x"), 0, 0o600); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file without O_CREAT: %v", err)
+	}
+	var first os.FileInfo
+	for i, content := range []string{"a long first content", "short", "", "longer than short"} {
+		if err := Overwrite(f, []byte(content), syscall.O_CREAT, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil || string(b) != content {
+			t.Errorf("after writing %q: %q, %v", content, b, err)
+		}
+		fi, _ := os.Stat(f)
+		if i == 0 {
+			first = fi
+		} else if !os.SameFile(first, fi) {
+			t.Errorf("after writing %q: another file", content)
+		}
+	}
+}
+
+// TestRewrite: only a regular file of the owner's with one link is
+// written, in place; a link, a second name, a directory, a FIFO (opened
+// without blocking) and another owner's file are left as they are.
+func TestRewrite(t *testing.T) {
+	dir := t.TempDir()
+	uid, gid := uint32(os.Getuid()), uint32(os.Getgid())
+	f := filepath.Join(dir, "f")
+	os.WriteFile(f, []byte("a longer old content"), 0o644)
+	before, _ := os.Stat(f)
+	if err := Rewrite(f, []byte("new"), uid, gid, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(f)
+	if b, _ := os.ReadFile(f); string(b) != "new" || err != nil || after.Mode().Perm() != 0o700 || !os.SameFile(before, after) {
+		t.Errorf("rewritten: %q, %v, %v", b, after.Mode(), err)
+	}
+
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("target"), 0o600)
+	os.Symlink(target, filepath.Join(dir, "link"))
+	os.Link(target, filepath.Join(dir, "second"))
+	os.Mkdir(filepath.Join(dir, "dir"), 0o700)
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	for _, n := range []string{"link", "second", "dir", "fifo", "missing"} {
+		if err := Rewrite(filepath.Join(dir, n), []byte("x"), uid, gid, 0o600); err == nil {
+			t.Errorf("%s rewritten", n)
+		}
+	}
+	if err := Rewrite(f, []byte("x"), uid+1, gid, 0o600); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("another owner's file: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "target" {
+		t.Errorf("target written: %q", b)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "new" {
+		t.Errorf("another owner's file written: %q", b)
+	}
+}

@@ -3,6 +3,8 @@ package rawfile
 import (
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The system calls here are made without telling the Go scheduler
@@ -95,7 +97,10 @@ func mkdirat(dirfd int, name string, perm uint32) error {
 	return pathCall(syscall.SYS_MKDIRAT, dirfd, name, uintptr(perm))
 }
 
-func rename(from, to string) error {
+func rename(from, to string) error { return renameat2(from, to, 0) }
+
+// renameat2 is renameat2(2) with flags; plain renameat when flags is 0.
+func renameat2(from, to string, flags uint) error {
 	f, err := syscall.BytePtrFromString(from)
 	if err != nil {
 		return err
@@ -106,7 +111,12 @@ func rename(from, to string) error {
 	}
 	for {
 		cwd := _AT_FDCWD
-		_, _, e := syscall.RawSyscall6(syscall.SYS_RENAMEAT, uintptr(cwd), uintptr(unsafe.Pointer(f)), uintptr(cwd), uintptr(unsafe.Pointer(t)), 0, 0)
+		var e syscall.Errno
+		if flags == 0 {
+			_, _, e = syscall.RawSyscall6(syscall.SYS_RENAMEAT, uintptr(cwd), uintptr(unsafe.Pointer(f)), uintptr(cwd), uintptr(unsafe.Pointer(t)), 0, 0)
+		} else {
+			_, _, e = syscall.RawSyscall6(unix.SYS_RENAMEAT2, uintptr(cwd), uintptr(unsafe.Pointer(f)), uintptr(cwd), uintptr(unsafe.Pointer(t)), uintptr(flags), 0)
+		}
 		if e == syscall.EINTR {
 			continue
 		}
@@ -122,4 +132,19 @@ func getdents(fd int, b []byte) (int, error) {
 		}
 		return int(r), errnoErr(e)
 	}
+}
+
+func fstat(fd int, st *syscall.Stat_t) error {
+	_, _, e := syscall.RawSyscall(syscall.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(st)), 0)
+	return errnoErr(e)
+}
+
+func ftruncate(fd int, size int64) error {
+	_, _, e := syscall.RawSyscall(syscall.SYS_FTRUNCATE, uintptr(fd), uintptr(size), 0)
+	return errnoErr(e)
+}
+
+func fchmod(fd int, mode uint32) error {
+	_, _, e := syscall.RawSyscall(syscall.SYS_FCHMOD, uintptr(fd), uintptr(mode), 0)
+	return errnoErr(e)
 }

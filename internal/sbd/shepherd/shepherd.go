@@ -513,17 +513,31 @@ func (s *Shepherd) begin() {
 
 // prepareFiles writes the job's directory: created by the shepherd, then
 // given to the job user, so the user cannot plant links in it beforehand.
+// A directory the spool pool kept that is still the same user's is
+// reused: its files are rewritten in place (see reuseUserDir).
 func (s *Shepherd) prepareFiles() error {
 	ud := string(s.udir)
-	if err := os.Mkdir(ud, 0o700); err != nil {
-		if !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		if err := os.RemoveAll(ud); err != nil {
-			return err
-		}
+	uid, gid := s.fileOwner()
+	names := map[string]bool{filepath.Base(s.files.JobFile): true, filepath.Base(s.files.HostFile): true}
+	if s.files.Script != "" {
+		names[filepath.Base(s.files.Script)] = true
+	}
+	in := s.eexecInput()
+	if len(in) > 0 {
+		names[filepath.Base(s.udir.EexecIn())] = true
+	}
+	reused := s.reuseUserDir(uid, gid, func(name string) bool { return names[name] })
+	if !reused {
 		if err := os.Mkdir(ud, 0o700); err != nil {
-			return err
+			if !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if err := os.RemoveAll(ud); err != nil {
+				return err
+			}
+			if err := os.Mkdir(ud, 0o700); err != nil {
+				return err
+			}
 		}
 	}
 	// Other users must reach job/ (mode 0700, the job user's) through
@@ -534,6 +548,16 @@ func (s *Shepherd) prepareFiles() error {
 		}
 	}
 	write := func(path string, data []byte, mode uint32) error {
+		if reused {
+			err := rawfile.Rewrite(path, data, uid, gid, mode)
+			if err == nil {
+				return nil
+			}
+			// Not the file it was (or none): made anew.
+			if err := rawfile.RemoveAll(path); err != nil {
+				return err
+			}
+		}
 		fd, err := rawfile.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL, mode)
 		if err != nil {
 			return err
@@ -565,15 +589,58 @@ func (s *Shepherd) prepareFiles() error {
 	if err := write(s.files.HostFile, jobenv.HostFile(s.l.ExecHosts), 0o600); err != nil {
 		return err
 	}
-	if in := s.eexecInput(); len(in) > 0 {
+	if len(in) > 0 {
 		if err := write(s.udir.EexecIn(), in, 0o600); err != nil {
 			return err
 		}
 	}
-	if s.p.SetCred {
+	if s.p.SetCred && !reused {
 		return os.Chown(ud, int(s.p.UID), int(s.p.GID))
 	}
 	return nil
+}
+
+// fileOwner is who owns the job user's files: the job user, or sbatchd's
+// user when it runs jobs as itself.
+func (s *Shepherd) fileOwner() (uid, gid uint32) {
+	if !s.p.SetCred {
+		return uint32(os.Getuid()), uint32(os.Getgid())
+	}
+	return uint32(s.p.UID), uint32(s.p.GID)
+}
+
+// reuseUserDir prepares job/ for reuse when it is a directory (not a link)
+// of the job user's, left by an earlier job of the same user in a spool
+// directory the pool kept: what the earlier job left is removed, but the
+// files named by keep, which prepareFiles rewrites in place, and its mode
+// and group are set back. The spool directory holding it is root's, so
+// only job/'s entries can be the user's doing, and rawfile.Rewrite writes
+// none of them unless it is a plain file of the user's: nothing the user
+// could not have written. false when job/ is another user's, not a
+// directory, absent, or cannot be cleared: it is then made anew.
+func (s *Shepherd) reuseUserDir(uid, gid uint32, keep func(string) bool) bool {
+	if s.p.UserDir != "" {
+		return false // sbatchd removes it with the job
+	}
+	ud := string(s.udir)
+	var st syscall.Stat_t
+	if err := syscall.Lstat(ud, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Uid != uid {
+		return false
+	}
+	if err := rawfile.RemoveEntries(ud, keep); err != nil {
+		return false
+	}
+	if st.Gid != gid {
+		if err := os.Lchown(ud, int(uid), int(gid)); err != nil {
+			return false
+		}
+	}
+	if st.Mode&0o7777 != 0o700 {
+		if err := os.Chmod(ud, 0o700); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // baseSpec is an exec helper spec running as the job user with the job's

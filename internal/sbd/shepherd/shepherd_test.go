@@ -13,6 +13,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 	"github.com/basalt-lsf/basalt/internal/timerslack"
 )
 
@@ -722,4 +723,111 @@ func TestGateFailure(t *testing.T) {
 			t.Errorf("gateFailure(%v) = %v, want %v", err, got, want)
 		}
 	}
+}
+
+// TestReusedUserDir: a job/ the spool pool kept is reused only when it is
+// still the job user's, and then nothing its owner left in it makes the
+// shepherd write outside it: a link is replaced, not followed; a file with
+// a second name is made anew; what the last job left is removed. Another
+// user's job/ is made anew.
+func TestReusedUserDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	for _, tc := range []struct {
+		name, owner string
+		hardLink    bool // hostfile is a second name of a file outside
+		reused      bool
+	}{
+		{name: "same user", owner: "basalt1", reused: true},
+		{name: "hard link", owner: "basalt1", hardLink: true, reused: true},
+		{name: "other user", owner: "basalt2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := newJob(t, `ls -a "$(dirname "$LSB_DJOB_HOSTFILE")"; cat "$LSB_DJOB_HOSTFILE"`)
+			j.user = "basalt1"
+			j.launch.Spec.OutFile = "out"
+			owner, err := LookupAccount(tc.owner)
+			if err != nil {
+				t.Skipf("test user: %v", err)
+			}
+			root := filepath.Dir(j.params.SpoolDir)
+			ud := string(spool.Dir(j.params.SpoolDir).User())
+			if err := os.MkdirAll(ud, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Files outside job/, the owner's: the shepherd must not write
+			// them through a link.
+			outside := filepath.Join(root, "outside")
+			os.WriteFile(outside, []byte("outside\n"), 0o600)
+			linked := filepath.Join(root, "linked")
+			os.WriteFile(linked, []byte("linked\n"), 0o600)
+			os.Symlink(outside, filepath.Join(ud, "jobfile"))
+			hostFile := filepath.Join(ud, "hostfile")
+			if tc.hardLink {
+				os.Link(linked, hostFile)
+			} else {
+				os.WriteFile(hostFile, []byte("old hosts\n"), 0o644)
+			}
+			os.WriteFile(filepath.Join(ud, "leftover"), nil, 0o600)
+			for _, p := range []string{ud, outside, linked, hostFile, filepath.Join(ud, "leftover")} {
+				os.Lchown(p, int(owner.UID), int(owner.GID))
+			}
+			// Held open, so that a new file cannot get their inode numbers.
+			oldDir, oldFile := openStat(t, ud), openStat(t, hostFile)
+
+			st := j.start(t).final()
+			if st.State != api.StateDone {
+				t.Fatalf("final %+v", st)
+			}
+			out := readFile(t, filepath.Join(j.launch.Spec.SubCwd, "out"))
+			mustContain(t, "output", out, ".\n..\nhostfile\njobfile\nhostA\n")
+			if strings.Contains(out, "leftover") {
+				t.Errorf("the last job's file was not removed:\n%s", out)
+			}
+			if got := readFile(t, outside); got != "outside\n" {
+				t.Errorf("a file written through a link: %q", got)
+			}
+			if got := readFile(t, linked); got != "linked\n" {
+				t.Errorf("a file with a second name written: %q", got)
+			}
+			if fi, err := os.Lstat(filepath.Join(ud, "jobfile")); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("jobfile: %v, %v", fi, err)
+			}
+			fi, err := os.Stat(ud)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acct, _ := LookupAccount("basalt1")
+			if sys := fi.Sys().(*syscall.Stat_t); sys.Uid != uint32(acct.UID) || fi.Mode().Perm() != 0o700 {
+				t.Errorf("job/ owned by %d, mode %v", sys.Uid, fi.Mode())
+			}
+			if got := os.SameFile(oldDir, fi); got != tc.reused {
+				t.Errorf("job/ reused: %v, want %v", got, tc.reused)
+			}
+			inPlace := tc.reused && !tc.hardLink
+			nfi, err := os.Stat(hostFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := os.SameFile(oldFile, nfi); got != inPlace {
+				t.Errorf("hostfile rewritten in place: %v, want %v", got, inPlace)
+			}
+		})
+	}
+}
+
+// openStat opens path until the test ends and returns its file's stat.
+func openStat(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }

@@ -1,8 +1,11 @@
 package spool
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -170,13 +173,96 @@ func (d Dir) ReadParams() (*sbdwire.Params, error) {
 // loss of the machine in the moment between the job's end and mbatchd's
 // acknowledgement (the job is then reported lost). Syncing cost more CPU
 // per job than the rest of its record keeping.
-func (d Dir) WriteState(s *api.JobStatusReport) error { return write(d.State(), s) }
+//
+// The record is written whole to state.next, which is then exchanged with
+// state: the inode of the previous state is kept (as state.next) for the
+// next write instead of being freed, and a directory the Pool reuses
+// allocates none. A reader that opened the previous state just before and
+// reads it while it is being rewritten as state.next sees a record whose
+// checksum fails: it reads as damaged, never as another state.
+func (d Dir) WriteState(s *api.JobStatusReport) error {
+	next := d.stateNext()
+	if err := rawfile.Overwrite(next, encodeState(s), syscall.O_CREAT, 0o600); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	if err := rawfile.Exchange(next, d.State()); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
+func (d Dir) stateNext() string { return filepath.Join(string(d), "state.next") }
 
 // ReadState reads the job's state; fs.ErrNotExist when the shepherd never
-// wrote one.
+// wrote one (also when the file is empty, or holds the record of no job
+// that clearState writes).
 func (d Dir) ReadState() (*api.JobStatusReport, error) {
+	b, err := rawfile.ReadFile(d.State())
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, &fs.PathError{Op: "read", Path: d.State(), Err: fs.ErrNotExist}
+	}
+	s, err := DecodeState(b)
+	if err != nil {
+		return nil, fmt.Errorf("spool: %s: %w", d.State(), err)
+	}
+	if s.JobID == 0 {
+		return nil, &fs.PathError{Op: "read", Path: d.State(), Err: fs.ErrNotExist}
+	}
+	return s, nil
+}
+
+// clearState leaves d with no state, keeping the file's inode: the record
+// of no job (JobID 0) is written over it.
+func (d Dir) clearState() error {
+	err := rawfile.Overwrite(d.State(), encodeState(&api.JobStatusReport{}), 0, 0)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
+// stateMagic starts a state record with its checksum: a byte 0 cannot
+// start a protobuf message (field 0 does not exist), so a record of an
+// earlier version, the bare message, is told apart.
+var stateMagic = []byte{0, 'b', 's', '1'}
+
+// A state record is stateMagic, the CRC-32C (Castagnoli) of the message,
+// little-endian, and the message.
+func encodeState(s *api.JobStatusReport) []byte {
+	m := wire.Marshal(s)
+	b := make([]byte, 0, len(stateMagic)+4+len(m))
+	b = append(b, stateMagic...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(m, castagnoli))
+	return append(b, m...)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// DecodeState parses a state record: checksummed, or a bare message as
+// earlier versions wrote it.
+func DecodeState(b []byte) (*api.JobStatusReport, error) {
 	s := &api.JobStatusReport{}
-	return s, read(d.State(), s)
+	if !bytes.HasPrefix(b, stateMagic[:1]) {
+		if err := s.UnmarshalWire(b); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	n := len(stateMagic) + 4
+	if len(b) < n || !bytes.Equal(b[:len(stateMagic)], stateMagic) {
+		return nil, fmt.Errorf("state record: bad header at byte 0")
+	}
+	m := b[n:]
+	if binary.LittleEndian.Uint32(b[len(stateMagic):]) != crc32.Checksum(m, castagnoli) {
+		return nil, fmt.Errorf("state record: checksum mismatch (a torn record) in bytes %d-%d", n, len(b))
+	}
+	if err := s.UnmarshalWire(m); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // MarkAcked records that mbatchd acknowledged the job's final report.
@@ -207,7 +293,8 @@ func (d Dir) Remove() error {
 	return rawfile.RemoveAll(gone)
 }
 
-// Sweep removes what interrupted Removes left.
+// Sweep removes what interrupted Removes left, and the directories a Pool
+// kept (a new sbatchd starts with an empty pool).
 func (r Root) Sweep() error {
 	ents, err := os.ReadDir(string(r))
 	if err != nil {
@@ -218,10 +305,9 @@ func (r Root) Sweep() error {
 	}
 	var errs []error
 	for _, e := range ents {
-		if k, ok := strings.CutSuffix(e.Name(), goneSuffix); ok {
-			if _, _, valid := ParseKey(k); valid {
-				errs = append(errs, rawfile.RemoveAll(filepath.Join(string(r), e.Name())))
-			}
+		k, gone := strings.CutSuffix(e.Name(), goneSuffix)
+		if _, _, valid := ParseKey(k); gone && valid || isKept(e.Name()) {
+			errs = append(errs, rawfile.RemoveAll(filepath.Join(string(r), e.Name())))
 		}
 	}
 	return errors.Join(errs...)
