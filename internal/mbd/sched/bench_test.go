@@ -176,27 +176,43 @@ func BenchmarkPass(b *testing.B) {
 			})
 			s := New()
 			w.fill(w.pass(s))
-			b.Run(fmt.Sprintf("hosts=%d/jobs=%d/full", nh, nj), func(b *testing.B) {
-				w.pass(s)
-				b.ResetTimer()
-				cpu0 := cpuTime()
-				var plan *Plan
-				for i := 0; i < b.N; i++ {
-					plan = w.pass(s)
+			// full: passes right after a full one pass the waiting jobs
+			// by (fullPassEvery); full-all: each pass is fullPassEvery
+			// later than the last, so it looks at every job.
+			for _, every := range []bool{false, true} {
+				name := "full"
+				if every {
+					name = "full-all"
 				}
-				b.StopTimer()
-				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
-				b.ReportMetric(float64(plan.Reasons.Len()), "pending")
-				// Live memory with the state, the scheduler's caches and
-				// the last plan (reasons of every pending job) held.
-				runtime.GC()
-				var m runtime.MemStats
-				runtime.ReadMemStats(&m)
-				b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "liveMB")
-				runtime.KeepAlive(plan)
-			})
+				b.Run(fmt.Sprintf("hosts=%d/jobs=%d/%s", nh, nj, name), func(b *testing.B) {
+					benchFull(b, w, s, every)
+				})
+			}
 		}
 	}
+}
+
+func benchFull(b *testing.B, w *benchWorld, s *Scheduler, every bool) {
+	w.pass(s)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var plan *Plan
+	for i := 0; i < b.N; i++ {
+		if every {
+			w.h.now = w.h.now.Add(fullPassEvery)
+		}
+		plan = w.pass(s)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(plan.Reasons.Len()), "pending")
+	// Live memory with the state, the scheduler's caches and the last plan
+	// (reasons of every pending job) held.
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "liveMB")
+	runtime.KeepAlive(plan)
 }
 
 // cpuTime is the process's user and system CPU time: on a shared machine

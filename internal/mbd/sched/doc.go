@@ -42,7 +42,10 @@
 // amortised, and a job that cannot start costs O(1) once its class has
 // nothing left (memos shared per class, user and slot count; reasons
 // shared as one slice). When no host has a free slot no class is walked at
-// all. A preemption, which frees slots, makes classes look again. The
+// all, and the jobs of queues that neither preempt, backfill nor reserve
+// are passed by, their reasons carried from the last pass that looked at
+// every job (at most fullPassEvery old; jobs new since are looked at). A
+// preemption, which frees slots, makes classes look again. The
 // property tests run every pass twice, with the caches and with each job
 // building its candidates afresh, and require the same decisions.
 //

@@ -30,8 +30,13 @@ type pass struct {
 	preemption bool // some queue may preempt another
 	freeAll    int  // hosts with a free slot (see updateFree)
 	freeRun    int
-	hostUsers  bool // per-host per-user limits exist (JL/U, JL/P)
-	limits     *limitState
+	// cutoff: jobs of passable queues are passed by, their last full
+	// pass's reasons carried, while no host has a free slot (see pass);
+	// passed counts them.
+	cutoff    bool
+	passed    int
+	hostUsers bool // per-host per-user limits exist (JL/U, JL/P)
+	limits    *limitState
 
 	classes  map[classKey]*class
 	dyn      []Filter // the dynamic filters, in order
@@ -98,16 +103,20 @@ type queueCtx struct {
 	// preemptive queues count suspended jobs out of MXJ and MAX_JOBS and may
 	// preempt the queues in preempts.
 	preemptive bool
-	preempts   []bool // by queue index
-	victim     bool   // some queue may preempt this one
-	prefOf     []int  // preference rank of each preemptable queue
-	acceptN    int
-	used       int            // started slots
-	userUsed   map[string]int // started slots per user
-	pendSlots  int
-	pool       *poolState
-	fairshare  bool
-	jobs       []pendJob // pending jobs in queue order (prescan)
+	// passable: a job of the queue can start only in a free slot, and
+	// looking at it changes nothing but its reasons (no preemption,
+	// backfill or reservation).
+	passable  bool
+	preempts  []bool // by queue index
+	victim    bool   // some queue may preempt this one
+	prefOf    []int  // preference rank of each preemptable queue
+	acceptN   int
+	used      int            // started slots
+	userUsed  map[string]int // started slots per user
+	pendSlots int
+	pool      *poolState
+	fairshare bool
+	jobs      []pendJob // pending jobs in queue order (prescan)
 }
 
 type userCtx struct {
@@ -195,6 +204,7 @@ func (p *pass) buildQueues() {
 		p.qByName[qc.Name] = q
 	}
 	for _, q := range p.queues {
+		q.passable = len(q.cfg.Preempts) == 0 && !q.cfg.Backfill && q.cfg.SlotReserve == 0 && q.cfg.ResourceReserve == 0
 		if len(q.cfg.Preempts) == 0 {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
@@ -198,5 +199,78 @@ func TestPrescanReusesLastLists(t *testing.T) {
 	run("")                    // two more departures
 	if got, want := fmt.Sprint(resolved), "[20 0 1 0]"; got != want {
 		t.Fatalf("requirements resolved per pass %s, want %s", got, want)
+	}
+}
+
+// TestPassByWhenFull: once no host has a free slot, a pass starts what the
+// freed slots allow and passes the other jobs by, their reasons carried
+// from the last full pass; jobs new since that pass, and jobs of queues
+// that preempt, are looked at. A full pass runs again when the carried
+// reasons are fullPassEvery old, and the plan asks to be woken for it.
+func TestPassByWhenFull(t *testing.T) {
+	queues := "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\nEnd Queue\n" +
+		"Begin Queue\nQUEUE_NAME = urgent\nPRIORITY = 40\nPREEMPTION = PREEMPTIVE[normal]\nEnd Queue\n"
+	h := newHarness(t, clusterSpec{hosts: 2, mxj: 1, queues: queues})
+	for i := 0; i < 50; i++ {
+		h.submit("alice", "normal")
+	}
+	p1 := h.run()
+	if got := dispatches(p1); got != "1@host1:1 2@host2:1" || p1.Examined != 50 {
+		t.Fatalf("first pass: %s, %d examined", got, p1.Examined)
+	}
+	full := dump(p1.Reasons)
+
+	// A slot frees: job 3 takes it; the 47 others are passed by, with the
+	// same reasons. A job new since the full pass is looked at.
+	h.finish(1)
+	h.now = h.now.Add(100 * time.Millisecond)
+	late := h.submit("alice", "normal")
+	p2 := h.run()
+	if got := dispatches(p2); got != "3@host1:1" {
+		t.Fatalf("second pass dispatches %s", got)
+	}
+	if p2.Examined != 2 { // job 3, and the new job
+		t.Errorf("second pass examined %d jobs, want 2", p2.Examined)
+	}
+	if reasons(p2, late) == "" {
+		t.Error("the new job has no reasons")
+	}
+	for id := int64(4); id <= 50; id++ {
+		if got, want := reasons(p2, id), reasons(p1, id); got != want || got == "" {
+			t.Errorf("job %d: reasons %q, want %q carried", id, got, want)
+		}
+	}
+	if want := h.now.Add(-100 * time.Millisecond).Add(fullPassEvery); !p2.NextWake.Equal(want) {
+		t.Errorf("NextWake %v, want %v", p2.NextWake, want)
+	}
+	if dump(p1.Reasons) != full {
+		t.Error("the full pass's reasons changed")
+	}
+
+	// A preemptive queue's job is looked at (and preempts).
+	urgent := h.submit("bob", "urgent")
+	p3 := h.run()
+	if len(p3.Preemptions) != 1 || p3.Preemptions[0].By != (state.Key{ID: urgent}) || p3.Examined != 2 {
+		t.Errorf("third pass: preemptions %+v, %d examined (want one by the urgent job; 2: it and the new job)", p3.Preemptions, p3.Examined)
+	}
+
+	// fullPassEvery after the full pass, every job is looked at again.
+	h.now = h.now.Add(fullPassEvery)
+	p4 := h.run()
+	if p4.Examined < 47 {
+		t.Errorf("pass after %v examined %d jobs, want all pending", fullPassEvery, p4.Examined)
+	}
+
+	// Without caches (the property tests' reference), never.
+	ref := New()
+	ref.noCache = true
+	for i := 0; i < 2; i++ {
+		var p *Plan
+		h.st.View(func(v *state.View) {
+			p = ref.Schedule(&Input{Now: h.now, Config: h.cfg, Table: h.cfg.ResourceTable(), Hosts: h.hosts, View: v})
+		})
+		if p.Examined < 47 {
+			t.Errorf("uncached pass %d examined %d jobs", i, p.Examined)
+		}
 	}
 }

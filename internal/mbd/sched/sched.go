@@ -191,6 +191,11 @@ type memory struct {
 	// dispatched is how many jobs the last pass dispatched: the next
 	// plan's Dispatches start with room for as many.
 	dispatched int
+	// fullReasons are the reasons of the last pass that looked at every
+	// pending job (at time lastFull): a pass that stops looking once no
+	// job can start carries them over for the jobs it passes by.
+	fullReasons *Reasons
+	lastFull    time.Time
 }
 
 type inflight struct {

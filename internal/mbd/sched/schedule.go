@@ -19,6 +19,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.deps = map[*state.Spec]*depend.Expr{}
 		s.mem.lastJobs = nil // entries of the old configuration
 		s.mem.lastBlock, s.mem.spareBlock = nil, nil
+		s.mem.fullReasons = nil // a new configuration: every job looked at
 		s.gen = in.Config
 	}
 	s.mem.init()
@@ -35,6 +36,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	p.countStarted()
 	p.holdReservations()
 	p.countFree()
+	p.cutoff = s.mayPassBy(in.Now) && !p.anyReservation()
 	p.prescan()
 	p.collectPreempted()
 	p.setupPools()
@@ -44,11 +46,37 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	}
 	p.resumeUpTo(math.MinInt)
 	p.poolLeftovers()
+	if p.passed == 0 {
+		s.mem.fullReasons, s.mem.lastFull = p.plan.Reasons, in.Now
+	} else {
+		p.wakeAt(s.mem.lastFull.Add(fullPassEvery))
+	}
 	p.finish()
 	s.sweepCaches()
 	s.mem.dispatched = len(p.plan.Dispatches)
 	s.publish(p.plan)
 	return p.plan
+}
+
+// fullPassEvery bounds the age of the reasons a pass carries over for the
+// jobs it passes by: a pass looks at every pending job when the last one
+// that did is that old (or the configuration changed).
+//
+// Once no host has a free slot (as queues without preemption count them:
+// p.freeAll), a job of a queue that neither preempts, backfills nor
+// reserves cannot start, and looking at it (its gates, its classes) would
+// only refresh its pending reasons; with 10,000 jobs pending, every pass
+// that starts the one job a freed slot allows otherwise looks at all of
+// them. Such a pass passes by those that have reasons from the last full
+// pass, carries the reasons over, and asks for a pass when they are
+// fullPassEvery old (a job new since is looked at). Decisions are never
+// changed: the passed jobs would have found no slot.
+const fullPassEvery = time.Second
+
+// mayPassBy reports whether a pass at now may pass jobs by.
+func (s *Scheduler) mayPassBy(now time.Time) bool {
+	m := &s.mem
+	return !s.noCache && m.fullReasons != nil && !now.Before(m.lastFull) && now.Sub(m.lastFull) < fullPassEvery
 }
 
 // place tries to start one pending job: the gates, then hosts from the
@@ -59,6 +87,14 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 // that cannot start reserves what it can.
 func (p *pass) place(pj pendJob, q *queueCtx) bool {
 	j := pj.j
+	if p.cutoff && p.freeAll == 0 && q.passable {
+		// It cannot start: only its reasons could be new.
+		if rs := p.s.mem.fullReasons.Get(j.Key); rs != nil {
+			p.passed++
+			p.reason(j, rs)
+			return false
+		}
+	}
 	p.plan.Examined++
 	jc := &p.jc
 	*jc = jobCtx{j: j, q: q, req: pj.req, slots: int(j.Slots())}
