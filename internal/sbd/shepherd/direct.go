@@ -6,9 +6,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
+	sysunix "golang.org/x/sys/unix"
+
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobgate"
@@ -129,6 +134,9 @@ func (s *Shepherd) gateSetup(pid int, spec *sbdwire.ExecSpec, inUnified bool) (s
 		}
 	}
 	for _, rl := range spec.Rlimits {
+		if rl.Resource == syscall.RLIMIT_STACK && !awaitGate(s.clk, pid) {
+			s.logf("the job's process did not reach its gate within a second: its stack limit may not hold")
+		}
 		lim := syscall.Rlimit{Cur: rl.Cur, Max: rl.Max}
 		if err := prlimit(pid, int(rl.Resource), &lim); err != nil {
 			return StepLimits, fmt.Errorf("prlimit(%d): %w", rl.Resource, err)
@@ -138,6 +146,36 @@ func (s *Shepherd) gateSetup(pid int, spec *sbdwire.ExecSpec, inUnified bool) (s
 		_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, int(spec.Nice))
 	}
 	return "", nil
+}
+
+// The system call numbers /proc/<pid>/syscall shows during an execve.
+var sysExecve, sysExecveat = strconv.Itoa(sysunix.SYS_EXECVE), strconv.Itoa(sysunix.SYS_EXECVEAT)
+
+// awaitGate returns once process pid has left the execve that made it (the
+// gate); false when it has not within a second. The fork returns when that
+// execve closes the descriptors marked close-on-exec, and the execve
+// writes back, last (finalize_exec), the stack limit it read when it
+// began: a prlimit(RLIMIT_STACK) in between is lost (the other limits are
+// not touched). /proc/<pid>/syscall says "running", or the system call the
+// process waits in: execve while it is still executing, another one (the
+// gate's read) once it runs its own code.
+func awaitGate(clk clock.Clock, pid int) bool {
+	path := "/proc/" + strconv.Itoa(pid) + "/syscall"
+	deadline := clk.Now().Add(time.Second)
+	for {
+		b, err := rawfile.ReadFile(path)
+		if err != nil {
+			return true // gone, or no such file: nothing to wait for
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 && f[0] != "running" && f[0] != sysExecve && f[0] != sysExecveat {
+			return true
+		}
+		if !clk.Now().Before(deadline) {
+			return false
+		}
+		t := clk.NewTimer(100 * time.Microsecond)
+		<-t.C()
+	}
 }
 
 // forkJob prepares and forks the job process on a forker (see the top of

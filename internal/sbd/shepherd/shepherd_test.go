@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
@@ -830,4 +833,42 @@ func openStat(t *testing.T, path string) os.FileInfo {
 		t.Fatal(err)
 	}
 	return fi
+}
+
+// TestAwaitGateKeepsTheStackLimit: a stack limit set right after the fork
+// returns is lost to the rest of the child's execve (most of the time on
+// this kind of machine), unless awaitGate waited for it to end.
+func TestAwaitGateKeepsTheStackLimit(t *testing.T) {
+	const n = 40
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("/bin/sh", "-c", "read x")
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid := cmd.Process.Pid
+		if !awaitGate(clock.Real(), pid) {
+			t.Errorf("start %d: awaitGate timed out", i)
+		}
+		lim := syscall.Rlimit{Cur: 4 << 20, Max: 4 << 20}
+		if err := prlimit(pid, syscall.RLIMIT_STACK, &lim); err != nil {
+			t.Fatal(err)
+		}
+		// Once the shell waits for its input, the limit is what it keeps.
+		if !awaitGate(clock.Real(), pid) {
+			t.Fatalf("start %d: the shell does not wait for its input", i)
+		}
+		var got syscall.Rlimit
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), syscall.RLIMIT_STACK, 0, uintptr(unsafe.Pointer(&got)), 0, 0); e != 0 {
+			t.Fatal(e)
+		}
+		w.Close()
+		cmd.Wait()
+		if got != lim {
+			t.Fatalf("start %d: stack limit %+v, want %+v", i, got, lim)
+		}
+	}
 }
