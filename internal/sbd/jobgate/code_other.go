@@ -2,12 +2,10 @@
 
 package jobgate
 
-import "debug/elf"
-
 // No gate on this architecture (Supported is false).
 var code []byte
 
 const (
-	machine        = elf.EM_NONE
+	machine        = 0 // EM_NONE
 	sysMemfdCreate = 0
 )

@@ -1,8 +1,6 @@
 package jobgate
 
-import "debug/elf"
-
 const (
-	machine        = elf.EM_X86_64
+	machine        = 62 // EM_X86_64
 	sysMemfdCreate = 319
 )
