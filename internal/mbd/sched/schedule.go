@@ -48,8 +48,6 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	p.poolLeftovers()
 	if p.passed == 0 {
 		s.mem.fullReasons, s.mem.lastFull = p.plan.Reasons, in.Now
-	} else {
-		p.wakeAt(s.mem.lastFull.Add(fullPassEvery))
 	}
 	p.finish()
 	s.sweepCaches()
@@ -68,9 +66,13 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 // only refresh its pending reasons; with 10,000 jobs pending, every pass
 // that starts the one job a freed slot allows otherwise looks at all of
 // them. Such a pass passes by those that have reasons from the last full
-// pass, carries the reasons over, and asks for a pass when they are
-// fullPassEvery old (a job new since is looked at). Decisions are never
-// changed: the passed jobs would have found no slot.
+// pass and carries the reasons over (a job new since is looked at).
+// Decisions are never changed: the passed jobs would have found no slot.
+// No pass is asked for to refresh the reasons: passes follow every change
+// and come at least every MBD_SLEEP_TIME (a scheduling session, when LSF
+// refreshes them), and the first one fullPassEvery after the last full
+// pass is full; a forced one would cost a full pass per second on a
+// cluster with a million jobs waiting and nothing happening.
 const fullPassEvery = time.Second
 
 // mayPassBy reports whether a pass at now may pass jobs by.
