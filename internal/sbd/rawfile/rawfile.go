@@ -81,16 +81,22 @@ func WriteAll(fd int, data []byte) error {
 // WriteFile opens path with flag (O_WRONLY is added) and perm and writes
 // data; the file is closed, and a close error reported.
 func WriteFile(path string, data []byte, flag int, perm uint32) error {
-	fd, err := Open(path, syscall.O_WRONLY|flag, perm)
+	return withFile("write", path, syscall.O_WRONLY|flag, perm, func(fd int) error { return WriteAll(fd, data) })
+}
+
+// withFile opens path with flag (and perm) and calls fn on it; the file is
+// closed, a close error reported, and fn's error named after op and path.
+func withFile(op, path string, flag int, perm uint32, fn func(fd int) error) error {
+	fd, err := Open(path, flag, perm)
 	if err != nil {
 		return err
 	}
-	err = WriteAll(fd, data)
+	err = fn(fd)
 	if cerr := closeFD(fd); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return pathErr("write", path, err)
+		return pathErr(op, path, err)
 	}
 	return nil
 }
@@ -102,18 +108,7 @@ func WriteFile(path string, data []byte, flag int, perm uint32) error {
 // closed (auto_da_alloc, made for programs that replace files so), and on
 // a virtual machine starting that I/O costs more than the rest.
 func Overwrite(path string, data []byte, flag int, perm uint32) error {
-	fd, err := Open(path, syscall.O_WRONLY|flag, perm)
-	if err != nil {
-		return err
-	}
-	err = overwrite(fd, data)
-	if cerr := closeFD(fd); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return pathErr("overwrite", path, err)
-	}
-	return nil
+	return withFile("overwrite", path, syscall.O_WRONLY|flag, perm, func(fd int) error { return overwrite(fd, data) })
 }
 
 // overwrite writes data at the start of the file open at fd (its offset
@@ -231,18 +226,8 @@ var ErrNotOwned = errors.New("not a regular file of its owner's with one link")
 // for a file in a directory its owner can write: whatever the owner put
 // there, Rewrite writes nothing the owner could not have written itself.
 func Rewrite(path string, data []byte, uid, gid, mode uint32) error {
-	fd, err := Open(path, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return err
-	}
-	err = rewriteFD(fd, data, uid, gid, mode)
-	if cerr := closeFD(fd); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return pathErr("rewrite", path, err)
-	}
-	return nil
+	return withFile("rewrite", path, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0,
+		func(fd int) error { return rewriteFD(fd, data, uid, gid, mode) })
 }
 
 func rewriteFD(fd int, data []byte, uid, gid, mode uint32) error {
