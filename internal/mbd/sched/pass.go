@@ -252,11 +252,11 @@ func (p *pass) group(name string) *groupCtx {
 // countStarted accounts the slots held by started jobs, from every view the
 // policies need.
 func (p *pass) countStarted() {
-	seen := make(map[state.Key]bool, 1024)
 	for _, h := range p.hosts {
 		p.in.View.OnHost(h.Name, func(j *state.Job) bool {
-			if !seen[j.Key] {
-				seen[j.Key] = true
+			// A job on several hosts is counted once, on the first of
+			// them the pass knows.
+			if len(j.ExecHosts) == 1 || p.firstKnownHost(j) == h {
 				p.countJob(j)
 			}
 			return true
@@ -265,6 +265,16 @@ func (p *pass) countStarted() {
 	for _, h := range p.hosts {
 		h.setSlotValues()
 	}
+}
+
+// firstKnownHost is the first of a started job's hosts that the pass has.
+func (p *pass) firstKnownHost(j *state.Job) *hostCtx {
+	for _, eh := range j.ExecHosts {
+		if h := p.byName[eh.Host]; h != nil {
+			return h
+		}
+	}
+	return nil
 }
 
 func (p *pass) countFree() {
