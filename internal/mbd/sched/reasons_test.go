@@ -274,3 +274,18 @@ func TestPassByWhenFull(t *testing.T) {
 		}
 	}
 }
+
+// TestStartedJobOnSeveralHostsCountedOnce: a running job on two hosts
+// (its first host listed last among the pass's hosts) holds one slot on
+// each: of the three jobs that follow, two start.
+func TestStartedJobOnSeveralHostsCountedOnce(t *testing.T) {
+	h := newHarness(t, clusterSpec{hosts: 2, mxj: 2})
+	id := h.submit("alice", "normal", slots(2))
+	h.apply(&api.Event{JobStart: &api.EvJobStart{JobID: id, ExecHosts: []*api.ExecHost{{Host: "host2", Slots: 1}, {Host: "host1", Slots: 1}}}})
+	for i := 0; i < 3; i++ {
+		h.submit("alice", "normal")
+	}
+	if got := dispatches(h.run()); got != "2@host1:1 3@host2:1" {
+		t.Errorf("dispatches %q, want one job on each host", got)
+	}
+}
