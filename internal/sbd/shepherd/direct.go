@@ -148,9 +148,6 @@ func (s *Shepherd) gateSetup(pid int, spec *sbdwire.ExecSpec, inUnified bool) (s
 	return "", nil
 }
 
-// The system call numbers /proc/<pid>/syscall shows during an execve.
-var sysExecve, sysExecveat = strconv.Itoa(sysunix.SYS_EXECVE), strconv.Itoa(sysunix.SYS_EXECVEAT)
-
 // awaitGate returns once process pid has left the execve that made it (the
 // gate); false when it has not within a second. The fork returns when that
 // execve closes the descriptors marked close-on-exec, and the execve
@@ -167,8 +164,10 @@ func awaitGate(clk clock.Clock, pid int) bool {
 		if err != nil {
 			return true // gone, or no such file: nothing to wait for
 		}
-		if f := strings.Fields(string(b)); len(f) > 0 && f[0] != "running" && f[0] != sysExecve && f[0] != sysExecveat {
-			return true
+		if f := strings.Fields(string(b)); len(f) > 0 && f[0] != "running" {
+			if nr, err := strconv.Atoi(f[0]); err != nil || nr != sysunix.SYS_EXECVE && nr != sysunix.SYS_EXECVEAT {
+				return true
+			}
 		}
 		if !clk.Now().Before(deadline) {
 			return false
