@@ -564,7 +564,7 @@ func (s *Shepherd) prepareFiles() error {
 		}
 		err = rawfile.WriteAll(fd, data)
 		if err == nil && s.p.SetCred {
-			err = syscall.Fchown(fd, int(s.p.UID), int(s.p.GID))
+			err = syscall.Fchown(fd, int(uid), int(gid))
 		}
 		if cerr := syscall.Close(fd); err == nil {
 			err = cerr
@@ -595,7 +595,7 @@ func (s *Shepherd) prepareFiles() error {
 		}
 	}
 	if s.p.SetCred && !reused {
-		return os.Chown(ud, int(s.p.UID), int(s.p.GID))
+		return os.Chown(ud, int(uid), int(gid))
 	}
 	return nil
 }

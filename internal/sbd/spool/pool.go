@@ -89,7 +89,7 @@ func (p *Pool) Create(d Dir, launch []byte) error {
 // rewritten for the next job, and the job user's directory.
 func kept(name string) bool {
 	switch name {
-	case "launch", "state", "state.next", "job":
+	case launchName, stateName, stateNextName, userName:
 		return true
 	}
 	return false

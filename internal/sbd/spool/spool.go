@@ -80,15 +80,23 @@ func (r Root) Keys() ([]string, error) {
 }
 
 // Paths of the files in a spool directory.
-func (d Dir) Launch() string { return filepath.Join(string(d), "launch") }
+// The names of the files a Pool keeps when it reuses a directory.
+const (
+	launchName    = "launch"
+	stateName     = "state"
+	stateNextName = "state.next"
+	userName      = "job"
+)
+
+func (d Dir) Launch() string { return filepath.Join(string(d), launchName) }
 func (d Dir) Params() string { return filepath.Join(string(d), "params") }
-func (d Dir) State() string  { return filepath.Join(string(d), "state") }
+func (d Dir) State() string  { return filepath.Join(string(d), stateName) }
 func (d Dir) Acked() string  { return filepath.Join(string(d), "acked") }
 func (d Dir) Log() string    { return filepath.Join(string(d), "shepherd.log") }
 
 // User is the directory of the files the job's user reads and writes: job/
 // in the spool directory.
-func (d Dir) User() UserDir { return UserDir(filepath.Join(string(d), "job")) }
+func (d Dir) User() UserDir { return UserDir(filepath.Join(string(d), userName)) }
 
 // UserDir is the job user's own directory of a job: the job file, the
 // script, the host file, esub's data for eexec and the output of a job
@@ -191,7 +199,7 @@ func (d Dir) WriteState(s *api.JobStatusReport) error {
 	return nil
 }
 
-func (d Dir) stateNext() string { return filepath.Join(string(d), "state.next") }
+func (d Dir) stateNext() string { return filepath.Join(string(d), stateNextName) }
 
 // ReadState reads the job's state; fs.ErrNotExist when the shepherd never
 // wrote one (also when the file is empty, or holds the record of no job
@@ -201,10 +209,7 @@ func (d Dir) ReadState() (*api.JobStatusReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) == 0 {
-		return nil, &fs.PathError{Op: "read", Path: d.State(), Err: fs.ErrNotExist}
-	}
-	s, err := DecodeState(b)
+	s, err := DecodeState(b) // an empty file decodes as the record of no job
 	if err != nil {
 		return nil, fmt.Errorf("spool: %s: %w", d.State(), err)
 	}
