@@ -73,15 +73,37 @@ func propStep(t *rapid.T, h *harness, queues int) {
 			}
 		})
 	}
-	var running []state.Key
+	var running, pending []state.Key
 	h.st.View(func(v *state.View) {
 		v.Jobs(func(j *state.Job) bool {
 			if job.Started(j.State) {
 				running = append(running, j.Key)
 			}
+			if job.Pending(j.State) {
+				pending = append(pending, j.Key)
+			}
 			return true
 		})
 	})
+	// Now and then a pending job is changed as bmod, btop, bbot and
+	// bswitch change it (the pending lists and the submissions the
+	// scheduler's caches were derived from).
+	for _, k := range pending {
+		switch rapid.IntRange(0, 15).Draw(t, "change") {
+		case 0:
+			n := int32(rapid.IntRange(1, 3).Draw(t, "newSlots"))
+			spec := &api.JobSpec{Command: "true", FromHost: "host1", MinProcs: n}
+			if r := propReqs[rapid.IntRange(0, len(propReqs)-1).Draw(t, "newReq")]; r != "" {
+				spec.ResReq = []string{r}
+			}
+			h.apply(&api.Event{JobModify: &api.EvJobModify{JobID: k.ID, Index: k.Index, Spec: spec}})
+		case 1:
+			h.apply(&api.Event{JobMove: &api.EvJobMove{JobID: k.ID, Index: k.Index, Position: 1, Bottom: rapid.Bool().Draw(t, "bottom")}})
+		case 2:
+			q := fmt.Sprintf("q%d", rapid.IntRange(0, queues-1).Draw(t, "newQueue"))
+			h.apply(&api.Event{JobSwitch: &api.EvJobSwitch{JobID: k.ID, Index: k.Index, Queue: q}})
+		}
+	}
 	for _, k := range running {
 		if rapid.IntRange(0, 4).Draw(t, "finish") == 0 {
 			h.apply(&api.Event{JobStatus: &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: api.StateDone}})

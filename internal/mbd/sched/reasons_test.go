@@ -177,18 +177,22 @@ func TestPlanReasonsImmutable(t *testing.T) {
 
 // TestPrescanReusesLastLists: a pass takes each pending job's requirement
 // from the last pass's lists, also after a pass started many jobs in a row
-// and when jobs were submitted in between; only new jobs are resolved.
+// and when jobs were submitted in between; only new jobs are resolved. A
+// queue whose list has not changed is taken whole; a bmod'ed job is
+// resolved again, its new requirement deciding.
 func TestPrescanReusesLastLists(t *testing.T) {
 	h := newHarness(t, clusterSpec{hosts: 1, mxj: 6})
 	for i := 0; i < 20; i++ {
 		h.submit("alice", "normal")
 	}
-	var resolved []int
+	var resolved, taken []int
 	run := func(want string) {
+		t.Helper()
 		if got := dispatches(h.run()); got != want {
 			t.Fatalf("dispatches %q, want %q", got, want)
 		}
 		resolved = append(resolved, h.s.mem.resolved)
+		taken = append(taken, h.s.mem.taken)
 	}
 	run("1@host1:1 2@host1:1 3@host1:1 4@host1:1 5@host1:1 6@host1:1") // 20 new jobs
 	run("")                                                            // 7..20 after six departures in a row
@@ -197,8 +201,15 @@ func TestPrescanReusesLastLists(t *testing.T) {
 	h.finish(2)
 	run("7@host1:1 8@host1:1") // one new job at the end
 	run("")                    // two more departures
-	if got, want := fmt.Sprint(resolved), "[20 0 1 0]"; got != want {
-		t.Fatalf("requirements resolved per pass %s, want %s", got, want)
+	run("")                    // nothing changed: the list is taken whole
+	// Job 9 asks for more memory than the host has: bmod makes it wait
+	// and job 10 starts in the slot job 3 frees.
+	h.apply(&api.Event{JobModify: &api.EvJobModify{JobID: 9, Spec: &api.JobSpec{Command: "true", FromHost: "host1",
+		ResReq: []string{"select[maxmem > 1000000000]"}}}})
+	h.finish(3)
+	run("10@host1:1")
+	if got, want := fmt.Sprint(resolved, taken), "[20 0 1 0 0 1] [0 0 0 0 1 0]"; got != want {
+		t.Fatalf("requirements resolved per pass, lists taken whole: %s, want %s", got, want)
 	}
 }
 

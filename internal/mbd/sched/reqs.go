@@ -19,6 +19,7 @@ type reqEntry struct {
 	err     error
 	reasons []*api.PendReason
 	gen     int
+	scan    uint64 // the last queue scan that listed it (queueScan.reqs)
 }
 
 // specReq is the entry of one submission in the queue it was last seen in
@@ -173,6 +174,20 @@ func (s *Scheduler) sweepCaches() {
 	}
 }
 
+// queueScan is what prescan derived from a queue's pending list: the jobs
+// with their requirements and the sums the pass needs. A later pass takes it
+// whole while the list's stamp is the same (nothing in or out, no order or
+// submission changed): with a million jobs waiting and a full cluster,
+// walking the lists was a quarter of a pass.
+type queueScan struct {
+	stamp state.PendingStamp
+	jobs  []pendJob
+	reqs  []*reqEntry // distinct, for the rusage marks and the cache sweep
+	slots int
+	maxID int64 // of the dense keys; -1: none
+	side  int   // keys outside the dense table
+}
+
 // prescan resolves every pending job's requirement once, learns which
 // indices dispatches of this pass may reserve (the rusage indices of
 // pending jobs, and slots), and counts each queue's pending slots.
@@ -180,68 +195,109 @@ func (p *pass) prescan() {
 	var maxID int64 = -1
 	side := 0
 	m := &p.s.mem
-	if m.lastJobs == nil {
-		m.lastJobs = map[string][]pendJob{}
+	if m.scans == nil {
+		m.scans = map[string]*queueScan{}
 	}
 	// Every queue's list is a part of one block, the block the pass
 	// before last filled (the last pass's lists are read meanwhile).
 	want := p.in.View.Count(api.StatePend) + p.in.View.Count(api.StatePSusp)
 	buf := m.spareBlock[:0]
-	m.resolved = 0
+	m.resolved, m.taken = 0, 0
 	if cap(buf) < want {
 		buf = make([]pendJob, 0, want+want/8)
 	}
 	for _, q := range p.queues {
 		name := q.cfg.Name
-		last := m.lastJobs[name]
-		start := len(buf)
-		k := 0
-		p.in.View.Pending(name, func(j *state.Job) bool {
-			// The pending list changes little between passes: take the
-			// job's entry from the last pass's list when it is there
-			// (same job, same submission), skipping jobs that left the
-			// pending lists (started, finished: a pass may start
-			// thousands in a row) and up to two others.
-			for k < len(last) && last[k].j != j && !p.in.View.Listed(last[k].j) {
-				k++
+		qs := m.scans[name]
+		stamp := p.in.View.PendingStamp(name)
+		if qs != nil && qs.stamp == stamp && !p.s.noCache {
+			if len(buf)+len(qs.jobs) > cap(buf) {
+				buf = make([]pendJob, 0, 2*cap(buf)+len(qs.jobs)+1024) // the old block keeps the lists in it
 			}
-			var e *reqEntry
-			for try := 0; try < 3 && k+try < len(last); try++ {
-				if x := last[k+try]; x.j == j && x.spec == j.Spec {
-					e, k = x.req, k+try+1
-					e.gen = p.s.sweep
-					break
-				}
+			start := len(buf)
+			buf = append(buf, qs.jobs...)
+			qs.jobs = buf[start:len(buf):len(buf)]
+			m.taken++
+		} else {
+			if qs == nil {
+				qs = &queueScan{}
+				m.scans[name] = qs
 			}
-			if e == nil {
-				e = p.reqOf(j, q)
-				m.resolved++
-			}
-			if len(buf) == cap(buf) {
-				// More than counted: a new block (the lists already in
-				// the old one keep it).
-				nb := make([]pendJob, 0, 2*cap(buf)+1024)
-				buf = append(nb, buf[start:]...)
-				start = 0
-			}
-			buf = append(buf, pendJob{j: j, req: e, spec: j.Spec})
-			q.pendSlots += int(j.Slots())
+			buf = p.scanQueue(q, qs, buf)
+			qs.stamp = stamp
+		}
+		q.jobs = qs.jobs
+		q.pendSlots += qs.slots
+		for _, e := range qs.reqs {
+			e.gen = p.s.sweep
 			if e.c != nil && len(e.c.Rusage)+len(e.c.Terms)+len(e.c.Alternatives) > 0 {
 				markRusage(p.mutable, e.c)
 			}
-			if dense(j.Key) {
-				maxID = max(maxID, j.Key.ID)
-			} else {
-				side++
-			}
-			return true
-		})
-		q.jobs = buf[start:len(buf):len(buf)]
-		m.lastJobs[name] = q.jobs
+		}
+		maxID = max(maxID, qs.maxID)
+		side += qs.side
 	}
 	m.spareBlock, m.lastBlock = m.lastBlock, buf
 	p.rb = newReasonsBuilder(maxID, side)
 	p.plan.Reasons = p.rb.r
+}
+
+// scanQueue walks q's pending list into buf and sets qs from it, taking a
+// job's requirement from qs's last list when the job is there with the same
+// submission.
+func (p *pass) scanQueue(q *queueCtx, qs *queueScan, buf []pendJob) []pendJob {
+	m := &p.s.mem
+	last := qs.jobs
+	if p.s.noCache {
+		last = nil // every requirement resolved afresh
+	}
+	m.scanSeq++
+	seq := m.scanSeq
+	qs.reqs, qs.slots, qs.maxID, qs.side = qs.reqs[:0], 0, -1, 0
+	start := len(buf)
+	k := 0
+	p.in.View.Pending(q.cfg.Name, func(j *state.Job) bool {
+		// The pending list changes little between passes: take the
+		// job's entry from the last pass's list when it is there
+		// (same job, same submission), skipping jobs that left the
+		// pending lists (started, finished: a pass may start
+		// thousands in a row) and up to two others.
+		for k < len(last) && last[k].j != j && !p.in.View.Listed(last[k].j) {
+			k++
+		}
+		var e *reqEntry
+		for try := 0; try < 3 && k+try < len(last); try++ {
+			if x := last[k+try]; x.j == j && x.spec == j.Spec {
+				e, k = x.req, k+try+1
+				break
+			}
+		}
+		if e == nil {
+			e = p.reqOf(j, q)
+			m.resolved++
+		}
+		if e.scan != seq {
+			e.scan = seq
+			qs.reqs = append(qs.reqs, e)
+		}
+		if len(buf) == cap(buf) {
+			// More than counted: a new block (the lists already in
+			// the old one keep it).
+			nb := make([]pendJob, 0, 2*cap(buf)+1024)
+			buf = append(nb, buf[start:]...)
+			start = 0
+		}
+		buf = append(buf, pendJob{j: j, req: e, spec: j.Spec})
+		qs.slots += int(j.Slots())
+		if dense(j.Key) {
+			qs.maxID = max(qs.maxID, j.Key.ID)
+		} else {
+			qs.side++
+		}
+		return true
+	})
+	qs.jobs = buf[start:len(buf):len(buf)]
+	return buf
 }
 
 func markRusage(m []bool, c *resreq.Compiled) {

@@ -179,15 +179,20 @@ type memory struct {
 	backfill   map[state.Key]bool // running jobs started by backfill
 	rebuilt    bool
 	recorded   map[state.Key]int32 // last run fed to the history
-	// lastJobs are each queue's pending jobs of the last pass with their
-	// requirements, parts of lastBlock (and of an earlier block when the
-	// pass found more jobs than counted); spareBlock is the block the pass
-	// before filled: the next pass fills it again.
-	lastJobs              map[string][]pendJob
+	// scans are what the last pass derived from each queue's pending
+	// list; their job lists are parts of lastBlock (and of an earlier
+	// block when the pass found more jobs than counted); spareBlock is the
+	// block the pass before filled: the next pass fills it again. scanSeq
+	// numbers the lists walked (reqEntry.scan).
+	scans                 map[string]*queueScan
 	lastBlock, spareBlock []pendJob
+	scanSeq               uint64
 	// resolved counts the pending jobs of the last pass whose requirement
 	// was not taken from the lists of the pass before (tests).
 	resolved int
+	// taken counts the queues whose list the last pass took whole from
+	// the pass before (tests).
+	taken int
 	// dispatched is how many jobs the last pass dispatched: the next
 	// plan's Dispatches start with room for as many.
 	dispatched int

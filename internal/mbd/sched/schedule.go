@@ -17,7 +17,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.reqs = map[reqKey]*reqEntry{}
 		s.specs = map[*state.Spec]specReq{}
 		s.deps = map[*state.Spec]*depend.Expr{}
-		s.mem.lastJobs = nil // entries of the old configuration
+		s.mem.scans = nil // entries of the old configuration
 		s.mem.lastBlock, s.mem.spareBlock = nil, nil
 		s.mem.fullReasons = nil // a new configuration: every job looked at
 		s.gen = in.Config

@@ -512,6 +512,9 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 				s.pendingList(x.Queue).insert(x)
 			}
 		}
+		if x.inPending != nil {
+			x.inPending.version++ // a new submission, perhaps other slots
+		}
 	}
 	if s.specs[spec] <= 0 {
 		s.releaseSpec(spec)

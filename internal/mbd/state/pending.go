@@ -10,6 +10,9 @@ type pendingList struct {
 	queue string
 	jobs  []entry
 	dead  int
+	// version counts the changes of what the list holds: jobs in or out,
+	// their order, and the submissions of the jobs in it (jobModify).
+	version uint64
 }
 
 // entry is one slot of a pending list. It is live while the job is still in
@@ -55,6 +58,7 @@ func less(a, b *Job) bool {
 
 // insert adds j in order; the common case (a new job, highest Order) appends.
 func (p *pendingList) insert(j *Job) {
+	p.version++
 	j.inPending = p
 	j.pendGen++
 	e := mkEntry(j)
@@ -72,6 +76,7 @@ func (p *pendingList) insert(j *Job) {
 // remove marks j as gone from the list.
 func (p *pendingList) remove(j *Job) {
 	if j.inPending == p {
+		p.version++
 		j.inPending = nil
 		p.dead++
 		if p.dead > 64 && p.dead > len(p.jobs)/2 {
@@ -159,6 +164,7 @@ func (p *pendingList) renumber(live []*Job, j *Job, pos int, bottom bool) {
 	if pos < 1 {
 		pos = 1
 	}
+	p.version++
 	live = append(live, nil)
 	copy(live[pos:], live[pos-1:])
 	live[pos-1] = j

@@ -131,6 +131,25 @@ func (v *View) Pending(queue string, fn func(*Job) bool) {
 	}
 }
 
+// PendingStamp identifies what a queue's pending list holds: the jobs, their
+// order and their submissions. Two stamps of a queue are equal only if
+// Pending would call fn with the same jobs in the same order, each with the
+// same Spec and slots (a scheduler keeps what it derived from a list while
+// the stamp stays). The zero stamp is that of a queue that never had
+// pending jobs.
+type PendingStamp struct {
+	list    *pendingList
+	version uint64
+}
+
+// PendingStamp returns queue's pending list's stamp.
+func (v *View) PendingStamp(queue string) PendingStamp {
+	if p := v.s.pending[queue]; p != nil {
+		return PendingStamp{p, p.version}
+	}
+	return PendingStamp{}
+}
+
 // PendingQueues returns the queues that have pending jobs.
 func (v *View) PendingQueues() []string {
 	var qs []string

@@ -208,6 +208,66 @@ func TestQueueOrderTopBottomSwitch(t *testing.T) {
 	}
 }
 
+// TestPendingStamp: a queue's pending stamp changes with every change of
+// what its list holds (jobs in or out, their order, their submissions) and
+// stays through events that change none of it.
+func TestPendingStamp(t *testing.T) {
+	l := newLogger(t)
+	stamp := func(q string) (s PendingStamp) {
+		l.s.View(func(v *View) { s = v.PendingStamp(q) })
+		return s
+	}
+	if stamp("normal") != (PendingStamp{}) {
+		t.Fatal("a queue without a pending list has a non-zero stamp")
+	}
+	l.must(submit(1, "normal", "alice"), submit(2, "normal", "alice"), submit(3, "normal", "bob"),
+		submit(4, "normal", "bob"), submit(5, "normal", "bob"), start(5, 0, "host1"))
+	step := func(name string, changed []string, same []string, evs ...*api.Event) {
+		t.Helper()
+		before := map[string]PendingStamp{}
+		for _, q := range append(append([]string{}, changed...), same...) {
+			before[q] = stamp(q)
+		}
+		l.must(evs...)
+		for _, q := range changed {
+			if stamp(q) == before[q] {
+				t.Fatalf("%s: the stamp of %s did not change", name, q)
+			}
+		}
+		for _, q := range same {
+			if stamp(q) != before[q] {
+				t.Fatalf("%s: the stamp of %s changed", name, q)
+			}
+		}
+	}
+	step("submit", []string{"normal"}, []string{"short"}, submit(6, "normal", "alice"))
+	step("submit elsewhere", []string{"short"}, []string{"normal"}, submit(7, "short", "alice"))
+	step("start", []string{"normal"}, nil, start(6, 0, "host1"))
+	step("running job done", nil, []string{"normal", "short"}, status(5, 0, api.StateDone))
+	spec := &api.JobSpec{Command: "sleep 2", ResReq: []string{"select[mem>100]"}, MinProcs: 2}
+	step("bmod", []string{"normal"}, []string{"short"}, &api.Event{JobModify: &api.EvJobModify{JobID: 1, Spec: spec}})
+	step("bswitch", []string{"normal", "short"}, nil, &api.Event{JobSwitch: &api.EvJobSwitch{JobID: 2, Queue: "short"}})
+	// Moves into the same gap: most find room between two keys, some
+	// renumber the list; each changes the stamp.
+	for i := 0; i < 40; i++ {
+		step("btop", []string{"normal"}, nil, &api.Event{JobMove: &api.EvJobMove{JobID: 3 + int64(i%2), Position: 2}})
+	}
+	step("bbot", []string{"normal"}, nil, &api.Event{JobMove: &api.EvJobMove{JobID: 1, Position: 1, Bottom: true}})
+	step("requeue", []string{"normal"}, nil,
+		&api.Event{JobStatus: &api.EvJobStatus{JobID: 6, State: api.StatePend, RunCount: 1}})
+	step("bkill of a pending job", []string{"normal"}, nil,
+		&api.Event{JobSignal: &api.EvJobSignal{JobID: 3, Action: int32(api.ActTerminate), TermReason: "TERM_OWNER"}})
+	// A restored state has lists of its own: no stamp of the old one
+	// matches.
+	old := stamp("normal")
+	r, _ := restored(t, l.s)
+	var now PendingStamp
+	r.View(func(v *View) { now = v.PendingStamp("normal") })
+	if now == old {
+		t.Fatal("a restored state's stamp equals the old state's")
+	}
+}
+
 func TestHoldStopResumeKillPending(t *testing.T) {
 	l := newLogger(t)
 	l.must(submit(1, "normal", "alice", func(n *api.EvJobNew) { n.Hold = true }))
