@@ -16,7 +16,7 @@ import (
 
 func init() {
 	Register(
-		&Command{Name: "cluster", Sub: true, Summary: "start or stop a local multi-host cluster (up|down)", Run: runCluster},
+		&Command{Name: "cluster", Sub: true, Summary: "start or stop a local multi-host cluster (up|env|down)", Run: runCluster},
 		&Command{Name: "dev", Sub: true, Summary: "run a local multi-host cluster in the foreground until interrupted", Run: runDev},
 	)
 }
@@ -58,6 +58,7 @@ func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
 }
 
 const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME] [--user NAME]
+       basalt cluster env [--dir DIR]
        basalt cluster down [--dir DIR]
 
 up starts a local multi-host cluster (hostN on 127.0.1.N) in the background,
@@ -65,6 +66,8 @@ waits until it accepts jobs and prints the shell variables to use it:
     eval "$(basalt cluster up)"
 --user (root only) runs every daemon, and so every job, as that unprivileged
 user, who administers the cluster (a non-root installation).
+env prints the same variables for the cluster already running in DIR (in
+another shell: eval "$(basalt cluster env)").
 down stops it and every process it started.`
 
 func runCluster(ctx context.Context, env *Env, args []string) int {
@@ -101,11 +104,22 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 			env.Errorf("basalt cluster up: %v", err)
 			return 1
 		}
-		for _, kv := range c.Exports() {
-			fmt.Fprintf(env.Stdout, "export %s=%s\n", kv[0], shellQuote(kv[1]))
-		}
+		printExports(env, c)
 		fmt.Fprintf(env.Stdout, "# Basalt cluster %q is up: %d hosts, %d slots each; stop it with: basalt cluster down --dir %s\n",
 			c.Opts.Cluster, c.Opts.Hosts, c.Opts.Slots, shellQuote(c.Opts.Dir))
+		return 0
+	case "env":
+		if len(res.Opts) > 0 && !(len(res.Opts) == 1 && res.Has("-dir")) {
+			env.Errorf("basalt cluster env: only --dir applies")
+			return 2
+		}
+		c, err := cluster.Running(o.Dir)
+		if err != nil {
+			env.Errorf("basalt cluster env: %v", err)
+			return 1
+		}
+		printExports(env, c)
+		fmt.Fprintf(env.Stdout, "# Basalt cluster %q in %s\n", c.Opts.Cluster, shellQuote(c.Opts.Dir))
 		return 0
 	case "down":
 		if err := cluster.Down(ctx, o.Dir, ""); err != nil {
@@ -117,6 +131,13 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 	env.Errorf("basalt cluster: unknown subcommand %q", sub)
 	fmt.Fprintln(env.Stderr, clusterUsage)
 	return 2
+}
+
+// printExports prints c's variables as shell export lines.
+func printExports(env *Env, c *cluster.Cluster) {
+	for _, kv := range c.Exports() {
+		fmt.Fprintf(env.Stdout, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+	}
 }
 
 // runDev runs a cluster in the foreground until SIGINT or SIGTERM.

@@ -24,7 +24,8 @@ import (
 //	                      in $WORK/cluster-conf/ replace the generated
 //	                      configuration (lsb.* go to the batch directory);
 //	                      $WORK/cluster-conf/lsf.conf.extra lines are appended
-//	                      to lsf.conf. Sets LSF_ENVDIR and BASALT_HOST; the
+//	                      to lsf.conf. Sets LSF_ENVDIR, BASALT_HOST and
+//	                      CLUSTER (the cluster's name); the
 //	                      cluster stops when the script ends. --user runs
 //	                      every daemon as that unprivileged user ($WORK is
 //	                      opened to it; run its commands with
@@ -96,6 +97,7 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	ts.Setenv("LSF_ENVDIR", c.EnvDir)
 	ts.Setenv("BASALT_HOST", "host1")
+	ts.Setenv("CLUSTER", c.Opts.Cluster)
 }
 
 func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
@@ -107,13 +107,37 @@ type proc struct {
 	cmd    *exec.Cmd
 }
 
-// Exports are the shell variables a user needs to talk to the cluster.
+// Exports are the shell variables a user needs to talk to the cluster. PATH
+// gets the cluster's command directory in front, unless it is there already
+// (a shell that evaluates them twice).
 func (c *Cluster) Exports() [][2]string {
+	path := os.Getenv("PATH")
+	if first, _, _ := strings.Cut(path, string(os.PathListSeparator)); first != c.Bin {
+		path = c.Bin + string(os.PathListSeparator) + path
+	}
 	return [][2]string{
 		{"LSF_ENVDIR", c.EnvDir},
 		{"BASALT_HOST", defaults.HostName(1)},
-		{"PATH", c.Bin + string(os.PathListSeparator) + os.Getenv("PATH")},
+		{"PATH", path},
 	}
+}
+
+// ErrNotRunning is Running's error when no daemon of a cluster runs in the
+// directory.
+var ErrNotRunning = errors.New("no cluster is running")
+
+// Running returns the cluster that runs in dir (started by Up, in this
+// process or another), for its Exports. Only Opts.Dir and Opts.Cluster are
+// known of it.
+func Running(dir string) (*Cluster, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if pids, _ := readPids(dir); len(pids) == 0 || !anyAlive(pids) {
+		return nil, fmt.Errorf("%w in %s", ErrNotRunning, dir)
+	}
+	return &Cluster{Opts: Options{Dir: dir, Cluster: clusterName(dir)}, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin")}, nil
 }
 
 // Up writes the configuration and starts every daemon, then waits until the
@@ -128,7 +152,7 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	opts.Dir = dir
 	if pids, _ := readPids(dir); len(pids) > 0 && anyAlive(pids) {
-		return nil, fmt.Errorf("a cluster is already running in %s (run basalt cluster down --dir %s)", dir, dir)
+		return nil, fmt.Errorf("a cluster is already running in %s (eval \"$(basalt cluster env --dir %s)\" uses it, basalt cluster down --dir %s stops it)", dir, dir, dir)
 	}
 	base, err := freePortBase(opts.Hosts)
 	if err != nil {
@@ -368,6 +392,9 @@ func (c *Cluster) Down(ctx context.Context) error {
 
 // Down stops the cluster in dir (cluster name for its job cgroups).
 func Down(ctx context.Context, dir, name string) error {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	pids, err := readPids(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -394,6 +421,11 @@ func Down(ctx context.Context, dir, name string) error {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
+	// A host's shepherd process outlives a killed sbatchd (it keeps the
+	// jobs, and their ends, for the next one): found by its command line.
+	for _, p := range shepherdHosts(dir) {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
 	if name == "" {
 		name = clusterName(dir)
 	}
@@ -404,26 +436,47 @@ func Down(ctx context.Context, dir, name string) error {
 	return nil
 }
 
-// clusterName reads the cluster name from a cluster directory's lsf.shared.
+// shepherdHosts are the PIDs of the processes serving job shepherds for the
+// sbatchds of the cluster in dir ("job-shepherd -host DIR/state/...").
+func shepherdHosts(dir string) []int {
+	state := filepath.Join(dir, "state") + string(os.PathSeparator)
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && isShepherdHost(strings.Split(string(b), "\x00"), state) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// isShepherdHost tells whether args are those of a shepherd host whose
+// state directory is under state.
+func isShepherdHost(args []string, state string) bool {
+	for i := 0; i+2 < len(args); i++ {
+		if args[i] == "job-shepherd" && args[i+1] == "-host" && strings.HasPrefix(args[i+2], state) {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterName is the name of the cluster configured in dir ("" when its
+// configuration cannot be read).
 func clusterName(dir string) string {
-	f, err := os.Open(filepath.Join(defaults.EnvDir(dir), "lsf.shared"))
+	b, err := config.LoadBase(context.Background(), config.Options{EnvDir: defaults.EnvDir(dir), LocalHost: defaults.HostName(1)})
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	for sc.Scan() {
-		t := strings.TrimSpace(sc.Text())
-		switch {
-		case strings.HasPrefix(t, "Begin Cluster"):
-			in = true
-		case in && (t == "" || strings.HasPrefix(t, "#") || strings.EqualFold(t, "ClusterName")):
-		case in:
-			return strings.Fields(t)[0]
-		}
-	}
-	return ""
+	return b.ClusterName()
 }
 
 // cgroupRoots are where job cgroups may be: the v1 hierarchies a job group

@@ -5,12 +5,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/basalt-lsf/basalt/internal/cluster"
 )
 
 // TestDownRemovesCgroups: cluster down kills a running job and leaves none
-// of the cluster's cgroup directories behind.
+// of the cluster's cgroup directories behind, also when an sbatchd could
+// not (killed first).
 func TestDownRemovesCgroups(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (job cgroups)")
@@ -34,8 +40,15 @@ func TestDownRemovesCgroups(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := c.Down(context.Background()); err != nil {
+	// host1's sbatchd dies: its job and the job's cgroups stay for down
+	// to find, by the cluster's name (its cgroups'), which it reads from
+	// the configuration as basalt cluster down does.
+	killDaemon(t, c.Opts.Dir, "sbatchd", "host1")
+	if err := cluster.Down(context.Background(), c.Opts.Dir, ""); err != nil {
 		t.Fatal(err)
+	}
+	if left := processesOf(c.Opts.Dir); len(left) > 0 {
+		t.Errorf("processes of the cluster still run after down:\n%s", strings.Join(left, "\n"))
 	}
 	for _, root := range []string{"memory", "cpuacct", "freezer", "pids", "unified"} {
 		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", root, "basalt", c.Opts.Cluster)); !os.IsNotExist(err) {
@@ -49,4 +62,44 @@ func TestDownRemovesCgroups(t *testing.T) {
 func jobGroups(base string) int {
 	m, _ := filepath.Glob(filepath.Join(base, "*", "*", "cgroup.procs"))
 	return len(m)
+}
+
+// killDaemon kills daemon's process on host with SIGKILL, as cluster.pids
+// lists it.
+func killDaemon(t *testing.T, dir, daemon, host string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "cluster.pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == daemon && f[2] == host {
+			pid, err := strconv.Atoi(f[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s of %s in cluster.pids:\n%s", daemon, host, b)
+}
+
+// processesOf lists the processes whose command line names dir ("pid:
+// args").
+func processesOf(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if args := strings.ReplaceAll(string(b), "\x00", " "); err == nil && strings.Contains(args, dir) {
+			out = append(out, e.Name()+": "+args)
+		}
+	}
+	return out
 }
