@@ -22,6 +22,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
 )
@@ -334,15 +335,16 @@ func (c *Cluster) wait(ctx context.Context) error {
 	return fmt.Errorf("the cluster did not become ready within %v: %v (logs in %s)", c.Opts.Timeout, last, filepath.Join(c.Opts.Dir, "log"))
 }
 
+// portBase is the cluster's first port (LSF_RES_PORT, as defaults.Write
+// set it or Options.Conf overrode it).
 func (c *Cluster) portBase() int {
-	b, _ := os.ReadFile(filepath.Join(c.EnvDir, "lsf.conf"))
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "LSF_RES_PORT="); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
+	path := filepath.Join(c.EnvDir, "lsf.conf")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return defaults.DefaultPortBase
 	}
-	return defaults.DefaultPortBase
+	conf, _ := lsfconf.Parse(path, b)
+	return conf.Int("LSF_RES_PORT", defaults.DefaultPortBase)
 }
 
 func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error {
