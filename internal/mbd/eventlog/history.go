@@ -372,10 +372,17 @@ func (h *History) apply(j *hist, r *Record) {
 			}
 			break
 		}
+		prev := rec.State
 		rec.State = main
 		ev.State, ev.Reason, ev.ExitStatus = main, int32(l.Reason), int32(l.ExitStatus)
 		switch main {
 		case api.StatePend:
+			if prev != api.StatePend && prev != api.StatePSusp {
+				// A run (or a finished job) back to PEND: brequeue,
+				// REQUEUE_EXIT_VALUES, a rerun. bhist says requeued,
+				// as for JOB_REQUEUE; from PSUSP it is a resumption.
+				ev.Kind = TypeJobRequeue
+			}
 			rec.PendReasons = nil
 			if l.Reason != 0 {
 				rec.PendReasons = []*api.PendReason{{Code: int32(l.Reason)}}

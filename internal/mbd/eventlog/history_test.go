@@ -205,6 +205,36 @@ func TestHistoryEvents(t *testing.T) {
 	}
 }
 
+// TestHistoryRequeueAndResume: a job status record taking a run back to
+// PEND (brequeue, an exit value that requeues) is a requeue in the history;
+// one taking a PSUSP job to PEND (bresume of a held job) is a resumption.
+func TestHistoryRequeueAndResume(t *testing.T) {
+	fd := newFeed(t, Filter{States: AllStates})
+	fd.submit(0, 1, "alice", "normal", "p", "j")
+	fd.start(1, 1, 0, "h1")
+	fd.ev(2, &api.Event{User: "alice", UID: 1, JobSignal: &api.EvJobSignal{JobID: 1, Signal: "KILL", Action: int32(api.ActRequeue)}})
+	fd.ev(3, &api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StatePend, PendReason: 23, RunCount: 1}})
+	fd.ev(4, &api.Event{User: "alice", UID: 1, JobSignal: &api.EvJobSignal{JobID: 1, Signal: "STOP", Action: int32(api.ActSuspend)}})
+	fd.ev(4, &api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StatePSusp}})
+	fd.ev(5, &api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StatePend}})
+	fd.start(6, 1, 0, "h2")
+	fd.ev(9, &api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StateExit, ExitStatus: 30 << 8}})
+	fd.ev(9, &api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StatePend, PendReason: 23, RunCount: 2}})
+	res := fd.h.Result()
+	if len(res) != 1 {
+		t.Fatalf("%d histories", len(res))
+	}
+	var got []string
+	for _, e := range res[0].Events {
+		got = append(got, fmt.Sprintf("%d %s %#x", e.Time-t0, e.Kind, uint32(e.State)))
+	}
+	want := "0 JOB_NEW 0x1|1 JOB_START 0x4|2 JOB_SIGNAL 0x0|3 JOB_REQUEUE 0x1|4 JOB_SIGNAL 0x0|4 JOB_STATUS 0x2|" +
+		"5 JOB_STATUS 0x1|6 JOB_START 0x4|9 JOB_STATUS 0x20|9 JOB_REQUEUE 0x1"
+	if g := strings.Join(got, "|"); g != want {
+		t.Errorf("events:\n%s\nwant\n%s", g, want)
+	}
+}
+
 func TestTimeInStatesOfUnfinishedJob(t *testing.T) {
 	h := &api.JobHistory{Events: []*api.HistoryEvent{
 		{Time: 100, Kind: TypeJobNew, State: api.StatePSusp},
