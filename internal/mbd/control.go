@@ -128,6 +128,22 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 	}
 	switch req.Op {
 	case api.OpKill:
+		// bkill -s STOP (TSTP) is bstop and -s CONT is bresume, for a
+		// pending job too (which any other signal terminates).
+		switch syscall.Signal(req.Signal) {
+		case syscall.SIGSTOP, syscall.SIGTSTP:
+			if !req.Remove {
+				as := *req
+				as.Op, as.Signal = api.OpStop, 0
+				return s.controlOne(ctx, cfg, id, &as, t, res)
+			}
+		case syscall.SIGCONT:
+			if !req.Remove {
+				as := *req
+				as.Op, as.Signal = api.OpResume, 0
+				return s.controlOne(ctx, cfg, id, &as, t, res)
+			}
+		}
 		if job.Finished(t.state) {
 			return lsberr.New(lsberr.JobFinished)
 		}
