@@ -128,8 +128,10 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 	}
 	switch req.Op {
 	case api.OpKill:
-		// bkill -s STOP (TSTP) is bstop and -s CONT is bresume, for a
-		// pending job too (which any other signal terminates).
+		// bkill -s STOP (TSTP) is bstop and -s CONT of a suspended job is
+		// bresume, for a pending job too (which any other signal
+		// terminates); CONT has no effect on a pending job and is only
+		// delivered to a running one.
 		switch syscall.Signal(req.Signal) {
 		case syscall.SIGSTOP, syscall.SIGTSTP:
 			if !req.Remove {
@@ -138,10 +140,14 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 				return s.controlOne(ctx, cfg, id, &as, t, res)
 			}
 		case syscall.SIGCONT:
-			if !req.Remove {
+			switch {
+			case req.Remove:
+			case t.state == api.StatePSusp || t.state == api.StateUSusp || t.state == api.StateSSusp:
 				as := *req
 				as.Op, as.Signal = api.OpResume, 0
 				return s.controlOne(ctx, cfg, id, &as, t, res)
+			case t.state == api.StatePend:
+				return nil
 			}
 		}
 		if job.Finished(t.state) {
