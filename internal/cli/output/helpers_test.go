@@ -2,6 +2,7 @@ package output
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -305,5 +306,24 @@ func TestArraySummaryPlainJob(t *testing.T) {
 	f := strings.Fields(lines[1])
 	if len(f) != 11 || f[0] != "7" || f[3] != "1" || f[6] != "1" {
 		t.Errorf("plain job summary %q: want NJOBS 1 and RUN 1", lines[1])
+	}
+}
+
+// TestArraySummaryOfElements: bjobs -A of an array whose elements mbatchd
+// sends (each named name[index], with the array's index specification)
+// shows the array as name[spec].
+func TestArraySummaryOfElements(t *testing.T) {
+	var b strings.Builder
+	var jobs []*api.JobRecord
+	for i, st := range []api.JobState{api.StateRun, api.StateExit, api.StatePend, api.StateDone} {
+		jobs = append(jobs, &api.JobRecord{JobID: 24, Index: int32(i + 1), User: "root", JobName: fmt.Sprintf("ar2[%d]", i+1),
+			ArraySpec: "[1-4]", State: st})
+	}
+	if err := WriteArraySummary(&b, jobs, &Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := arrayHeader + "\n" + "24       ar2[1-4]     root       4    1    1    1    1     0     0     0\n"
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
 	}
 }

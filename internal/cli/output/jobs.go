@@ -236,8 +236,15 @@ func WriteArraySummary(w io.Writer, jobs []*api.JobRecord, o *Options) error {
 			if n == "" {
 				n = spec(j).JobName
 			}
-			if j.ArraySpec != "" && !strings.Contains(n, "[") {
-				n += j.ArraySpec
+			if j.ArraySpec != "" {
+				// An element is named name[index]: the array is
+				// name and its index specification.
+				if j.Index > 0 {
+					n = strings.TrimSuffix(n, "["+strconv.Itoa(int(j.Index))+"]")
+				}
+				if !strings.Contains(n, "[") {
+					n += j.ArraySpec
+				}
 			}
 			if n != "" {
 				s.name = n
