@@ -216,8 +216,8 @@ func (s *Server) hostsInfo(ctx context.Context, id auth.Identity, req *api.Hosts
 	s.st.View(func(v *state.View) {
 		hosts := s.schedHosts(cfg, v)
 		for _, h := range hosts {
-			if len(want) > 0 && !want[h.Name] {
-				continue
+			if len(req.Hosts) > 0 && !want[h.Name] {
+				continue // names given, none of them this host (or none known)
 			}
 			hi := &api.HostInfo{Name: h.Name, JLU: limitOrMinus(h.Cfg.JLU), Max: int32(h.MaxSlots), Type: h.Type, Model: h.Model, NCPUs: int32(h.NCPUs)}
 			if h.MaxSlots < 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
@@ -110,7 +111,11 @@ func (s *Server) filter(cfg *config.Config, id auth.Identity, req *api.JobsReque
 	}
 	if req.Host != "" {
 		f.hosts = map[string]bool{}
-		for _, h := range expandHostName(cfg, req.Host) {
+		hosts := expandHostName(cfg, req.Host)
+		if len(hosts) == 0 && req.Host == cfg.ClusterName() {
+			hosts = expandHostName(cfg, "all") // -m cluster_name: its hosts
+		}
+		for _, h := range hosts {
 			f.hosts[h] = true
 		}
 		if len(f.hosts) == 0 {
@@ -284,6 +289,9 @@ func orderJobs(v *state.View, cfg *config.Config, jobs []*state.Job) []*state.Jo
 // jobs streams bjobs results in chunks.
 func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsRequest, send func(*api.JobsReply) error) error {
 	cfg := s.cfg.Current()
+	if err := selectorError(cfg, req.Queue, req.Host); err != nil {
+		return err
+	}
 	var recs []*api.JobRecord
 	var notFound []*api.JobRef
 	reasons := s.currentReasons()
@@ -357,4 +365,17 @@ func (s *Server) waitJob(ctx context.Context, id auth.Identity, ref *api.JobRef,
 			return ctx.Err()
 		}
 	}
+}
+
+// selectorError is LSF's error for a -q naming no queue, or a -m naming no
+// host, host group or cluster ("name: No such queue"); nil when both name
+// something.
+func selectorError(cfg *config.Config, queue, host string) error {
+	if queue != "" && cfg.Queue(queue) == nil {
+		return lsberr.Errorf(lsberr.BadQueue, "%s: %s", queue, lsberr.BadQueue.Text())
+	}
+	if host != "" && len(expandHostName(cfg, host)) == 0 && host != cfg.ClusterName() {
+		return lsberr.Errorf(lsberr.BadHost, "%s: %s", host, lsberr.BadHost.Text())
+	}
+	return nil
 }
