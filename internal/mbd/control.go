@@ -35,6 +35,10 @@ type target struct {
 func (s *Server) control(ctx context.Context, id auth.Identity, req *api.ControlRequest) (*api.ControlReply, error) {
 	cfg := s.cfg.Current()
 	reply := &api.ControlReply{}
+	if err := selectorError(cfg, req.Queue, req.Host); err != nil {
+		reply.Status = lsbStatus(err)
+		return reply, nil
+	}
 	var targets []target
 	s.st.View(func(v *state.View) {
 		targets = s.controlTargets(v, cfg, id, req, reply)
