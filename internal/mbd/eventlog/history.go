@@ -182,6 +182,9 @@ type hist struct {
 	queues []string
 	hosts  []*api.ExecHost // every execution host of every run
 	starts []int64         // dispatch times
+	// sigUser is who sent the last signal: a status record (which names
+	// no one) that suspends or resumes the job is that user's doing.
+	sigUser string
 }
 
 // NewHistory starts an empty fold; f's explicit jobs, if any, limit what is
@@ -375,6 +378,11 @@ func (h *History) apply(j *hist, r *Record) {
 		prev := rec.State
 		rec.State = main
 		ev.State, ev.Reason, ev.ExitStatus = main, int32(l.Reason), int32(l.ExitStatus)
+		if main == api.StatePSusp || main == api.StateUSusp || main == api.StatePend && prev == api.StatePSusp ||
+			main == api.StateRun && prev == api.StateUSusp {
+			ev.User = j.sigUser
+		}
+		j.sigUser = ""
 		switch main {
 		case api.StatePend:
 			if prev != api.StatePend && prev != api.StatePSusp {
@@ -408,6 +416,7 @@ func (h *History) apply(j *hist, r *Record) {
 		}
 	case *JobSignal:
 		ev.Signal, ev.User = l.SignalSymbol, l.UserName
+		j.sigUser = l.UserName
 	case *JobSwitch:
 		rec.Queue = l.Queue
 		j.queues = append(j.queues, l.Queue)

@@ -184,7 +184,7 @@ func TestHistoryEvents(t *testing.T) {
 		"4 JOB_START_ACCEPT pid=99",
 		"4 JOB_EXECUTE user=alice pid=99 text=/w",
 		"10 JOB_SIGNAL user=alice signal=STOP",
-		"10 JOB_STATUS state=0x10 reason=2",
+		"10 JOB_STATUS state=0x10 user=alice reason=2", // the STOP's sender
 		"20 JOB_REQUEUE state=0x1 reason=23",
 		"25 JOB_START state=0x4 host=h6*1",
 		"40 JOB_STATUS state=0x20 exit=256 cpu=3.5 maxmem=2048",

@@ -46,8 +46,10 @@ type Job struct {
 	SuspReasons   int32
 	SuspSubreason int32
 	PendReason    int32
-	RunCount      int32
-	Usage         *api.Usage // final usage of a finished run
+	// StateTime is when the job's state last changed.
+	StateTime int64
+	RunCount  int32
+	Usage     *api.Usage // final usage of a finished run
 	// EffectiveResReq is the requirement the job was dispatched with.
 	EffectiveResReq string
 }
@@ -112,10 +114,27 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 		return renderStatus(ev.JobStatus, job, t, rec)
 	case ev.JobSignal != nil:
 		g := ev.JobSignal
-		return []*Record{rec(TypeJobSignal, &JobSignal{
+		events = []*Record{rec(TypeJobSignal, &JobSignal{
 			JobID: g.JobID, UserID: uid, RunCount: int64(g.RunCount), SignalSymbol: g.Signal,
 			Idx: int64(g.Index), UserName: user,
-		})}, nil
+		})}
+		if job == nil || len(job.ExecHosts) > 0 || job.StateTime != t {
+			return events, nil
+		}
+		// The signal changed a waiting job's state itself (bkill, bstop,
+		// bresume of a PEND or PSUSP job; sbatchd reports a started
+		// job's): LSF logs the new status, and a killed job's end.
+		st := &api.EvJobStatus{JobID: g.JobID, Index: g.Index, State: job.State, PendReason: job.PendReason,
+			SuspReasons: job.SuspReasons, SuspSubreason: job.SuspSubreason, TermReason: job.TermReason,
+			ExitStatus: job.ExitStatus, RunCount: job.RunCount}
+		switch job.State {
+		case api.StateExit:
+			more, acct := renderStatus(st, job, t, rec)
+			return append(events, more...), acct
+		case api.StatePend, api.StatePSusp:
+			events = append(events, rec(TypeJobStatus, jobStatus(st, t)))
+		}
+		return events, nil
 	case ev.JobSwitch != nil:
 		w := ev.JobSwitch
 		return []*Record{rec(TypeJobSwitch, &JobSwitch{UserID: uid, JobID: w.JobID, Queue: w.Queue, Idx: int64(w.Index), UserName: user})}, nil

@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -159,6 +160,61 @@ func TestRenderEvents(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.events, "\n") {
 				t.Errorf("events:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(tt.events, "\n     "))
+			}
+			if len(acct) != tt.acct {
+				t.Errorf("%d acct records, want %d", len(acct), tt.acct)
+			}
+		})
+	}
+}
+
+// TestRenderSignalOfWaitingJob: a signal that changes a waiting job's state
+// itself (the job context's StateTime is the event's) is followed by the
+// new status: bkill of a pending job by its EXIT status and lsb.acct's
+// JOB_FINISH, bstop and bresume by PSUSP and PEND. A signal for a started
+// job, or one that changed nothing, is the JOB_SIGNAL alone.
+func TestRenderSignalOfWaitingJob(t *testing.T) {
+	waiting := func(st api.JobState, changed int64) *Job {
+		j := testJob()
+		j.State, j.ExecHosts, j.StartTime, j.RunCount, j.StateTime = st, nil, 0, 0, t0+changed
+		return j
+	}
+	tests := []struct {
+		name  string
+		sig   *api.EvJobSignal
+		job   *Job
+		types string
+		acct  int
+	}{
+		{"bkill of a pending job", &api.EvJobSignal{JobID: 9, Signal: "KILL", Action: int32(api.ActTerminate), TermReason: "TERM_OWNER"},
+			func() *Job { j := waiting(api.StateExit, 10); j.EndTime, j.TermReason = t0+10, "TERM_OWNER"; return j }(),
+			"JOB_SIGNAL JOB_STATUS/32", 1},
+		{"bstop of a pending job", &api.EvJobSignal{JobID: 9, Signal: "STOP", Action: int32(api.ActSuspend)},
+			waiting(api.StatePSusp, 10), "JOB_SIGNAL JOB_STATUS/2", 0},
+		{"bresume of a held job", &api.EvJobSignal{JobID: 9, Signal: "CONT", Action: int32(api.ActResume)},
+			waiting(api.StatePend, 10), "JOB_SIGNAL JOB_STATUS/1", 0},
+		{"bstop of a held job (no change)", &api.EvJobSignal{JobID: 9, Signal: "STOP", Action: int32(api.ActSuspend)},
+			waiting(api.StatePSusp, 3), "JOB_SIGNAL", 0},
+		{"bkill of a running job", &api.EvJobSignal{JobID: 9, Signal: "KILL", Action: int32(api.ActTerminate)},
+			func() *Job { j := testJob(); j.StateTime = t0 + 10; return j }(), "JOB_SIGNAL", 0},
+		{"no job context", &api.EvJobSignal{JobID: 9, Signal: "KILL"}, nil, "JOB_SIGNAL", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, acct := Render(&api.Event{Time: (t0 + 10) * 1e9, User: "bob", UID: 1002, JobSignal: tt.sig}, tt.job)
+			var got []string
+			for _, r := range evs {
+				k := r.Type
+				if st, ok := r.Log.(*JobStatus); ok {
+					k += fmt.Sprintf("/%d", st.JStatus)
+				}
+				got = append(got, k)
+				if back, err := ParseRecord(r.Format()); err != nil || !reflect.DeepEqual(back, r) {
+					t.Errorf("round trip of %s: %v", r.Format(), err)
+				}
+			}
+			if g := strings.Join(got, " "); g != tt.types {
+				t.Errorf("records %s, want %s", g, tt.types)
 			}
 			if len(acct) != tt.acct {
 				t.Errorf("%d acct records, want %d", len(acct), tt.acct)

@@ -458,6 +458,8 @@ func (w *Writer) jobFor(ev *api.Event) *Job {
 		return w.opts.Jobs.Job(ev.JobStatus.JobID, ev.JobStatus.Index)
 	case ev.JobModify != nil:
 		return w.opts.Jobs.Job(ev.JobModify.JobID, ev.JobModify.Index)
+	case ev.JobSignal != nil:
+		return w.opts.Jobs.Job(ev.JobSignal.JobID, ev.JobSignal.Index)
 	}
 	return nil
 }
