@@ -2,7 +2,9 @@ package output
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -160,5 +162,31 @@ func TestTimesInStates(t *testing.T) {
 	st, end = timesInStates(hs[2], opts())
 	if st.pend != now.Unix()-hs[2].Job.SubmitTime || st.run != 0 || end != now.Unix() {
 		t.Errorf("pending job: %+v end %d", st, end)
+	}
+}
+
+// TestHistoryLostHost: bhist -l words a job's UNKWN and ZOMBI states as
+// OpenLava's bhist does, not by the record's kind.
+func TestHistoryLostHost(t *testing.T) {
+	j := &api.JobRecord{JobID: 5, User: "u1", State: api.StateRun, SubmitTime: 1000, StartTime: 1001}
+	h := &api.JobHistory{Job: j, Events: []*api.HistoryEvent{
+		{Time: 1000, Kind: "JOB_NEW"},
+		{Time: 1001, Kind: "JOB_START"},
+		{Time: 1010, Kind: "JOB_STATUS", State: api.StateUnkwn},
+		{Time: 1020, Kind: "JOB_STATUS", State: api.StateRun},
+		{Time: 1030, Kind: "JOB_STATUS", State: api.StateZombi},
+	}}
+	var b bytes.Buffer
+	if err := WriteHistoryLong(&b, []*api.JobHistory{h}, &Options{Now: time.Unix(2000, 0).UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{": Unknown; unable to reach the execution host;\n", ": Running;\n",
+		": Termination request issued; but unable to reach the execut"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "JOB_STATUS") {
+		t.Errorf("a record kind shown as text:\n%s", b.String())
 	}
 }

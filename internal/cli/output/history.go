@@ -233,6 +233,10 @@ func historyEventText(h *api.JobHistory, ev *api.HistoryEvent, o *Options) strin
 			return "Suspended: " + strings.TrimSuffix(strings.TrimSpace(SuspReasonLine(ev.Reason, 0)), ";") + ";"
 		case "RUN":
 			return "Running;"
+		case "UNKWN":
+			return "Unknown; unable to reach the execution host;"
+		case "ZOMBI":
+			return "Termination request issued; but unable to reach the execution host;"
 		case "PEND":
 			return fmt.Sprintf("Resumed by the user or administrator <%s>;", eventUser(ev))
 		}
