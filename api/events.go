@@ -64,6 +64,9 @@ type EvJobStart struct {
 	// INTERRUPTIBLE_BACKFILL): it must release the reserved slots it runs
 	// in before the reserving job's predicted start. 0: none.
 	BackfillLimit int64 `wire:"8"`
+	// EffectiveResReq is the requirement the job was scheduled with
+	// (resreq's Effective form).
+	EffectiveResReq string `wire:"9"`
 }
 
 // EvJobExecute records that the job's processes started (LSF JOB_EXECUTE).

@@ -832,6 +832,9 @@ func (m *EvJobStart) SizeWire() int {
 	if m.BackfillLimit != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.BackfillLimit)))
 	}
+	if m.EffectiveResReq != "" {
+		n += 1 + wire.SizeBytes(len(m.EffectiveResReq))
+	}
 	return n
 }
 
@@ -872,6 +875,10 @@ func (m *EvJobStart) AppendWire(b []byte) []byte {
 	if m.BackfillLimit != 0 {
 		b = wire.AppendTag(b, 8, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.BackfillLimit)))
+	}
+	if m.EffectiveResReq != "" {
+		b = wire.AppendTag(b, 9, wire.BytesType)
+		b = wire.AppendString(b, m.EffectiveResReq)
 	}
 	return b
 }
@@ -972,6 +979,16 @@ func (m *EvJobStart) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobStart", 8, off, n)
 			}
 			m.BackfillLimit = int64(x)
+			off += n
+		case 9:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvJobStart", 9, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobStart", 9, off, n)
+			}
+			m.EffectiveResReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

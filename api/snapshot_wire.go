@@ -1079,6 +1079,9 @@ func (m *SnapJob) SizeWire() int {
 	if m.BackfillLimit != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.BackfillLimit)))
 	}
+	if m.EffectiveResReq != "" {
+		n += 2 + wire.SizeBytes(len(m.EffectiveResReq))
+	}
 	return n
 }
 
@@ -1252,6 +1255,10 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	if m.BackfillLimit != 0 {
 		b = wire.AppendTag(b, 41, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.BackfillLimit)))
+	}
+	if m.EffectiveResReq != "" {
+		b = wire.AppendTag(b, 42, wire.BytesType)
+		b = wire.AppendString(b, m.EffectiveResReq)
 	}
 	return b
 }
@@ -1686,6 +1693,16 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapJob", 41, off, n)
 			}
 			m.BackfillLimit = int64(x)
+			off += n
+		case 42:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 42, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 42, off, n)
+			}
+			m.EffectiveResReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

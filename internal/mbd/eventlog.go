@@ -57,6 +57,7 @@ func (s *Server) logJob(j *state.Job) *eventlog.Job {
 		ExecCwd: j.ExecCwd, ExecHome: j.ExecHome, ExecUser: j.ExecUser, ExitStatus: j.ExitStatus,
 		TermReason: j.TermReason, SuspReasons: j.SuspReasons, SuspSubreason: j.SuspSubreason,
 		PendReason: j.PendReason, RunCount: j.RunCount, Usage: j.Usage, StateTime: j.StateTime,
+		EffectiveResReq: j.EffectiveResReq,
 	}
 	if j.Array != nil {
 		lj.ArraySpec, lj.ArrayLimit = j.Array.Spec, j.Array.Limit

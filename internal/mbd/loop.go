@@ -90,7 +90,7 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) (time.Time, bool)
 	events := make([]*api.Event, len(plan.Dispatches))
 	for i, d := range plan.Dispatches {
 		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage,
-			BackfillLimit: int64(d.RunLimit / time.Second)}}
+			BackfillLimit: int64(d.RunLimit / time.Second), EffectiveResReq: d.EffectiveResReq}}
 	}
 	errs, err := s.prop.Propose(ctx, events...)
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 	l := &api.JobLaunch{
 		JobID: j.ID, Index: j.Index, User: j.User, Spec: j.Spec.Full(), SubmitTime: j.SubmitTime, RunCount: j.RunCount,
 		Forced: j.NoSuspend, DispatchTime: j.StartTime, JobName: j.DisplayName(), ExecRusage: j.ExecRusage,
-		Cluster: cfg.ClusterName(),
+		Cluster: cfg.ClusterName(), EffectiveResReq: j.EffectiveResReq,
 	}
 	for _, h := range j.ExecHosts {
 		l.ExecHosts = append(l.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})

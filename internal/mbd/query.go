@@ -27,7 +27,7 @@ func (s *Server) record(j *state.Job, detail bool, reasons *sched.Reasons, now i
 		ExitStatus: j.ExitStatus, TermReason: j.TermReason, ExecHome: j.ExecHome, ExecCwd: j.ExecCwd,
 		ExecUser: j.ExecUser, NumSlots: j.Slots(), RunCount: j.RunCount, JobPID: j.PID, UserGroup: j.Spec.UserGroup,
 		PreemptCount: j.PreemptCount, Forced: j.Forced, Priority: int64(j.UserPriority), Project: j.Project,
-		Command: j.Spec.Command, DefaultQueue: j.DefaultQueue,
+		Command: j.Spec.Command, DefaultQueue: j.DefaultQueue, EffectiveResReq: j.EffectiveResReq,
 	}
 	for _, h := range j.ExecHosts {
 		r.ExecHosts = append(r.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})

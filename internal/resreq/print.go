@@ -94,6 +94,44 @@ func (s *Simple) print(b *strings.Builder) {
 	}
 }
 
+// Effective returns the requirement as it is scheduled, LSF's effective
+// RES_REQ (bjobs -l, LSB_EFFECTIVE_RSRCREQ): the canonical form with the
+// defaults that apply written out. rule is the compiled requirement's
+// TypeRule: type == local (or any) is ANDed to the select expression, or is
+// the select section; a requirement without an order section orders by
+// r15s:pg. Compound and alternative requirements are in canonical form.
+func (r *ResReq) Effective(rule TypeRule) string {
+	if r == nil || r.Kind != KindSimple || r.Simple == nil {
+		return r.String()
+	}
+	s := r.Simple
+	var b strings.Builder
+	typ := ""
+	switch rule {
+	case TypeLocal:
+		typ = "type == local"
+	case TypeAny:
+		typ = "type == any"
+	}
+	hasSelect := s.Select != nil && s.Select.X != nil
+	switch {
+	case typ != "" && hasSelect:
+		b.WriteString("select[")
+		printExpr(&b, s.Select.X, true)
+		b.WriteString(" && (" + typ + ")]")
+	case typ != "":
+		b.WriteString("select[" + typ + "]")
+	case hasSelect:
+		(&Simple{Select: s.Select}).print(&b)
+	}
+	order := s.Order
+	if order == nil {
+		order = &OrderSection{Keys: []*OrderKeyExpr{{Name: "r15s"}, {Name: "pg"}}}
+	}
+	(&Simple{Order: order, Rusage: s.Rusage, Span: s.Span, Same: s.Same, Cu: s.Cu}).print(&b)
+	return b.String()
+}
+
 // ExprString returns the canonical form of a select expression.
 func ExprString(x Expr) string {
 	var b strings.Builder

@@ -349,7 +349,8 @@ func (h *History) apply(j *hist, r *Record) {
 		if v, ok := Lookup(l.Ext, ExtForced); ok && v == yes {
 			rec.Forced = true
 		}
-		if v, ok := Lookup(l.Ext, ExtExecRusage); ok {
+		rec.EffectiveResReq = l.EffectiveResReq // volclava's field
+		if v, ok := Lookup(l.Ext, ExtEffResReq); ok {
 			rec.EffectiveResReq = v
 		}
 		j.hosts = append(j.hosts, hosts...)

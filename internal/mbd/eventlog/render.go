@@ -90,6 +90,9 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 		if s.ExecRusage != "" {
 			l.Ext = append(l.Ext, KV{ExtExecRusage, s.ExecRusage})
 		}
+		if s.EffectiveResReq != "" {
+			l.Ext = append(l.Ext, KV{ExtEffResReq, s.EffectiveResReq})
+		}
 		if s.Forced {
 			l.Ext = append(l.Ext, KV{ExtForced, yes})
 		}
@@ -529,6 +532,7 @@ func relogRun(j *Job) []*Record {
 	if started {
 		sr, _ := Render(&api.Event{Time: j.StartTime * 1e9, JobStart: &api.EvJobStart{
 			JobID: j.ID, Index: j.Index, ExecHosts: j.ExecHosts, RunCount: j.RunCount,
+			EffectiveResReq: j.EffectiveResReq,
 		}}, j)
 		recs = append(recs, sr...)
 		if j.PID != 0 {

@@ -33,6 +33,7 @@ const (
 	ExtResReq        = "resReq"        // one per -R when there are several
 	ExtUserGroup     = "userGroup"     // -G (JOB_FINISH has no field for it)
 	ExtExecRusage    = "execRusage"    // JOB_START: the rusage alternative reserved
+	ExtEffResReq     = "effResReq"     // JOB_START: the requirement as scheduled
 	ExtForced        = "forced"        // JOB_START: brun
 	ExtNoSuspend     = "noSuspend"     // JOB_START: brun -f
 	ExtTermReason    = "termReason"    // JOB_FINISH: TERM_* keyword Basalt gave

@@ -296,6 +296,9 @@ func mergeHosts(a, b []*api.ExecHost) []*api.ExecHost {
 func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption) {
 	j := jc.j
 	d := Dispatch{Key: j.Key, Queue: j.Queue, Hosts: a.hosts, Backfill: backfill, RunLimit: jc.runLimit}
+	if jc.req != nil {
+		d.EffectiveResReq = jc.req.eff
+	}
 	if len(a.rusage) > 0 {
 		d.ExecRusage = execRusage(a.rusage)
 	}

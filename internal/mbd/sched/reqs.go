@@ -20,6 +20,7 @@ type reqEntry struct {
 	reasons []*api.PendReason
 	gen     int
 	scan    uint64 // the last queue scan that listed it (queueScan.reqs)
+	eff     string // the effective requirement (resreq's Effective)
 }
 
 // specReq is the entry of one submission in the queue it was last seen in
@@ -69,8 +70,8 @@ func (p *pass) reqOf(j *state.Job, q *queueCtx) *reqEntry {
 	}
 	e := p.s.reqs[k]
 	if e == nil {
-		c, err := p.compile(j, q, local)
-		e = &reqEntry{c: c, err: err}
+		c, eff, err := p.compile(j, q, local)
+		e = &reqEntry{c: c, err: err, eff: eff}
 		p.s.reqs[k] = e
 	}
 	e.gen = p.s.sweep
@@ -98,13 +99,13 @@ func (p *pass) localType(j *state.Job) resreq.Local {
 	return resreq.Local{}
 }
 
-func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.Compiled, error) {
+func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.Compiled, string, error) {
 	opts := resreq.Options{Strict: p.in.Strict, Context: resreq.CtxBsub, Table: p.in.Table, Unit: p.in.Unit}
 	var jr *resreq.ResReq
 	var err error
 	if len(j.Spec.ResReq) > 0 {
 		if jr, err = resreq.ParseMulti(j.Spec.ResReq, opts); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	qopts := opts
@@ -123,7 +124,7 @@ func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.C
 			jr = ar
 		default:
 			if jr, err = resreq.Merge(jr, ar); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
@@ -139,7 +140,7 @@ func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.C
 	switch {
 	case jr != nil && qr != nil:
 		if r, err = resreq.Merge(jr, qr); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	case jr != nil:
 		r = jr
@@ -147,10 +148,14 @@ func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.C
 		r = qr
 	default:
 		if r, err = resreq.Parse("", opts); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-	return r.Compile(p.in.Table, local)
+	c, err := r.Compile(p.in.Table, local)
+	if err != nil {
+		return c, "", err
+	}
+	return c, r.Effective(c.TypeRule), nil
 }
 
 // sweepCaches forgets compiled requirements no job used for a while.

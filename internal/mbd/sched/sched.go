@@ -67,6 +67,9 @@ type Dispatch struct {
 	RunLimit time.Duration
 	// Preempt lists the jobs suspended (or terminated) to make room.
 	Preempt []state.Key
+	// EffectiveResReq is the job's requirement as scheduled (merged with
+	// its application profile's and queue's, the defaults written out).
+	EffectiveResReq string
 }
 
 // Preemption is a running job to suspend (SUSP_RESCHED_PREEMPT, with its

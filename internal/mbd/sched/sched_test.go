@@ -247,3 +247,25 @@ func TestJobAcceptInterval(t *testing.T) {
 		t.Fatalf("reasons = %s", reasons(p, 3))
 	}
 }
+
+// TestDispatchCarriesEffectiveResReq: a dispatch carries the job's
+// requirement as scheduled: merged with the queue's RES_REQ (select ANDed,
+// the job's rusage), the default type rule and order written out.
+func TestDispatchCarriesEffectiveResReq(t *testing.T) {
+	h := newHarness(t, clusterSpec{hosts: 1, mxj: 2,
+		queues: "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\nRES_REQ = select[mem > 10] rusage[mem=10]\nEnd Queue\n"})
+	h.submit("alice", "normal", resReq("rusage[mem=5]"))
+	h.submit("alice", "normal")
+	plan := h.run()
+	if len(plan.Dispatches) != 2 {
+		t.Fatalf("dispatches %q", dispatches(plan))
+	}
+	for i, want := range []string{
+		"select[(mem > 10) && (type == local)] order[r15s:pg] rusage[mem=5]",
+		"select[(mem > 10) && (type == local)] order[r15s:pg] rusage[mem=10]",
+	} {
+		if got := plan.Dispatches[i].EffectiveResReq; got != want {
+			t.Errorf("job %s: effective requirement %q, want %q", plan.Dispatches[i].Key, got, want)
+		}
+	}
+}

@@ -283,6 +283,7 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	j.Forced = e.Forced
 	j.NoSuspend = e.NoSuspend
 	j.ExecRusage = e.ExecRusage
+	j.EffectiveResReq = s.strs.get(e.EffectiveResReq) // shared by the jobs of a class
 	j.BackfillLimit = e.BackfillLimit
 	j.PID, j.PGID = 0, 0
 	j.ExitStatus, j.TermReason = 0, ""

@@ -87,6 +87,9 @@ type Job struct {
 	ExecHome   string
 	ExecUser   string
 	ExecRusage string
+	// EffectiveResReq is the requirement of the current run as it was
+	// scheduled (bjobs -l, LSB_EFFECTIVE_RSRCREQ).
+	EffectiveResReq string
 	// BackfillLimit is the run limit (seconds) of a job started by
 	// interruptible backfill in its current run; 0 otherwise.
 	BackfillLimit int64

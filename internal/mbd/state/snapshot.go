@@ -96,6 +96,7 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		ExcludedHosts: j.ExcludedHosts, PreemptCount: j.PreemptCount, UserPriority: j.UserPriority,
 		PostDone: j.PostDone, PostFailed: j.PostFailed, ExecRusage: j.ExecRusage, StateTime: j.StateTime,
 		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
+		EffectiveResReq: j.EffectiveResReq,
 	}
 }
 
@@ -223,6 +224,7 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		SuspSubreason: sj.SuspSubreason, PendReason: sj.PendReason, RunCount: sj.RunCount, Usage: sj.Usage,
 		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
+		EffectiveResReq: ns.strs.get(sj.EffectiveResReq),
 	}
 	for _, h := range j.ExecHosts {
 		h.Host = ns.strs.get(h.Host)
