@@ -135,6 +135,11 @@ type EvJobModify struct {
 	Queue   string   `wire:"4"`
 	JobName string   `wire:"5"`
 	Project string   `wire:"6"`
+	// SetArrayLimit sets a whole array's running element limit to
+	// ArrayLimit (bmod -J "%limit"; 0: none). Spec is nil when that is
+	// all the event changes.
+	SetArrayLimit bool  `wire:"7"`
+	ArrayLimit    int32 `wire:"8"`
 }
 
 // EvJobClean removes a finished job from mbatchd's memory (CLEAN_PERIOD).

@@ -1847,6 +1847,12 @@ func (m *EvJobModify) SizeWire() int {
 	if m.Project != "" {
 		n += 1 + wire.SizeBytes(len(m.Project))
 	}
+	if m.SetArrayLimit {
+		n += 1 + 1
+	}
+	if m.ArrayLimit != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.ArrayLimit)))
+	}
 	return n
 }
 
@@ -1879,6 +1885,14 @@ func (m *EvJobModify) AppendWire(b []byte) []byte {
 	if m.Project != "" {
 		b = wire.AppendTag(b, 6, wire.BytesType)
 		b = wire.AppendString(b, m.Project)
+	}
+	if m.SetArrayLimit {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.SetArrayLimit))
+	}
+	if m.ArrayLimit != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ArrayLimit)))
 	}
 	return b
 }
@@ -1959,6 +1973,26 @@ func (m *EvJobModify) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobModify", 6, off, n)
 			}
 			m.Project = string(v)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobModify", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobModify", 7, off, n)
+			}
+			m.SetArrayLimit = wire.Bool(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobModify", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobModify", 8, off, n)
+			}
+			m.ArrayLimit = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -28,7 +28,13 @@ type jobSource struct {
 func (js jobSource) Job(id int64, index int32) *eventlog.Job {
 	var out *eventlog.Job
 	js.s.st.View(func(v *state.View) {
-		if j := v.Job(state.Key{ID: id, Index: index}); j != nil {
+		j := v.Job(state.Key{ID: id, Index: index})
+		if j == nil && index == 0 {
+			// A record about a whole array: its first element stands
+			// for it (submission, array specification and limit).
+			v.Elements(id, func(e *state.Job) bool { j = e; return false })
+		}
+		if j != nil {
 			out = js.s.logJob(j)
 		}
 	})

@@ -2,6 +2,8 @@ package mbd
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
@@ -116,6 +118,20 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 			err = lsberr.New(lsberr.JobFinished)
 			return
 		}
+		if limit, ok := arrayLimitOnly(req); ok {
+			// bmod -J "%limit" of a whole array: its running element
+			// limit, whatever state its elements are in.
+			switch {
+			case j.Array == nil || req.Job.Index != 0:
+				err = lsberr.New(lsberr.NoArray)
+			case limit < 0:
+				err = lsberr.Errorf(lsberr.BadArg, "%s: Bad job array limit", req.Spec.JobName)
+			default:
+				ev = &api.Event{User: id.User, UID: int32(id.UID), JobModify: &api.EvJobModify{JobID: j.ID,
+					SetArrayLimit: true, ArrayLimit: int32(limit)}}
+			}
+			return
+		}
 		started := job.Started(j.State)
 		spec := *j.Spec.Full()
 		if spec.Limits != nil {
@@ -188,6 +204,20 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 	}
 	s.poke()
 	return reply, nil
+}
+
+// arrayLimitOnly reports whether req is bmod -J "%limit" and nothing else,
+// with the limit (-1 when it is not a positive number).
+func arrayLimitOnly(req *api.ModifyRequest) (int, bool) {
+	if len(req.Set) != 1 || req.Set[0] != "J" || len(req.Reset) > 0 || req.Spec == nil ||
+		!strings.HasPrefix(req.Spec.JobName, "%") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(req.Spec.JobName[1:])
+	if err != nil || n < 1 {
+		return -1, true
+	}
+	return n, true
 }
 
 func itoa(n int) string {

@@ -419,6 +419,9 @@ func fillFinish(l *JobFinish, job *Job) {
 
 func jobModify(m *api.EvJobModify, job *Job, uid int64, user string) *JobModify2 {
 	s := m.Spec
+	if s == nil && job != nil {
+		s = job.Spec // an array's running limit alone: the record repeats the rest
+	}
 	if s == nil {
 		s = &emptySpec
 	}
@@ -456,11 +459,19 @@ func jobModify(m *api.EvJobModify, job *Job, uid int64, user string) *JobModify2
 			l.JobName = s.JobName
 		}
 		if job != nil && job.ArraySpec != "" {
-			l.JobName = jobNameOf(s, m.JobName, job.ArraySpec, job.ArrayLimit)
+			name := m.JobName
+			if name == "" {
+				name = job.Name
+			}
+			l.JobName = jobNameOf(s, name, job.ArraySpec, job.ArrayLimit)
 		}
 	}
 	if s.InSpool {
 		l.InFileSpool = s.InFile
+	}
+	if m.Spec == nil && m.SetArrayLimit {
+		// Only the array's name with its new limit changed.
+		l.Options, l.Options2 = l.Options&SubJobName, 0
 	}
 	return l
 }

@@ -462,21 +462,32 @@ func (s *State) jobMove(e *api.EvJobMove) error {
 }
 
 func (s *State) jobModify(e *api.EvJobModify) error {
-	j, err := s.get(e.JobID, e.Index)
-	if err != nil {
-		return err
-	}
-	if job.Finished(j.State) {
-		return fmt.Errorf("job %s: modify of a finished job: %w", j.Key, job.ErrIllegalTransition)
-	}
-	targets := []*Job{j}
-	if j.Array != nil && e.Index == 0 {
-		targets = nil
-		for _, i := range j.Array.Indices {
-			if x := s.jobs[Key{j.ID, i}]; x != nil && !job.Finished(x.State) {
+	var targets []*Job
+	if a := s.arrays[e.JobID]; a != nil && e.Index == 0 {
+		// The whole array: its unfinished elements.
+		for _, i := range a.Indices {
+			if x := s.jobs[Key{e.JobID, i}]; x != nil && !job.Finished(x.State) {
 				targets = append(targets, x)
 			}
 		}
+		if len(targets) == 0 {
+			return fmt.Errorf("job %d: modify of a finished array: %w", e.JobID, job.ErrIllegalTransition)
+		}
+		if e.SetArrayLimit {
+			a.Limit = e.ArrayLimit
+		}
+	} else {
+		j, err := s.get(e.JobID, e.Index)
+		if err != nil {
+			return err
+		}
+		if job.Finished(j.State) {
+			return fmt.Errorf("job %s: modify of a finished job: %w", j.Key, job.ErrIllegalTransition)
+		}
+		targets = []*Job{j}
+	}
+	if e.Spec == nil {
+		return nil // the array's running limit alone (bmod -J %limit)
 	}
 	spec := s.internSpec(e.Spec)
 	s.specs[spec]--

@@ -170,6 +170,36 @@ func TestArrays(t *testing.T) {
 	})
 }
 
+// TestModifyWholeArray: a JOB_MODIFY of index 0 changes every unfinished
+// element of the array; with SetArrayLimit and no spec, only the array's
+// running element limit; an array with no unfinished element refuses it.
+func TestModifyWholeArray(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(5, "normal", "alice", func(n *api.EvJobNew) {
+		n.ArrayIndices, n.ArraySpec, n.ArrayLimit = []int32{1, 2, 3}, "1-3", 2
+	}))
+	l.must(start(5, 1, "host1"), status(5, 1, api.StateDone))
+	spec := &api.JobSpec{Command: "sleep 2", Env: []string{"PATH=/bin"}}
+	l.must(&api.Event{JobModify: &api.EvJobModify{JobID: 5, Spec: spec, Queue: "short"}})
+	for i, want := range map[int32]string{1: "normal", 2: "short", 3: "short"} {
+		if q := l.job(5, i).Queue; q != want {
+			t.Errorf("element %d in queue %s, want %s", i, q, want)
+		}
+	}
+	if l.job(5, 2).Spec.Command != "sleep 2" || l.job(5, 1).Spec.Command == "sleep 2" {
+		t.Errorf("the modified submission: finished %q, pending %q", l.job(5, 1).Spec.Command, l.job(5, 2).Spec.Command)
+	}
+	before := l.job(5, 2).Spec
+	l.must(&api.Event{JobModify: &api.EvJobModify{JobID: 5, SetArrayLimit: true, ArrayLimit: 3}})
+	if a := l.job(5, 3).Array; a.Limit != 3 || l.job(5, 2).Spec != before {
+		t.Errorf("after the limit change: limit %d, submission changed %v", a.Limit, l.job(5, 2).Spec != before)
+	}
+	l.must(status(5, 2, api.StateExit), status(5, 3, api.StateExit))
+	if errs := l.apply(&api.Event{JobModify: &api.EvJobModify{JobID: 5, SetArrayLimit: true, ArrayLimit: 1}}); errs[0] == nil {
+		t.Error("a finished array's limit changed")
+	}
+}
+
 func TestQueueOrderTopBottomSwitch(t *testing.T) {
 	l := newLogger(t)
 	for id := int64(1); id <= 5; id++ {
