@@ -160,6 +160,10 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 			return nil, lsberr.New(lsberr.DependSyntax)
 		}
 		for _, ref := range e.Refs() {
+			if ref.Each && len(n.ArrayIndices) == 0 {
+				// [*] pairs the elements of two arrays.
+				return nil, lsberr.New(lsberr.DependSyntax)
+			}
 			if !refExists(v, id.User, ref) {
 				return nil, lsberr.Errorf(lsberr.NoJob, "%s: %s", ref, lsberr.NoJob.Text())
 			}
@@ -332,18 +336,27 @@ func splitPref(s string) (string, int) {
 // refExists reports whether a dependency reference names a job in the system.
 func refExists(v *state.View, user string, ref depend.Ref) bool {
 	if ref.JobID != 0 {
-		if ref.Index != 0 {
+		switch {
+		case ref.Index != 0:
 			return v.Job(state.Key{ID: ref.JobID, Index: ref.Index}) != nil
+		case ref.Each:
+			return v.Array(ref.JobID) != nil
 		}
 		return v.HasJobID(ref.JobID)
 	}
+	match := func(j *state.Job) bool {
+		return ref.Index == 0 && !ref.Each || ref.Index != 0 && j.Index == ref.Index || ref.Each && j.Index != 0
+	}
+	found := false
 	if strings.HasSuffix(ref.Name, "*") {
-		found := false
 		prefix := strings.TrimSuffix(ref.Name, "*")
-		v.NamesOf(user, func(n string) bool { return strings.HasPrefix(n, prefix) }, func(*state.Job) { found = true })
+		v.NamesOf(user, func(n string) bool { return strings.HasPrefix(n, prefix) }, func(j *state.Job) { found = found || match(j) })
 		return found
 	}
-	return len(v.ByName(user, ref.Name)) > 0
+	for _, j := range v.ByName(user, ref.Name) {
+		found = found || match(j)
+	}
+	return found
 }
 
 // defaultJobName is LSF's job name when -J is not given: the command line,

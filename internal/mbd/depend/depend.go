@@ -63,16 +63,23 @@ type Ref struct {
 	JobID int64
 	Index int32  // array element, 0 = the whole job
 	Name  string // job name (may end in *) when JobID is 0
+	// Each is [*]: for each element of the dependent array, the element
+	// with the same index (LSF's one-to-one array dependency).
+	Each bool
 }
 
 func (r Ref) String() string {
+	elem := ""
 	switch {
-	case r.JobID != 0 && r.Index != 0:
-		return fmt.Sprintf("%d[%d]", r.JobID, r.Index)
-	case r.JobID != 0:
-		return strconv.FormatInt(r.JobID, 10)
+	case r.Index != 0:
+		elem = fmt.Sprintf("[%d]", r.Index)
+	case r.Each:
+		elem = "[*]"
 	}
-	return `"` + r.Name + `"` // names cannot contain quotes: no escaping
+	if r.JobID != 0 {
+		return strconv.FormatInt(r.JobID, 10) + elem
+	}
+	return `"` + r.Name + elem + `"` // names cannot contain quotes: no escaping
 }
 
 // Expr is a parsed dependency expression.
@@ -355,35 +362,44 @@ func (p *parser) number() (int64, error) {
 	return n, nil
 }
 
-// parseRef parses a job ID, "ID[index]" or job name. quoted names are always
-// names (LSF: quote names that begin with a digit).
+// parseRef parses a job ID or job name, either followed by [index] (one
+// element) or [*] (Ref.Each). quoted names are always names (LSF: quote
+// names that begin with a digit).
 func parseRef(s string, pos int, quoted bool) (Ref, error) {
 	if s == "" {
 		return Ref{}, &Error{pos, "empty job name"}
 	}
-	if !quoted && s[0] >= '0' && s[0] <= '9' {
-		idStr, idx, hasIdx := strings.Cut(s, "[")
-		id, err := strconv.ParseInt(idStr, 10, 64)
+	var r Ref
+	base := s
+	if i := strings.IndexByte(s, '['); i >= 0 && strings.HasSuffix(s, "]") {
+		base = s[:i]
+		switch idx := s[i+1 : len(s)-1]; idx {
+		case "*":
+			r.Each = true
+		default:
+			n, err := strconv.ParseInt(idx, 10, 32)
+			if err != nil || n <= 0 {
+				return Ref{}, &Error{pos, fmt.Sprintf("bad array index in %q", s)}
+			}
+			r.Index = int32(n)
+		}
+		if base == "" {
+			return Ref{}, &Error{pos, "empty job name"}
+		}
+	}
+	if !quoted && base[0] >= '0' && base[0] <= '9' {
+		id, err := strconv.ParseInt(base, 10, 64)
 		if err != nil || id <= 0 {
 			return Ref{}, &Error{pos, fmt.Sprintf("bad job ID %q", s)}
 		}
-		r := Ref{JobID: id}
-		if hasIdx {
-			if !strings.HasSuffix(idx, "]") {
-				return Ref{}, &Error{pos, fmt.Sprintf("bad job ID %q", s)}
-			}
-			i, err := strconv.ParseInt(strings.TrimSuffix(idx, "]"), 10, 32)
-			if err != nil || i <= 0 {
-				return Ref{}, &Error{pos, fmt.Sprintf("bad array index in %q", s)}
-			}
-			r.Index = int32(i)
-		}
+		r.JobID = id
 		return r, nil
 	}
-	if i := strings.IndexByte(s, '*'); i >= 0 && i != len(s)-1 {
+	if i := strings.IndexByte(base, '*'); i >= 0 && i != len(base)-1 {
 		return Ref{}, &Error{pos + i, "a wildcard * may only end a job name"}
 	}
-	return Ref{Name: s}, nil
+	r.Name = base
+	return r, nil
 }
 
 // Refs returns every job reference in the expression, in order.

@@ -25,6 +25,9 @@ func TestParse(t *testing.T) {
 		{"numended(9,*)", `numended(9, *)`},
 		{`external(4, "ready")`, `external(4, "ready")`},
 		{"DONE(1)", `done(1)`},
+		{"done(7[*])", `done(7[*])`},
+		{"done(sim[*]) && exit(sim[2])", `(done("sim[*]") && exit("sim[2]"))`},
+		{`done("42[*]")`, `done("42[*]")`},
 	}
 	for _, tc := range tests {
 		e, err := Parse(tc.in)
@@ -54,6 +57,8 @@ func TestParseErrors(t *testing.T) {
 		{"done(12x)", `column 6: bad job ID "12x"`},
 		{"done(5[0])", `column 6: bad array index in "5[0]"`},
 		{"done(a*b)", "column 7: a wildcard * may only end a job name"},
+		{"done([*])", "column 6: empty job name"},
+		{"done(sim[x])", `column 6: bad array index in "sim[x]"`},
 		{"numdone(abc, >1)", "column 1: numdone needs a job array ID"},
 		{"numdone(5)", "column 10: numdone: expected , and a count"},
 		{"numdone(5, x)", "column 12: numdone: expected an operator or *"},

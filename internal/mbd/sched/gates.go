@@ -109,7 +109,7 @@ func (dependGate) Gate(p *pass, jc *jobCtx) []*api.PendReason {
 	if e == nil {
 		return p.one(PendJobDepInvalid)
 	}
-	switch depend.Eval(e, &resolver{v: p.in.View, user: jc.j.User, lastSub: p.cfg.Params.JobDepLastSub}) {
+	switch depend.Eval(e, &resolver{v: p.in.View, user: jc.j.User, index: jc.j.Index, lastSub: p.cfg.Params.JobDepLastSub}) {
 	case depend.Waiting:
 		return p.one(PendJobDepend)
 	case depend.Never:
@@ -118,10 +118,12 @@ func (dependGate) Gate(p *pass, jc *jobCtx) []*api.PendReason {
 	return nil
 }
 
-// resolver answers dependency references from the state.
+// resolver answers dependency references from the state, for the job (or
+// array element: index) whose condition it is.
 type resolver struct {
 	v       *state.View
 	user    string
+	index   int32
 	lastSub bool
 }
 
@@ -139,9 +141,16 @@ func info(j *state.Job) depend.JobInfo {
 
 func (r *resolver) Resolve(ref depend.Ref) []depend.JobInfo {
 	var out []depend.JobInfo
+	idx := ref.Index
+	if ref.Each {
+		if r.index == 0 {
+			return nil // [*] of a job that is no array element: none
+		}
+		idx = r.index // the element of the same index
+	}
 	if ref.JobID != 0 {
-		if ref.Index != 0 {
-			if j := r.v.Job(state.Key{ID: ref.JobID, Index: ref.Index}); j != nil {
+		if idx != 0 {
+			if j := r.v.Job(state.Key{ID: ref.JobID, Index: idx}); j != nil {
 				out = append(out, info(j))
 			}
 			return out
@@ -158,6 +167,17 @@ func (r *resolver) Resolve(ref depend.Ref) []depend.JobInfo {
 		r.v.NamesOf(r.user, func(n string) bool { return strings.HasPrefix(n, prefix) }, func(j *state.Job) { jobs = append(jobs, j) })
 	} else {
 		jobs = r.v.ByName(r.user, ref.Name)
+	}
+	if idx != 0 {
+		// name[index]: that element of the arrays of that name (a new
+		// slice: jobs may be the state's own index).
+		var elems []*state.Job
+		for _, j := range jobs {
+			if j.Index == idx {
+				elems = append(elems, j)
+			}
+		}
+		jobs = elems
 	}
 	if r.lastSub && len(jobs) > 0 {
 		last := jobs[0]
