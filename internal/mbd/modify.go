@@ -104,7 +104,21 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 		k := state.Key{ID: req.Job.JobID, Index: req.Job.Index}
 		j := v.Job(k)
 		if j == nil && k.Index == 0 {
-			v.Elements(k.ID, func(e *state.Job) bool { j = e; return false })
+			// A whole array: its first unfinished element stands for it.
+			var first *state.Job
+			v.Elements(k.ID, func(e *state.Job) bool {
+				if first == nil {
+					first = e
+				}
+				if !job.Finished(e.State) {
+					j = e
+					return false
+				}
+				return true
+			})
+			if j == nil {
+				j = first
+			}
 		}
 		if j == nil {
 			err = lsberr.New(lsberr.NoJob)
