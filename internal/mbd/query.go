@@ -79,6 +79,8 @@ type jobFilter struct {
 	mask    uint32
 }
 
+// filter builds the selection of req; its queue and host names were checked
+// (selectorError).
 func (s *Server) filter(cfg *config.Config, id auth.Identity, req *api.JobsRequest) *jobFilter {
 	f := &jobFilter{queue: req.Queue, name: req.JobName, project: req.Project, app: req.App, mask: req.StateMask}
 	if f.mask == 0 {
@@ -117,9 +119,6 @@ func (s *Server) filter(cfg *config.Config, id auth.Identity, req *api.JobsReque
 		}
 		for _, h := range hosts {
 			f.hosts[h] = true
-		}
-		if len(f.hosts) == 0 {
-			f.hosts[req.Host] = true
 		}
 	}
 	return f
