@@ -136,23 +136,19 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 		// bresume, for a pending job too (which any other signal
 		// terminates); CONT has no effect on a pending job and is only
 		// delivered to a running one.
-		switch syscall.Signal(req.Signal) {
-		case syscall.SIGSTOP, syscall.SIGTSTP:
-			if !req.Remove {
-				as := *req
-				as.Op, as.Signal = api.OpStop, 0
-				return s.controlOne(ctx, cfg, id, &as, t, res)
-			}
-		case syscall.SIGCONT:
-			switch {
-			case req.Remove:
-			case t.state == api.StatePSusp || t.state == api.StateUSusp || t.state == api.StateSSusp:
-				as := *req
-				as.Op, as.Signal = api.OpResume, 0
-				return s.controlOne(ctx, cfg, id, &as, t, res)
-			case t.state == api.StatePend:
-				return nil
-			}
+		as := func(op api.ControlOp) error {
+			r := *req
+			r.Op, r.Signal = op, 0
+			return s.controlOne(ctx, cfg, id, &r, t, res)
+		}
+		switch sig := syscall.Signal(req.Signal); {
+		case req.Remove:
+		case sig == syscall.SIGSTOP || sig == syscall.SIGTSTP:
+			return as(api.OpStop)
+		case sig == syscall.SIGCONT && (t.state == api.StatePSusp || t.state == api.StateUSusp || t.state == api.StateSSusp):
+			return as(api.OpResume)
+		case sig == syscall.SIGCONT && t.state == api.StatePend:
+			return nil
 		}
 		if job.Finished(t.state) {
 			return lsberr.New(lsberr.JobFinished)

@@ -12,6 +12,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/depend"
+	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 )
@@ -333,29 +334,13 @@ func splitPref(s string) (string, int) {
 	return s[:i], n
 }
 
-// refExists reports whether a dependency reference names a job in the system.
+// refExists reports whether a dependency reference names a job in the
+// system; [*] needs an array element.
 func refExists(v *state.View, user string, ref depend.Ref) bool {
-	if ref.JobID != 0 {
-		switch {
-		case ref.Index != 0:
-			return v.Job(state.Key{ID: ref.JobID, Index: ref.Index}) != nil
-		case ref.Each:
-			return v.Array(ref.JobID) != nil
-		}
-		return v.HasJobID(ref.JobID)
-	}
-	match := func(j *state.Job) bool {
-		return ref.Index == 0 && !ref.Each || ref.Index != 0 && j.Index == ref.Index || ref.Each && j.Index != 0
-	}
+	each := ref.Each
+	ref.Each = false
 	found := false
-	if strings.HasSuffix(ref.Name, "*") {
-		prefix := strings.TrimSuffix(ref.Name, "*")
-		v.NamesOf(user, func(n string) bool { return strings.HasPrefix(n, prefix) }, func(j *state.Job) { found = found || match(j) })
-		return found
-	}
-	for _, j := range v.ByName(user, ref.Name) {
-		found = found || match(j)
-	}
+	sched.RefJobs(v, user, ref, func(j *state.Job) { found = found || !each || j.Index != 0 })
 	return found
 }
 

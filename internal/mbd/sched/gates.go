@@ -140,46 +140,15 @@ func info(j *state.Job) depend.JobInfo {
 }
 
 func (r *resolver) Resolve(ref depend.Ref) []depend.JobInfo {
-	var out []depend.JobInfo
-	idx := ref.Index
 	if ref.Each {
 		if r.index == 0 {
 			return nil // [*] of a job that is no array element: none
 		}
-		idx = r.index // the element of the same index
-	}
-	if ref.JobID != 0 {
-		if idx != 0 {
-			if j := r.v.Job(state.Key{ID: ref.JobID, Index: idx}); j != nil {
-				out = append(out, info(j))
-			}
-			return out
-		}
-		if j := r.v.Job(state.Key{ID: ref.JobID}); j != nil {
-			return []depend.JobInfo{info(j)}
-		}
-		r.v.Elements(ref.JobID, func(j *state.Job) bool { out = append(out, info(j)); return true })
-		return out
+		ref.Index, ref.Each = r.index, false // the element of the same index
 	}
 	var jobs []*state.Job
-	if strings.HasSuffix(ref.Name, "*") {
-		prefix := strings.TrimSuffix(ref.Name, "*")
-		r.v.NamesOf(r.user, func(n string) bool { return strings.HasPrefix(n, prefix) }, func(j *state.Job) { jobs = append(jobs, j) })
-	} else {
-		jobs = r.v.ByName(r.user, ref.Name)
-	}
-	if idx != 0 {
-		// name[index]: that element of the arrays of that name (a new
-		// slice: jobs may be the state's own index).
-		var elems []*state.Job
-		for _, j := range jobs {
-			if j.Index == idx {
-				elems = append(elems, j)
-			}
-		}
-		jobs = elems
-	}
-	if r.lastSub && len(jobs) > 0 {
+	RefJobs(r.v, r.user, ref, func(j *state.Job) { jobs = append(jobs, j) })
+	if r.lastSub && ref.JobID == 0 && len(jobs) > 0 {
 		last := jobs[0]
 		for _, j := range jobs {
 			if j.ID > last.ID {
@@ -188,10 +157,39 @@ func (r *resolver) Resolve(ref depend.Ref) []depend.JobInfo {
 		}
 		jobs = []*state.Job{last}
 	}
-	for _, j := range jobs {
-		out = append(out, info(j))
+	out := make([]depend.JobInfo, len(jobs))
+	for i, j := range jobs {
+		out[i] = info(j)
 	}
 	return out
+}
+
+// RefJobs calls fn for each job a dependency reference names for user: the
+// job of an ID, or its array's elements; the user's jobs of a name (name* a
+// prefix); with an index, only that element. [*] (ref.Each) is the caller's
+// to resolve to an index first; RefJobs ignores it.
+func RefJobs(v *state.View, user string, ref depend.Ref, fn func(*state.Job)) {
+	if ref.JobID != 0 {
+		switch j := v.Job(state.Key{ID: ref.JobID, Index: ref.Index}); {
+		case j != nil:
+			fn(j)
+		case ref.Index == 0:
+			v.Elements(ref.JobID, func(j *state.Job) bool { fn(j); return true })
+		}
+		return
+	}
+	each := func(j *state.Job) {
+		if ref.Index == 0 || j.Index == ref.Index {
+			fn(j)
+		}
+	}
+	if prefix, wild := strings.CutSuffix(ref.Name, "*"); wild {
+		v.NamesOf(user, func(n string) bool { return strings.HasPrefix(n, prefix) }, each)
+		return
+	}
+	for _, j := range v.ByName(user, ref.Name) {
+		each(j)
+	}
 }
 
 type arrayLimitGate struct{}
