@@ -242,3 +242,47 @@ func TestFinalWaitsForSbatchd(t *testing.T) {
 		t.Error("the socket stays open after the final state was handed over")
 	}
 }
+
+// TestNextRunTakesTheSocket: by the time sbatchd reads a run's final state,
+// the job's socket is free, so mbatchd's next dispatch of the job (a
+// requeue) starts its shepherd at once instead of finding the previous one
+// "already running". Both ways: the run ends with sbatchd connected, and
+// before sbatchd's first connection.
+func TestNextRunTakesTheSocket(t *testing.T) {
+	h := startHost(t, time.Hour)
+	c := h.dial()
+	for i := range 20 {
+		connectFirst := i%2 == 0
+		dir, l, p := h.jobFor(t, 76, "exit 3")
+		if _, err := c.Start(context.Background(), string(dir), l, p); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if !connectFirst {
+			waitFor(t, "the final state in the spool", func() bool {
+				st, err := dir.ReadState()
+				return err == nil && st.Final
+			})
+		}
+		jc, err := Dial(context.Background(), SocketName(h.state, "76"))
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		st, _, _, err := jc.Handshake(time.Now().Add(5 * time.Second))
+		for err == nil && !st.Final {
+			var ev Event
+			if ev, err = jc.Recv(); err == nil && ev.Status != nil {
+				st = ev.Status
+			}
+		}
+		if err != nil {
+			t.Fatalf("run %d: no final state: %v", i, err)
+		}
+		lst, err := net.Listen("unix", SocketName(h.state, "76"))
+		if err != nil {
+			t.Fatalf("run %d (sbatchd connected first: %v): the job's socket is still bound after its final state: %v", i, connectFirst, err)
+		}
+		lst.Close()
+		jc.Close()
+		os.RemoveAll(string(dir))
+	}
+}

@@ -74,7 +74,9 @@ type Shepherd struct {
 	log     *log.Logger
 	devnull *os.File
 	lst     net.Listener
-	host    *Host
+	// lstClosed: the job's socket is released (see releaseSocket).
+	lstClosed bool
+	host      *Host
 	// direct: the job runs its job file directly (forked by the shepherd,
 	// released at the gate), not through the exec helper. gated: through
 	// the job gate, not the job file's; bare: the gate was given the
@@ -334,12 +336,21 @@ const finalLinger = 5 * time.Second
 
 // abort closes the shepherd's sockets.
 func (s *Shepherd) abort() {
-	if s.lst != nil {
-		s.lst.Close()
-	}
+	s.releaseSocket()
 	for c := range s.conns {
 		c.c.Close()
 		delete(s.conns, c)
+	}
+}
+
+// releaseSocket closes the job's socket, before its final state goes out:
+// once sbatchd has read that state, mbatchd may dispatch the job again, and
+// the next run's shepherd binds the same name. Connections already
+// accepted stay open.
+func (s *Shepherd) releaseSocket() {
+	if s.lst != nil && !s.lstClosed {
+		s.lst.Close()
+		s.lstClosed = true
 	}
 }
 
@@ -388,6 +399,9 @@ func (s *Shepherd) onConn(c net.Conn) {
 	sc := &sconn{c: c, w: bufio.NewWriter(c)}
 	s.conns[sc] = true
 	s.connected = true
+	if s.st.Final {
+		s.releaseSocket()
+	}
 	if !s.send(sc, frameStatus, &s.st) || !s.send(sc, frameLaunch, s.l) || !s.send(sc, frameParams, s.p) {
 		return
 	}
@@ -457,6 +471,9 @@ func (s *Shepherd) update() {
 		if err := s.dir.WriteState(&s.st); err != nil {
 			s.logf("%v", err)
 		}
+	}
+	if s.st.Final && len(s.conns) > 0 {
+		s.releaseSocket()
 	}
 	for c := range s.conns {
 		if s.send(c, frameStatus, &s.st) && s.st.Final {
