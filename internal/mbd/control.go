@@ -29,6 +29,10 @@ type target struct {
 	host    string // first execution host
 	run     int32
 	forcedN bool
+	// array is the array's ID when the request named the whole array by
+	// its ID: its elements answer as one (LSF's "Job <5> is being
+	// terminated" for bkill 5).
+	array int64
 }
 
 // control handles bkill, bstop, bresume, brequeue, brun, bswitch, btop, bbot.
@@ -47,15 +51,27 @@ func (s *Server) control(ctx context.Context, id auth.Identity, req *api.Control
 		reply.Status = &api.Status{Code: int32(lsberr.NoJob), Message: lsberr.NoJob.Text()}
 		return reply, nil
 	}
+	arrays := map[int64]*api.ControlResult{}
 	for _, t := range targets {
 		res := &api.ControlResult{Job: &api.JobRef{JobID: t.key.ID, Index: t.key.Index}}
-		reply.Results = append(reply.Results, res)
 		if !s.mayControl(id, cfg, t) {
 			res.Status = &api.Status{Code: int32(lsberr.Permission), Message: lsberr.Permission.Text()}
+		} else if err := s.controlOne(ctx, cfg, id, req, t, res); err != nil {
+			res.Status = lsbStatus(err)
+		}
+		if t.array == 0 {
+			reply.Results = append(reply.Results, res)
 			continue
 		}
-		if err := s.controlOne(ctx, cfg, id, req, t, res); err != nil {
-			res.Status = lsbStatus(err)
+		// A whole array answers once: done when any element was, with the
+		// first element's error otherwise.
+		whole := arrays[t.array]
+		if whole == nil {
+			whole = &api.ControlResult{Job: &api.JobRef{JobID: t.array}, Status: res.Status, Detail: res.Detail}
+			arrays[t.array] = whole
+			reply.Results = append(reply.Results, whole)
+		} else if res.Status == nil && whole.Status != nil {
+			whole.Status, whole.Detail = nil, res.Detail
 		}
 	}
 	return reply, nil
@@ -87,13 +103,19 @@ func (s *Server) controlTargets(v *state.View, cfg *config.Config, id auth.Ident
 				add(j)
 				found = true
 			} else {
+				n := len(out)
 				v.Elements(ref.JobID, func(j *state.Job) bool {
 					if !job.Finished(j.State) || req.Op == api.OpRequeue {
 						add(j)
+						out[len(out)-1].array = ref.JobID
 					}
 					found = true
 					return true
 				})
+				if found && len(out) == n {
+					reply.Results = append(reply.Results, &api.ControlResult{Job: ref,
+						Status: &api.Status{Code: int32(lsberr.JobFinished), Message: lsberr.JobFinished.Text()}})
+				}
 			}
 			if !found {
 				reply.Results = append(reply.Results, &api.ControlResult{Job: ref,
