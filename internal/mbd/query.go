@@ -157,14 +157,16 @@ func (f *jobFilter) match(j *state.Job) bool {
 	return true
 }
 
-// nameMatch matches a -J pattern (a trailing * is a wildcard) against a
-// job's name or its element name.
+// nameMatch matches a -J pattern against a job's name or its element name
+// (name[index]): '*' is a wildcard anywhere (Snakemake polls with
+// -J '*<uuid>*'), except in an array index, where LSF matches nothing
+// (job1[*] names no job).
 func nameMatch(pattern, name, display string) bool {
-	if strings.HasSuffix(pattern, "*") {
-		p := strings.TrimSuffix(pattern, "*")
-		return strings.HasPrefix(name, p) || strings.HasPrefix(display, p)
+	if i := strings.LastIndexByte(pattern, '['); i >= 0 && strings.HasSuffix(pattern, "]") &&
+		strings.Contains(pattern[i:], "*") {
+		return false
 	}
-	return pattern == name || pattern == display
+	return job.NameMatch(pattern, name) || job.NameMatch(pattern, display)
 }
 
 // selectJobs returns the jobs a request names, in bjobs order: started jobs

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/job"
 )
 
 // Window is a time interval, Unix seconds, both ends included; a zero end
@@ -112,34 +113,7 @@ func (f *Filter) wantName(name string) bool {
 	if f.JobName == "" {
 		return true
 	}
-	return wildMatch(f.JobName, name)
-}
-
-// wildMatch matches s against pattern, where only '*' is special (any run
-// of bytes): LSF job names hold brackets, which must match literally.
-func wildMatch(pattern, s string) bool {
-	// Classic greedy matching with backtracking to the last star.
-	p, i, star, mark := 0, 0, -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, i
-			p++
-		case p < len(pattern) && pattern[p] == s[i]:
-			p++
-			i++
-		case star >= 0:
-			p = star + 1
-			mark++
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
+	return job.NameMatch(f.JobName, name)
 }
 
 // wantState applies States; def is the mask used when States is 0.

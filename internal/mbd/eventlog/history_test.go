@@ -392,20 +392,3 @@ func TestFilterFromRequest(t *testing.T) {
 		t.Errorf("-u all -a: %+v", f)
 	}
 }
-
-func TestWildMatch(t *testing.T) {
-	tests := []struct {
-		p, s string
-		want bool
-	}{
-		{"abc", "abc", true}, {"abc", "abd", false}, {"a*", "abc", true}, {"*c", "abc", true},
-		{"a*c", "abbbc", true}, {"a*c", "ab", false}, {"*", "", true}, {"", "", true}, {"", "a", false},
-		{"arr[1-3]", "arr[1-3]", true}, {"arr[*]", "arr[1-3]", true}, {"a*b*c", "axxbyyc", true},
-		{"a*b*c", "axxbyy", false}, {"**", "x", true},
-	}
-	for _, tt := range tests {
-		if got := wildMatch(tt.p, tt.s); got != tt.want {
-			t.Errorf("wildMatch(%q, %q) = %v", tt.p, tt.s, got)
-		}
-	}
-}
