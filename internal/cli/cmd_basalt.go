@@ -17,7 +17,14 @@ func init() {
 }
 
 func runVersion(_ context.Context, env *Env, _ []string) int {
-	fmt.Fprintln(env.Stdout, version.Banner())
+	fmt.Fprintln(env.Stdout, version.Header())
+	return 0
+}
+
+// printVersion is a command's -V: the version header on stderr, as LSF's
+// commands print it.
+func printVersion(env *Env) int {
+	fmt.Fprintln(env.Stderr, version.Header())
 	return 0
 }
 

@@ -33,7 +33,7 @@ func runBhist(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	refs, err := parseJobIDs(res.Operands)
 	if err != nil {

@@ -32,7 +32,7 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	if res.Has("l") && res.Has("w") || res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R")) {
 		bhostsUsage(env)

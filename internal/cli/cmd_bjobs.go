@@ -219,7 +219,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	long := res.Has("l") || res.Has("UF")
 	wide := res.Has("w") || res.Has("X")

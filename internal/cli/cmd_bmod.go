@@ -38,7 +38,7 @@ func runBmod(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	if len(res.Operands) != 1 {
 		env.Errorf("bmod: one job ID is expected")

@@ -35,7 +35,7 @@ func runBparams(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	c, ok := batchConnect(ctx, env)
 	if !ok {

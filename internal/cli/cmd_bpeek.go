@@ -32,7 +32,7 @@ func runBpeek(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	req := &api.JobsRequest{}
 	req.Queue, _ = res.Last("q")

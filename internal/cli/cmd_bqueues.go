@@ -32,7 +32,7 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	long := res.Has("l") || res.Has("r")
 	if long && res.Has("w") {

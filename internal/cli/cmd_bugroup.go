@@ -42,7 +42,7 @@ func runGroups(ctx context.Context, env *Env, args []string, hostGroups bool) in
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	c, ok := batchConnect(ctx, env)
 	if !ok {

@@ -31,7 +31,7 @@ func runBusers(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	c, ok := batchConnect(ctx, env)
 	if !ok {

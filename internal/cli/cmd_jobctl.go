@@ -180,7 +180,7 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	if jc.name == "bkill" && res.Has("l") {
 		fmt.Fprintln(env.Stdout, strings.Join(signalListLSF, " "))

@@ -28,7 +28,7 @@ func runLsclusters(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Banner())
+		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
 	c, b, ok := lsConnect(ctx, env, "lsclusters")

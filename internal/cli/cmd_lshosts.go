@@ -36,7 +36,7 @@ func runLshosts(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Banner())
+		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
 	if res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || res.Has("o")) || res.Has("l") && res.Has("w") {

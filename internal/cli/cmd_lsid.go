@@ -14,11 +14,12 @@ func init() {
 	Register(&Command{Name: "lsid", Summary: "display the cluster name and the master host", Run: runLsid})
 }
 
-// runLsid prints the version banner, a blank line, "My cluster name is X"
-// and "My master name is Y", as LSF's lsid.
+// runLsid prints the version header, a blank line, "My cluster name is X"
+// and "My master name is Y", as LSF's lsid. Like LSF's, it ignores
+// operands (an LSF exporter runs `lsid ""`).
 func runLsid(ctx context.Context, env *Env, args []string) int {
 	res, err := lsidSpec.Parse(args)
-	if err != nil || len(res.Operands) > 0 || res.Has("h") {
+	if err != nil || res.Has("h") {
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "lsid: %v\n", err)
 		}
@@ -29,10 +30,10 @@ func runLsid(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Banner())
+		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
-	fmt.Fprintf(env.Stdout, "%s\n\n", version.Banner())
+	fmt.Fprintf(env.Stdout, "%s\n\n", version.Header())
 	c, b, ok := lsConnect(ctx, env, "ls_getclustername()")
 	if !ok {
 		return ExitUsage

@@ -28,7 +28,7 @@ func runLsinfo(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Banner())
+		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
 	c, _, ok := lsConnect(ctx, env, "lsinfo")

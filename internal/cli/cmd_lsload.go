@@ -38,7 +38,7 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Banner())
+		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
 	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n")

@@ -31,7 +31,7 @@ func runLim(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Banner())
+		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
 	envDir := env.Getenv("LSF_ENVDIR")

@@ -35,7 +35,7 @@ func runMbatchd(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		return runVersion(ctx, env, nil)
+		return printVersion(env)
 	}
 	tuneDaemon(env)
 	envDir := env.Getenv("LSF_ENVDIR")
