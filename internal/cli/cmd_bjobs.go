@@ -222,7 +222,10 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		return printVersion(env)
 	}
 	long := res.Has("l") || res.Has("UF")
-	wide := res.Has("w") || res.Has("X")
+	// -X asks for host groups and compute units uncondensed: Basalt never
+	// condenses them, so it changes nothing (and combines with -o and -l,
+	// as LSF's; an LSF exporter runs bjobs -X -u all -o ... -json).
+	wide := res.Has("w")
 	format, hasFormat := res.Last("o")
 	json := res.Has("json")
 	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) {
@@ -314,6 +317,12 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		SuspReasons: res.Has("s"),
 		PendHosts:   req.PendHosts,
 	}
+	// LSF's exit status for IDs not found (LSB_BJOBS_CONSISTENT_EXIT_CODE,
+	// whose IBM examples agree with what Open OnDemand's LSF adapter
+	// observed): a single ID not found exits 0, several IDs of which one
+	// is not found exit 255; with the parameter set to Y, any ID not found
+	// exits 255.
+	consistent := strings.EqualFold(env.Getenv("LSB_BJOBS_CONSISTENT_EXIT_CODE"), "y")
 	rc := 0
 	var nf []output.NotFound
 	for _, r := range notFound {
@@ -323,7 +332,9 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		} else {
 			env.Errorf("%s", msg)
 		}
-		rc = ExitUsage
+		if len(refs) > 1 || consistent {
+			rc = ExitUsage
+		}
 	}
 	switch {
 	case json:
@@ -346,7 +357,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		if !json {
 			env.Errorf("%s", noJobMessage(res))
 		}
-		if strings.EqualFold(env.Getenv("LSB_BJOBS_CONSISTENT_EXIT_CODE"), "y") {
+		if consistent {
 			return ExitUsage
 		}
 	}

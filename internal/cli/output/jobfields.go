@@ -556,6 +556,9 @@ func Command(j *api.JobRecord) string {
 
 // Project is the job's project, "default" when none was given.
 func Project(j *api.JobRecord) string {
+	if j.Project != "" {
+		return j.Project // in every record, detailed or not (bjobs -W)
+	}
 	if p := spec(j).Project; p != "" {
 		return p
 	}
