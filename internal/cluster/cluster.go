@@ -110,7 +110,9 @@ type proc struct {
 
 // Exports are the shell variables a user needs to talk to the cluster. PATH
 // gets the cluster's command directory in front, unless it is there already
-// (a shell that evaluates them twice).
+// (a shell that evaluates them twice). LSF_BINDIR names that directory, as
+// LSF's profile.lsf sets it: IBM's LSF exporter and Open OnDemand's LSF
+// adapter run $LSF_BINDIR/<command>.
 func (c *Cluster) Exports() [][2]string {
 	path := os.Getenv("PATH")
 	if first, _, _ := strings.Cut(path, string(os.PathListSeparator)); first != c.Bin {
@@ -118,6 +120,7 @@ func (c *Cluster) Exports() [][2]string {
 	}
 	return [][2]string{
 		{"LSF_ENVDIR", c.EnvDir},
+		{"LSF_BINDIR", c.Bin},
 		{"BASALT_HOST", defaults.HostName(1)},
 		{"PATH", path},
 	}
