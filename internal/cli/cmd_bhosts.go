@@ -9,14 +9,15 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|R:|s")
+var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s")
 
 func init() {
 	Register(&Command{Name: "bhosts", Summary: "display information about batch hosts", Run: runBhosts})
 }
 
 func bhostsUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, `Usage: bhosts [-h] [-V] [-w | -l] [-X] [-noheader] [-R "res_req"] [host_name | host_group ...]`)
+	fmt.Fprintln(env.Stderr, `Usage: bhosts [-h] [-V] [-w | -l | -o "field[:[-][width]] ... [delimiter='c']" [-json]] [-X] [-noheader]
+              [-R "res_req"] [host_name | host_group ...]`)
 	fmt.Fprintln(env.Stderr, `       bhosts [-h] [-V] -s [resource_name ...]`)
 }
 
@@ -34,9 +35,26 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	if res.Has("l") && res.Has("w") || res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R")) {
+	format, hasFormat := res.Last("o")
+	if res.Has("l") && res.Has("w") || hasFormat && (res.Has("l") || res.Has("w")) ||
+		res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || hasFormat || res.Has("json")) {
 		bhostsUsage(env)
 		return ExitUsage
+	}
+	if !hasFormat && !res.Has("l") && !res.Has("w") && !res.Has("s") {
+		if v := env.Getenv("LSB_BHOSTS_FORMAT"); v != "" {
+			format, hasFormat = v, true
+		}
+	}
+	if !jsonWithFormat(env, "bhosts", res.Has("json"), hasFormat, bhostsUsage) {
+		return ExitUsage
+	}
+	var f *output.Format
+	if hasFormat {
+		if f, err = output.ParseFormat(format, output.HostFields); err != nil {
+			env.Errorf("%v", err)
+			return ExitUsage
+		}
 	}
 	if res.Has("s") {
 		return bhostsShared(ctx, env, res.Operands)
@@ -66,9 +84,14 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	}
 	o := outputOptions(env)
 	o.Wide, o.NoHeader = res.Has("w"), res.Has("noheader")
-	if res.Has("l") {
+	switch {
+	case res.Has("json"):
+		err = output.WriteHostsJSON(env.Stdout, reply.Hosts, f)
+	case f != nil:
+		err = output.WriteHostsCustom(env.Stdout, reply.Hosts, f, o)
+	case res.Has("l"):
 		err = output.WriteHostsLong(env.Stdout, reply.Hosts, o)
-	} else {
+	default:
 		err = output.WriteHosts(env.Stdout, reply.Hosts, o)
 	}
 	if err != nil {
@@ -106,4 +129,15 @@ func bhostsShared(ctx context.Context, env *Env, names []string) int {
 		return ExitUsage
 	}
 	return 0
+}
+
+// jsonWithFormat refuses -json without -o (nor the command's format
+// variable), as bjobs does; it prints the error and usage as cmd.
+func jsonWithFormat(env *Env, cmd string, json, hasFormat bool, usage func(*Env)) bool {
+	if json && !hasFormat {
+		env.Errorf("%s: -json must be used with -o", cmd)
+		usage(env)
+		return false
+	}
+	return true
 }

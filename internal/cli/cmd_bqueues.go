@@ -9,15 +9,15 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bqueuesSpec = lsfopt.New("w|l|r|h|V|noheader|m:|u:")
+var bqueuesSpec = lsfopt.New("w|l|r|h|V|noheader|json|m:|u:|o:")
 
 func init() {
 	Register(&Command{Name: "bqueues", Summary: "display information about queues", Run: runBqueues})
 }
 
 func bqueuesUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, "Usage: bqueues [-h] [-V] [-w | -l | -r] [-noheader] [-m host_name | -m host_group | -m all]\n"+
-		"               [-u user_name | -u user_group | -u all] [queue_name ...]")
+	fmt.Fprintln(env.Stderr, `Usage: bqueues [-h] [-V] [-w | -l | -r | -o "field[:[-][width]] ... [delimiter='c']" [-json]] [-noheader]
+               [-m host_name | -m host_group | -m all] [-u user_name | -u user_group | -u all] [queue_name ...]`)
 }
 
 func runBqueues(ctx context.Context, env *Env, args []string) int {
@@ -35,9 +35,25 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 		return printVersion(env)
 	}
 	long := res.Has("l") || res.Has("r")
-	if long && res.Has("w") {
+	format, hasFormat := res.Last("o")
+	if long && res.Has("w") || hasFormat && (long || res.Has("w")) {
 		bqueuesUsage(env)
 		return ExitUsage
+	}
+	if !hasFormat && !long && !res.Has("w") {
+		if v := env.Getenv("LSB_BQUEUES_FORMAT"); v != "" {
+			format, hasFormat = v, true
+		}
+	}
+	if !jsonWithFormat(env, "bqueues", res.Has("json"), hasFormat, bqueuesUsage) {
+		return ExitUsage
+	}
+	var f *output.Format
+	if hasFormat {
+		if f, err = output.ParseFormat(format, output.QueueFields); err != nil {
+			env.Errorf("%v", err)
+			return ExitUsage
+		}
 	}
 	req := &api.QueuesRequest{Queues: res.Operands}
 	req.Host, _ = res.Last("m")
@@ -65,9 +81,14 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 	}
 	o := outputOptions(env)
 	o.Wide, o.NoHeader = res.Has("w"), res.Has("noheader")
-	if long {
+	switch {
+	case res.Has("json"):
+		err = output.WriteQueuesJSON(env.Stdout, reply.Queues, f)
+	case f != nil:
+		err = output.WriteQueuesCustom(env.Stdout, reply.Queues, f, o)
+	case long:
 		err = output.WriteQueuesLong(env.Stdout, reply.Queues, o)
-	} else {
+	default:
 		err = output.WriteQueues(env.Stdout, reply.Queues, o)
 	}
 	if err != nil {

@@ -7,19 +7,21 @@ import (
 	"strings"
 
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/cli/output"
 	"github.com/basalt-lsf/basalt/internal/lim/lsfmt"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/version"
 )
 
-var lsloadSpec = lsfopt.New("h|V|l|w|N|E|s|R:|I:|n:")
+var lsloadSpec = lsfopt.New("h|V|l|w|N|E|s|json|R:|I:|n:|o:")
 
 func init() {
 	Register(&Command{Name: "lsload", Summary: "display load information for hosts", Run: runLsload})
 }
 
 func lsloadUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, "Usage: lsload [-h] [-V] [-N|-E] [-l | -w] [-R res_req] [-I index_list] [-n num_hosts] [host_name ... | cluster_name ...]")
+	fmt.Fprintln(env.Stderr, `Usage: lsload [-h] [-V] [-N|-E] [-l | -w | -o "field[:[-][width]] ... [delimiter='c']" [-json]] [-R res_req]
+              [-I index_list] [-n num_hosts] [host_name ... | cluster_name ...]`)
 	fmt.Fprintln(env.Stderr, "or\nlsload [-h] [-V] -s [ shared_resource_name ... ]")
 }
 
@@ -41,9 +43,20 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
-	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n")
-	if res.Has("s") && other || res.Has("N") && res.Has("E") || res.Has("l") && res.Has("w") {
+	format, hasFormat := res.Last("o")
+	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n") ||
+		hasFormat || res.Has("json")
+	if res.Has("s") && other || res.Has("N") && res.Has("E") || res.Has("l") && res.Has("w") ||
+		hasFormat && (res.Has("l") || res.Has("w") || res.Has("I")) {
 		lsloadUsage(env)
+		return ExitUsage
+	}
+	if !hasFormat && !res.Has("l") && !res.Has("w") && !res.Has("I") && !res.Has("s") {
+		if v := env.Getenv("LSF_LSLOAD_FORMAT"); v != "" {
+			format, hasFormat = v, true
+		}
+	}
+	if !jsonWithFormat(env, "lsload", res.Has("json"), hasFormat, lsloadUsage) {
 		return ExitUsage
 	}
 	num := 0
@@ -83,6 +96,31 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 	if num > 0 && num < len(hosts) {
 		hosts = hosts[:num]
 	}
+	mode := lsfmt.Raw
+	switch {
+	case res.Has("E"):
+		mode = lsfmt.Effective
+	case res.Has("N"):
+		mode = lsfmt.Normalized
+	}
+	if hasFormat {
+		// The fields include the cluster's external indices.
+		f, err := output.ParseFormat(format, output.LsloadFields(externalIndices(cl)))
+		if err != nil {
+			env.Errorf("%v", err)
+			return ExitUsage
+		}
+		if res.Has("json") {
+			err = output.WriteLsloadJSON(env.Stdout, hosts, f, mode)
+		} else {
+			err = output.WriteLsloadCustom(env.Stdout, hosts, f, mode)
+		}
+		if err != nil {
+			env.Errorf("lsload: %v", err)
+			return lsloadExit
+		}
+		return 0
+	}
 	indices := lsfmt.DefaultIndices
 	switch {
 	case res.Has("l"):
@@ -102,13 +140,7 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 			indices = append(indices, n)
 		}
 	}
-	o := lsfmt.LoadOptions{Wide: res.Has("w"), Long: res.Has("l"), Shared: cl.Shared}
-	switch {
-	case res.Has("E"):
-		o.RunQueue = lsfmt.Effective
-	case res.Has("N"):
-		o.RunQueue = lsfmt.Normalized
-	}
+	o := lsfmt.LoadOptions{Wide: res.Has("w"), Long: res.Has("l"), Shared: cl.Shared, RunQueue: mode}
 	lsfmt.WriteLoad(env.Stdout, hosts, indices, o)
 	return 0
 }

@@ -2,7 +2,6 @@ package output
 
 import (
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -44,41 +43,10 @@ func jobValue(j *api.JobRecord, c *Column, o *Options) (string, bool) {
 // headers (unless -noheader), then one line per job, columns separated by
 // the format's delimiter, unset values shown as "-".
 func WriteJobsCustom(w io.Writer, jobs []*api.JobRecord, f *Format, o *Options) error {
-	var b strings.Builder
-	b.Grow(128 * len(jobs))
-	if !(o != nil && o.NoHeader) {
-		for i := range f.Columns {
-			if i > 0 {
-				b.WriteString(f.Delimiter)
-			}
-			c := &f.Columns[i]
-			h := c.Header
-			if c.Width > 0 && len(h) > c.Width {
-				h = h[:c.Width]
-			}
-			b.WriteString(cell(c, h))
-		}
-		b.WriteByte('\n')
-	}
-	for _, j := range jobs {
-		if j == nil {
-			continue
-		}
-		for i := range f.Columns {
-			if i > 0 {
-				b.WriteString(f.Delimiter)
-			}
-			c := &f.Columns[i]
-			v, ok := jobValue(j, c, o)
-			if !ok {
-				v = "-"
-			}
-			b.WriteString(cell(c, v))
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	jobs = nonNil(jobs)
+	return writeCustom(w, f, o != nil && o.NoHeader, len(jobs), func(i int, c *Column) (string, bool) {
+		return jobValue(jobs[i], c, o)
+	})
 }
 
 // NotFound is a job bjobs could not find, reported in -json output as a
@@ -88,7 +56,8 @@ type NotFound struct {
 	Error string // "Job <123> is not found"
 }
 
-// WriteJobsJSON writes bjobs -o ... -json output as IBM LSF 10.1 does:
+// WriteJobsJSON writes bjobs -o ... -json output as IBM LSF 10.1 does (see
+// writeJSON):
 //
 //	{
 //	  "COMMAND":"bjobs",
@@ -106,59 +75,14 @@ type NotFound struct {
 // appears once, and jobs not found are records {"JOBID":..,"ERROR":..}.
 // JOBS counts every record. Widths do not apply to JSON.
 func WriteJobsJSON(w io.Writer, jobs []*api.JobRecord, f *Format, notFound []NotFound, o *Options) error {
-	var cols []*Column
-	seen := map[string]bool{}
-	for i := range f.Columns {
-		c := &f.Columns[i]
-		if !seen[c.Header] {
-			seen[c.Header] = true
-			cols = append(cols, c)
-		}
-	}
-	var records [][][2]string
-	for _, j := range jobs {
-		if j == nil {
-			continue
-		}
-		rec := make([][2]string, 0, len(cols))
-		for _, c := range cols {
-			v, ok := jobValue(j, c, o)
-			if !ok {
-				v = ""
-			}
-			rec = append(rec, [2]string{c.Header, v})
-		}
-		records = append(records, rec)
-	}
+	jobs = nonNil(jobs)
+	var extra [][][2]string
 	for _, nf := range notFound {
-		records = append(records, [][2]string{{"JOBID", nf.JobID}, {"ERROR", nf.Error}})
+		extra = append(extra, [][2]string{{"JOBID", nf.JobID}, {"ERROR", nf.Error}})
 	}
-	var b strings.Builder
-	b.Grow(128 * len(jobs))
-	b.WriteString("{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":")
-	b.WriteString(strconv.Itoa(len(records)))
-	b.WriteString(",\n  \"RECORDS\":[\n")
-	for i, rec := range records {
-		b.WriteString("    {\n")
-		for k, kv := range rec {
-			b.WriteString("      ")
-			jsonString(&b, kv[0])
-			b.WriteByte(':')
-			jsonString(&b, kv[1])
-			if k < len(rec)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString("    }")
-		if i < len(records)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("  ]\n}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeJSON(w, "bjobs", "JOBS", f, len(jobs), func(i int, c *Column) (string, bool) {
+		return jobValue(jobs[i], c, o)
+	}, extra)
 }
 
 const hexDigits = "0123456789abcdef"

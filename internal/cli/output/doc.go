@@ -15,5 +15,7 @@
 // document. Where they disagree the choice is recorded next to the code.
 //
 // The -o format specification has its own parser, ParseFormat, with
-// positioned errors and a fuzz target.
+// positioned errors and a fuzz target; bjobs, bhosts, bqueues, lsload and
+// lshosts share it and the listing writers of tables.go, each command with
+// its field set (tablefields.go for the host, queue and load tables).
 package output

@@ -1,0 +1,212 @@
+package output
+
+import (
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/lim/lsfmt"
+)
+
+// The -o fields of bhosts, bqueues, lsload and lshosts. Names and aliases
+// follow IBM LSF 10.1's field tables; a value is the string the command's
+// default or -w listing prints in that column (limits "-" when unlimited,
+// names never cut), "-" (-json: "") when unset.
+//
+// Headers: the batch commands print the field's name in upper case, also
+// for an alias (bhosts -o "jl_u" prints JL_U, not the JL/U of the default
+// listing; bqueues -o "prio" prints PRIORITY), as real 10.1 output read by
+// the DataDog LSF check and -json consumers shows; lsload and lshosts
+// print their default listing's header (HOST_NAME, status, r15s; type,
+// maxmem). Recommended widths (name: with no width) are LSF's where real
+// output shows them (lshosts cpuf: 8, maxmem: 10), else wide enough for
+// the default listing's values.
+
+func itoa(n int32) (string, bool) { return strconv.Itoa(int(n)), true }
+
+func limitValue(n int32) (string, bool) { return limit(n), true }
+
+var hostFields = newRecordFields(func() []recordField[api.HostInfo] {
+	type rec = api.HostInfo
+	return []recordField[rec]{
+		{FieldInfo{Name: "host_name", Aliases: []string{"hname"}, Header: "HOST_NAME", Width: 20}, func(h *rec) (string, bool) { return str(h.Name) }},
+		// The full status, as -w and -l print it (closed_Adm, not closed).
+		{FieldInfo{Name: "status", Aliases: []string{"stat"}, Header: "STATUS", Width: 15}, func(h *rec) (string, bool) { return str(h.Status) }},
+		{FieldInfo{Name: "cpuf", Header: "CPUF", Width: 10}, func(h *rec) (string, bool) { return strconv.FormatFloat(h.CPUF, 'f', 2, 64), true }},
+		{FieldInfo{Name: "jl_u", Aliases: []string{"jlu"}, Header: "JL_U", Width: 8}, func(h *rec) (string, bool) { return limitValue(h.JLU) }},
+		{FieldInfo{Name: "max", Header: "MAX", Width: 8}, func(h *rec) (string, bool) { return limitValue(h.Max) }},
+		{FieldInfo{Name: "njobs", Header: "NJOBS", Width: 8}, func(h *rec) (string, bool) { return itoa(h.NJobs) }},
+		{FieldInfo{Name: "run", Header: "RUN", Width: 8}, func(h *rec) (string, bool) { return itoa(h.Run) }},
+		{FieldInfo{Name: "ssusp", Header: "SSUSP", Width: 8}, func(h *rec) (string, bool) { return itoa(h.SSusp) }},
+		{FieldInfo{Name: "ususp", Header: "USUSP", Width: 8}, func(h *rec) (string, bool) { return itoa(h.USusp) }},
+		{FieldInfo{Name: "rsv", Header: "RSV", Width: 8}, func(h *rec) (string, bool) { return itoa(h.Rsv) }},
+		{FieldInfo{Name: "dispatch_window", Aliases: []string{"dispwin"}, Header: "DISPATCH_WINDOW", Width: 50}, func(h *rec) (string, bool) { return str(h.DispatchWindow) }},
+		{FieldInfo{Name: "comments", Aliases: []string{"comment"}, Header: "COMMENTS", Width: 128}, func(h *rec) (string, bool) { return str(h.Comment) }},
+	}
+})
+
+// HostFields is the field set bhosts -o accepts.
+var HostFields = hostFields.set
+
+// WriteHostsCustom writes bhosts -o output (o.NoHeader: -noheader).
+func WriteHostsCustom(w io.Writer, hs []*api.HostInfo, f *Format, o *Options) error {
+	return hostFields.writeCustom(w, hs, f, o != nil && o.NoHeader)
+}
+
+// WriteHostsJSON writes bhosts -o ... -json output:
+// {"COMMAND":"bhosts","HOSTS":N,"RECORDS":[...]}.
+func WriteHostsJSON(w io.Writer, hs []*api.HostInfo, f *Format) error {
+	return hostFields.writeJSON(w, "bhosts", "HOSTS", hs, f)
+}
+
+var queueFields = newRecordFields(func() []recordField[api.QueueInfo] {
+	type rec = api.QueueInfo
+	return []recordField[rec]{
+		{FieldInfo{Name: "queue_name", Aliases: []string{"qname"}, Header: "QUEUE_NAME", Width: 15}, func(q *rec) (string, bool) { return str(q.Name) }},
+		{FieldInfo{Name: "description", Aliases: []string{"desc"}, Header: "DESCRIPTION", Width: 50}, func(q *rec) (string, bool) { return str(q.Description) }},
+		{FieldInfo{Name: "priority", Aliases: []string{"prio"}, Header: "PRIORITY", Width: 10}, func(q *rec) (string, bool) { return itoa(q.Priority) }},
+		{FieldInfo{Name: "status", Aliases: []string{"stat"}, Header: "STATUS", Width: 15}, func(q *rec) (string, bool) { return QueueStatus(q, false), true }},
+		{FieldInfo{Name: "max", Header: "MAX", Width: 10}, func(q *rec) (string, bool) { return limitValue(q.Max) }},
+		{FieldInfo{Name: "jl_u", Aliases: []string{"jlu"}, Header: "JL_U", Width: 10}, func(q *rec) (string, bool) { return limitValue(q.JLU) }},
+		{FieldInfo{Name: "jl_p", Aliases: []string{"jlp"}, Header: "JL_P", Width: 10}, func(q *rec) (string, bool) { return flimit(q.JLP), true }},
+		{FieldInfo{Name: "jl_h", Aliases: []string{"jlh"}, Header: "JL_H", Width: 10}, func(q *rec) (string, bool) { return limitValue(q.JLH) }},
+		{FieldInfo{Name: "njobs", Header: "NJOBS", Width: 10}, func(q *rec) (string, bool) { return itoa(q.NJobs) }},
+		{FieldInfo{Name: "pend", Header: "PEND", Width: 10}, func(q *rec) (string, bool) { return itoa(q.Pend) }},
+		{FieldInfo{Name: "run", Header: "RUN", Width: 10}, func(q *rec) (string, bool) { return itoa(q.Run) }},
+		// SUSP is SSUSP+USUSP, as in the default listing.
+		{FieldInfo{Name: "susp", Header: "SUSP", Width: 10}, func(q *rec) (string, bool) { return itoa(q.SSusp + q.USusp) }},
+		{FieldInfo{Name: "rsv", Header: "RSV", Width: 10}, func(q *rec) (string, bool) { return itoa(q.Rsv) }},
+		{FieldInfo{Name: "ususp", Header: "USUSP", Width: 10}, func(q *rec) (string, bool) { return itoa(q.USusp) }},
+		{FieldInfo{Name: "ssusp", Header: "SSUSP", Width: 10}, func(q *rec) (string, bool) { return itoa(q.SSusp) }},
+		{FieldInfo{Name: "nice", Header: "NICE", Width: 6}, func(q *rec) (string, bool) { return itoa(q.Nice) }},
+	}
+})
+
+// QueueFields is the field set bqueues -o accepts.
+var QueueFields = queueFields.set
+
+// WriteQueuesCustom writes bqueues -o output (o.NoHeader: -noheader).
+func WriteQueuesCustom(w io.Writer, qs []*api.QueueInfo, f *Format, o *Options) error {
+	return queueFields.writeCustom(w, qs, f, o != nil && o.NoHeader)
+}
+
+// WriteQueuesJSON writes bqueues -o ... -json output:
+// {"COMMAND":"bqueues","QUEUES":N,"RECORDS":[...]}.
+func WriteQueuesJSON(w io.Writer, qs []*api.QueueInfo, f *Format) error {
+	return queueFields.writeJSON(w, "bqueues", "QUEUES", qs, f)
+}
+
+// lshosts' number columns: "-" when not detected.
+func staticNum(n int32, suffix string) (string, bool) {
+	if n <= 0 {
+		return "", false
+	}
+	return strconv.Itoa(int(n)) + suffix, true
+}
+
+var lshostsFields = newRecordFields(func() []recordField[api.HostLoad] {
+	type rec = api.HostLoad
+	st := func(h *rec) *api.HostStatic {
+		if h.Static == nil {
+			return &api.HostStatic{}
+		}
+		return h.Static
+	}
+	return []recordField[rec]{
+		{FieldInfo{Name: "host_name", Aliases: []string{"name", "hname"}, Header: "HOST_NAME", Width: 20}, func(h *rec) (string, bool) { return str(h.Name) }},
+		{FieldInfo{Name: "type", Header: "type", Width: 15}, func(h *rec) (string, bool) { return str(h.Type) }},
+		{FieldInfo{Name: "model", Header: "model", Width: 15}, func(h *rec) (string, bool) { return str(h.Model) }},
+		{FieldInfo{Name: "cpuf", Header: "cpuf", Width: 8}, func(h *rec) (string, bool) { return strconv.FormatFloat(h.CPUF, 'f', 1, 64), true }},
+		{FieldInfo{Name: "ncpus", Header: "ncpus", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NCPUs, "") }},
+		{FieldInfo{Name: "nprocs", Header: "nprocs", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NProcs, "") }},
+		{FieldInfo{Name: "ncores", Header: "ncores", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NCores, "") }},
+		{FieldInfo{Name: "nthreads", Header: "nthreads", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NThreads, "") }},
+		{FieldInfo{Name: "maxmem", Header: "maxmem", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxMem, "M") }},
+		{FieldInfo{Name: "maxswp", Header: "maxswp", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxSwp, "M") }},
+		{FieldInfo{Name: "maxtmp", Header: "maxtmp", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxTmp, "M") }},
+		{FieldInfo{Name: "ndisks", Header: "ndisks", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NDisks, "") }},
+		{FieldInfo{Name: "rexpri", Header: "rexpri", Width: 8}, func(h *rec) (string, bool) { return itoa(h.RExPri) }},
+		{FieldInfo{Name: "server", Header: "server", Width: 8}, func(h *rec) (string, bool) {
+			if h.Server {
+				return "Yes", true
+			}
+			return "No", true
+		}},
+		{FieldInfo{Name: "resources", Aliases: []string{"res"}, Header: "RESOURCES", Width: 30}, func(h *rec) (string, bool) {
+			return "(" + strings.Join(h.Resources, " ") + ")", true
+		}},
+		{FieldInfo{Name: "run_windows", Header: "RUN_WINDOWS", Width: 30}, func(h *rec) (string, bool) { return str(h.RunWindow) }},
+	}
+})
+
+// LshostsFields is the field set lshosts -o accepts.
+var LshostsFields = lshostsFields.set
+
+// WriteLshostsCustom writes lshosts -o output.
+func WriteLshostsCustom(w io.Writer, hosts []*api.HostLoad, f *Format) error {
+	return lshostsFields.writeCustom(w, hosts, f, false)
+}
+
+// WriteLshostsJSON writes lshosts -o ... -json output:
+// {"COMMAND":"lshosts","HOSTS":N,"RECORDS":[...]}.
+func WriteLshostsJSON(w io.Writer, hosts []*api.HostLoad, f *Format) error {
+	return lshostsFields.writeJSON(w, "lshosts", "HOSTS", hosts, f)
+}
+
+// lsload's built-in columns in its -l order, and the aliases lsload -I
+// also accepts.
+var (
+	lsloadIndices = []string{"r15s", "r1m", "r15m", "ut", "pg", "io", "ls", "it", "tmp", "swp", "mem"}
+	lsloadAliases = map[string][]string{"swp": {"swap"}, "ls": {"login"}, "it": {"idle"}}
+)
+
+// LsloadFields is the field set lsload -o accepts: HOST_NAME, status, the
+// built-in load indices and the cluster's external (host-based, numeric,
+// dynamic) indices, each under its name. An index's recommended width is
+// its column's in the default listing.
+func LsloadFields(external []string) *FieldSet {
+	fields := []FieldInfo{
+		{Name: "host_name", Header: "HOST_NAME", Width: 20},
+		{Name: "status", Header: "status", Width: 8},
+	}
+	for _, n := range slices.Concat(lsloadIndices, external) {
+		fields = append(fields, FieldInfo{Name: n, Aliases: lsloadAliases[n], Header: n, Width: len(lsfmt.IndexHeader(n, false))})
+	}
+	return NewFieldSet(fields)
+}
+
+// lsloadValue is a host's value of an lsload column: the -w listing's
+// string ('*' before a value beyond its threshold, ut in %, memory in M or
+// G), unset for an unavailable host's indices and an unknown index.
+func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool) {
+	switch c.Name {
+	case "host_name":
+		return str(h.Name)
+	case "status":
+		return lsfmt.Status(h.Status), true
+	}
+	if h.Status&api.LimUnavail != 0 {
+		return "", false
+	}
+	v, ok := lsfmt.LoadValue(h, c.Name, mode)
+	if !ok {
+		return "", false
+	}
+	return strings.TrimSpace(lsfmt.IndexValue(c.Name, v, true, slices.Contains(h.Busy, c.Name), true)), true
+}
+
+// WriteLsloadCustom writes lsload -o output; mode is -N or -E's run queue
+// display.
+func WriteLsloadCustom(w io.Writer, hosts []*api.HostLoad, f *Format, mode lsfmt.RunQueue) error {
+	hosts = nonNil(hosts)
+	return writeCustom(w, f, false, len(hosts), func(i int, c *Column) (string, bool) { return lsloadValue(hosts[i], c, mode) })
+}
+
+// WriteLsloadJSON writes lsload -o ... -json output:
+// {"COMMAND":"lsload","HOSTS":N,"RECORDS":[...]}.
+func WriteLsloadJSON(w io.Writer, hosts []*api.HostLoad, f *Format, mode lsfmt.RunQueue) error {
+	hosts = nonNil(hosts)
+	return writeJSON(w, "lsload", "HOSTS", f, len(hosts), func(i int, c *Column) (string, bool) { return lsloadValue(hosts[i], c, mode) }, nil)
+}
