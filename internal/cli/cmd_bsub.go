@@ -713,12 +713,13 @@ func parseCount(v, what string) (int64, error) {
 	return n, nil
 }
 
-// parseTimeSpec parses [[month:]day:]hour:minute as the next such time
-// (LSF: a time already past today means tomorrow).
+// parseTimeSpec parses [[[year:]month:]day:]hour:minute as the next such
+// time (LSF: a time already past today means tomorrow; with a year, the
+// time is taken as it is: Open OnDemand submits -b YYYY:MM:DD:HH:MM).
 func parseTimeSpec(v string, now time.Time) (int64, error) {
 	bad := fmt.Errorf("%s: Bad time specification", v)
 	parts := strings.Split(v, ":")
-	if len(parts) < 2 || len(parts) > 4 {
+	if len(parts) < 2 || len(parts) > 5 {
 		return 0, bad
 	}
 	nums := make([]int, len(parts))
@@ -742,12 +743,20 @@ func parseTimeSpec(v string, now time.Time) (int64, error) {
 		if mo < 1 || mo > 12 {
 			return 0, bad
 		}
+	case 5:
+		y, mo, d = nums[0], time.Month(nums[1]), nums[2]
+		if y < 1970 || y > 9999 || mo < 1 || mo > 12 {
+			return 0, bad
+		}
 	}
 	if len(nums) >= 3 && (d < 1 || d > 31) {
 		return 0, bad
 	}
 	t := time.Date(y, mo, d, hour, minute, 0, 0, now.Location())
-	if !t.After(now) {
+	if len(nums) >= 4 && t.Day() != d {
+		return 0, bad // a day the month does not have (2:31:10:00)
+	}
+	if !t.After(now) && len(nums) < 5 {
 		switch len(nums) {
 		case 2:
 			t = t.AddDate(0, 0, 1)

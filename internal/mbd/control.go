@@ -53,6 +53,7 @@ func (s *Server) control(ctx context.Context, id auth.Identity, req *api.Control
 	}
 	arrays := map[int64]*api.ControlResult{}
 	for _, t := range targets {
+		t = s.current(t)
 		res := &api.ControlResult{Job: &api.JobRef{JobID: t.key.ID, Index: t.key.Index}}
 		if !s.mayControl(id, cfg, t) {
 			res.Status = &api.Status{Code: int32(lsberr.Permission), Message: lsberr.Permission.Text()}
@@ -75,6 +76,34 @@ func (s *Server) control(ctx context.Context, id auth.Identity, req *api.Control
 		}
 	}
 	return reply, nil
+}
+
+// current re-reads t's job as it is now: a request's targets are resolved
+// together, and acting on one takes time (an array's elements are killed
+// one by one), during which a pending one may be dispatched.
+func (s *Server) current(t target) target {
+	s.st.View(func(v *state.View) {
+		j := v.Job(t.key)
+		if j == nil {
+			return
+		}
+		t.state, t.queue, t.run, t.forcedN, t.host = j.State, j.Queue, j.RunCount, j.NoSuspend, ""
+		if len(j.ExecHosts) > 0 {
+			t.host = j.ExecHosts[0].Host
+		}
+	})
+	return t
+}
+
+// startedSince acts again on a job that was pending when an action for a
+// pending job was proposed, if it has been dispatched since: the pending
+// action's event then changed nothing (sbatchd acts on a started job), and
+// the started job's path must be taken.
+func (s *Server) startedSince(ctx context.Context, cfg *config.Config, id auth.Identity, req *api.ControlRequest, t target, res *api.ControlResult) error {
+	if n := s.current(t); job.Started(n.state) && n.run != t.run {
+		return s.controlOne(ctx, cfg, id, req, n, res)
+	}
+	return nil
 }
 
 func (s *Server) mayControl(id auth.Identity, cfg *config.Config, t target) bool {
@@ -195,10 +224,16 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 			if t.host != "" {
 				s.signalSbd(ctx, t.host, &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActTerminate, TermReason: force})
 			}
+			if !job.Started(t.state) {
+				return s.startedSince(ctx, cfg, id, req, t, res)
+			}
 			return nil
 		}
 		if job.Pending(t.state) {
-			return s.propose(ctx, sigEv(api.ActTerminate, "KILL", term))
+			if err := s.propose(ctx, sigEv(api.ActTerminate, "KILL", term)); err != nil {
+				return err
+			}
+			return s.startedSince(ctx, cfg, id, req, t, res)
 		}
 		action, name := api.ActTerminate, "KILL"
 		if req.Signal != 0 {
@@ -231,7 +266,7 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 		if job.Started(t.state) {
 			return s.signalSbd(ctx, t.host, &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActSuspend, SuspReasons: reason})
 		}
-		return nil
+		return s.startedSince(ctx, cfg, id, req, t, res)
 	case api.OpResume:
 		switch {
 		case job.Finished(t.state):

@@ -17,6 +17,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -581,5 +582,36 @@ func TestReportBatch(t *testing.T) {
 	}
 	if r := m.job(1); r.Usage == nil || r.Usage.CPUTime != 2 {
 		t.Errorf("usage after the batch: %+v", r.Usage)
+	}
+}
+
+// TestControlOfJobDispatchedMeanwhile: a request resolves its targets
+// together (bkill of an array), so a job seen pending may have been
+// dispatched before its turn. The pending job's action then changes
+// nothing in the state; the running job's path must be taken, or the job
+// is never killed or stopped (seen with bkill of a running array whose
+// freed slots started its next elements).
+func TestControlOfJobDispatchedMeanwhile(t *testing.T) {
+	for name, op := range map[string]api.ControlOp{"bkill": api.OpKill, "bstop": api.OpStop} {
+		t.Run(name, func(t *testing.T) {
+			m := startMbd(t, writeCluster(t, 1, 1))
+			sbd := connectSbd(t, m, "host1", nil)
+			m.submit("alice", spec("sleep 100"))
+			sbd.waitRunning(1)
+			m.waitState(1, api.StateRun)
+			// The target as the request saw it, before the dispatch.
+			stale := target{key: state.Key{ID: 1}, state: api.StatePend, queue: "normal", user: "alice"}
+			id := auth.Identity{User: "alice", UID: 1001}
+			req := &api.ControlRequest{Op: op, Jobs: []*api.JobRef{{JobID: 1}}}
+			res := &api.ControlResult{Job: &api.JobRef{JobID: 1}}
+			if err := m.srv.controlOne(context.Background(), m.srv.cfg.Current(), id, req, stale, res); err != nil {
+				t.Fatal(err)
+			}
+			want := api.StateExit
+			if op == api.OpStop {
+				want = api.StateUSusp
+			}
+			m.waitState(1, want)
+		})
 	}
 }
