@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ const bsubOptions = "" +
 	// flags
 	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|Zs|tty|" +
 	// value options
-	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|" +
+	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
 	"o:|oo:|P:|p:|pack:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:"
 
 func init() {
@@ -450,6 +451,18 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 			spec.Queues = strings.Fields(v)
 		case "n":
 			spec.MinProcs, spec.MaxProcs, err = parseProcs(v)
+		case "nnodes":
+			// Nodes (LSF with CSM; Parsl's LSF provider writes #BSUB
+			// -nnodes): N hosts, one slot on each, so that LSB_HOSTS names
+			// each host once. CSM's nodes are whole; here they are whole
+			// only with -x, which the queue must accept (EXCLUSIVE=Y).
+			var n int64
+			if n, err = parseCount(v, "-nnodes"); err == nil && n > math.MaxInt32 {
+				err = fmt.Errorf("%s: -nnodes value should be a positive integer", v)
+			} else if err == nil {
+				spec.MinProcs, spec.MaxProcs = int32(n), int32(n)
+				spec.ResReq = append(spec.ResReq, "span[ptile=1]")
+			}
 		case "R":
 			spec.ResReq = append(spec.ResReq, v)
 		case "m":
