@@ -603,21 +603,22 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 }
 
 // jobEnv is the environment the job gets (-env: "all" (default), "none",
-// or "[all|none,]var[=value],...").
+// or "[all|none,]var[=value],...", and after all "~var" to leave var out).
 func jobEnv(env *Env, mode string) ([]string, error) {
 	base := env.Environ()
 	mode = strings.TrimSpace(mode)
 	if mode == "" || strings.EqualFold(mode, "all") {
 		return base, nil
 	}
-	parts := strings.Split(mode, ",")
-	all := true
-	first := strings.TrimSpace(parts[0])
-	switch strings.ToLower(first) {
+	parts := splitEnvList(mode)
+	// Without "all" first, only the variables listed go (IBM: "-env
+	// var_name[=var_value][, ...]").
+	all := false
+	switch strings.ToLower(strings.TrimSpace(parts[0])) {
 	case "all":
+		all = true
 		parts = parts[1:]
 	case "none":
-		all = false
 		parts = parts[1:]
 	}
 	vals := map[string]string{}
@@ -636,7 +637,23 @@ func jobEnv(env *Env, mode string) ([]string, error) {
 		if p == "" {
 			continue
 		}
+		if name, ok := strings.CutPrefix(p, "~"); ok {
+			// "all, ~VAR": every variable but VAR (LSF allows ~ after all).
+			name = strings.TrimSpace(name)
+			if !all || name == "" || strings.ContainsAny(name, "=~\"'") {
+				return nil, fmt.Errorf("%s: Bad argument for option -env", mode)
+			}
+			delete(vals, name)
+			continue
+		}
 		k, v, hasVal := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if k == "" || strings.ContainsAny(k, "~\"'") {
+			return nil, fmt.Errorf("%s: Bad argument for option -env", mode)
+		}
+		if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+			v = v[1 : len(v)-1] // a value with commas: -env "TEST='A, B'"
+		}
 		if !hasVal {
 			cur, ok := env.LookupEnv(k)
 			if !ok {
@@ -651,9 +668,30 @@ func jobEnv(env *Env, mode string) ([]string, error) {
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
-		out = append(out, k+"="+vals[k])
+		if v, ok := vals[k]; ok {
+			out = append(out, k+"="+v)
+		}
 	}
 	return out, nil
+}
+
+// splitEnvList splits an -env list at its commas, except those inside
+// single quotes (a value with commas is quoted).
+func splitEnvList(s string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			quoted = !quoted
+		case ',':
+			if !quoted {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
 }
 
 // parseProcs parses -n min[,max].

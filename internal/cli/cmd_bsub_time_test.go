@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,4 +55,38 @@ func FuzzParseTimeSpec(f *testing.F) {
 			t.Errorf("parseTimeSpec(%q) = %d", s, got)
 		}
 	})
+}
+
+// TestJobEnv: bsub -env, LSF's forms (Open OnDemand passes "all,VAR" and
+// "none,VAR"; "all, ~VAR" leaves VAR out).
+func TestJobEnv(t *testing.T) {
+	env := &Env{Environ: func() []string { return []string{"A=1", "B=2", "C=3"} }}
+	tests := []struct {
+		mode string
+		want string // joined with " "; "error" for an error
+	}{
+		{"", "A=1 B=2 C=3"},
+		{"all", "A=1 B=2 C=3"},
+		{"none", ""},
+		{"none,B", "B=2"},
+		{"none, B, D=4", "B=2 D=4"},
+		{"all,B=9,D=4", "A=1 B=9 C=3 D=4"},
+		{"all, ~B", "A=1 C=3"},
+		{"all,~A,~C", "B=2"},
+		{"B", "B=2"},
+		{"none,~B", "error"},
+		{"all,~B=1", "error"},
+		{"none, T='x, y', A", "T=x, y A=1"},
+		{"all,~'A'", "error"},
+	}
+	for _, tt := range tests {
+		got, err := jobEnv(env, tt.mode)
+		s := strings.Join(got, " ")
+		if err != nil {
+			s = "error"
+		}
+		if s != tt.want {
+			t.Errorf("-env %q: %q (%v), want %q", tt.mode, s, err, tt.want)
+		}
+	}
 }
