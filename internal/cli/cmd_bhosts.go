@@ -35,26 +35,15 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	format, hasFormat := res.Last("o")
+	_, hasFormat := res.Last("o")
 	if res.Has("l") && res.Has("w") || hasFormat && (res.Has("l") || res.Has("w")) ||
 		res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || hasFormat || res.Has("json")) {
 		bhostsUsage(env)
 		return ExitUsage
 	}
-	if !hasFormat && !res.Has("l") && !res.Has("w") && !res.Has("s") {
-		if v := env.Getenv("LSB_BHOSTS_FORMAT"); v != "" {
-			format, hasFormat = v, true
-		}
-	}
-	if !jsonWithFormat(env, "bhosts", res.Has("json"), hasFormat, bhostsUsage) {
+	f, ok := listFormat(env, "bhosts", res, "LSB_BHOSTS_FORMAT", res.Has("l") || res.Has("w") || res.Has("s"), output.HostFields, bhostsUsage)
+	if !ok {
 		return ExitUsage
-	}
-	var f *output.Format
-	if hasFormat {
-		if f, err = output.ParseFormat(format, output.HostFields); err != nil {
-			env.Errorf("%v", err)
-			return ExitUsage
-		}
 	}
 	if res.Has("s") {
 		return bhostsShared(ctx, env, res.Operands)
@@ -129,15 +118,4 @@ func bhostsShared(ctx context.Context, env *Env, names []string) int {
 		return ExitUsage
 	}
 	return 0
-}
-
-// jsonWithFormat refuses -json without -o (nor the command's format
-// variable), as bjobs does; it prints the error and usage as cmd.
-func jsonWithFormat(env *Env, cmd string, json, hasFormat bool, usage func(*Env)) bool {
-	if json && !hasFormat {
-		env.Errorf("%s: -json must be used with -o", cmd)
-		usage(env)
-		return false
-	}
-	return true
 }

@@ -226,29 +226,17 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	// condenses them, so it changes nothing (and combines with -o and -l,
 	// as LSF's; an LSF exporter runs bjobs -X -u all -o ... -json).
 	wide := res.Has("w")
-	format, hasFormat := res.Last("o")
+	_, hasFormat := res.Last("o")
 	json := res.Has("json")
 	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) {
 		bjobsUsage(env)
 		return ExitUsage
 	}
-	if !hasFormat && !long && !wide && !res.Has("W") && !res.Has("A") {
-		if f := env.Getenv("LSB_BJOBS_FORMAT"); f != "" {
-			format, hasFormat = f, true
-		}
-	}
-	if json && !hasFormat {
-		env.Errorf("bjobs: -json must be used with -o")
-		bjobsUsage(env)
+	f, ok := listFormat(env, "bjobs", res, "LSB_BJOBS_FORMAT", long || wide || res.Has("W") || res.Has("A"), output.JobFields, bjobsUsage)
+	if !ok {
 		return ExitUsage
 	}
-	var f *output.Format
-	if hasFormat {
-		if f, err = output.ParseFormat(format, output.JobFields); err != nil {
-			env.Errorf("%v", err)
-			return ExitUsage
-		}
-	}
+	hasFormat = f != nil
 	refs, err := parseJobIDs(res.Operands)
 	if err != nil {
 		env.Errorf("%v", err)

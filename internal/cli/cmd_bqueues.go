@@ -35,25 +35,14 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 		return printVersion(env)
 	}
 	long := res.Has("l") || res.Has("r")
-	format, hasFormat := res.Last("o")
+	_, hasFormat := res.Last("o")
 	if long && res.Has("w") || hasFormat && (long || res.Has("w")) {
 		bqueuesUsage(env)
 		return ExitUsage
 	}
-	if !hasFormat && !long && !res.Has("w") {
-		if v := env.Getenv("LSB_BQUEUES_FORMAT"); v != "" {
-			format, hasFormat = v, true
-		}
-	}
-	if !jsonWithFormat(env, "bqueues", res.Has("json"), hasFormat, bqueuesUsage) {
+	f, ok := listFormat(env, "bqueues", res, "LSB_BQUEUES_FORMAT", long || res.Has("w"), output.QueueFields, bqueuesUsage)
+	if !ok {
 		return ExitUsage
-	}
-	var f *output.Format
-	if hasFormat {
-		if f, err = output.ParseFormat(format, output.QueueFields); err != nil {
-			env.Errorf("%v", err)
-			return ExitUsage
-		}
 	}
 	req := &api.QueuesRequest{Queues: res.Operands}
 	req.Host, _ = res.Last("m")

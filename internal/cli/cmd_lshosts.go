@@ -37,26 +37,15 @@ func runLshosts(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
-	format, hasFormat := res.Last("o")
+	_, hasFormat := res.Last("o")
 	if res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || hasFormat || res.Has("json")) || res.Has("l") && res.Has("w") ||
 		hasFormat && (res.Has("l") || res.Has("w")) {
 		lshostsUsage(env)
 		return ExitUsage
 	}
-	if !hasFormat && !res.Has("l") && !res.Has("w") && !res.Has("s") {
-		if v := env.Getenv("LSF_LSHOSTS_FORMAT"); v != "" {
-			format, hasFormat = v, true
-		}
-	}
-	if !jsonWithFormat(env, "lshosts", res.Has("json"), hasFormat, lshostsUsage) {
+	f, ok := listFormat(env, "lshosts", res, "LSF_LSHOSTS_FORMAT", res.Has("l") || res.Has("w") || res.Has("s"), output.LshostsFields, lshostsUsage)
+	if !ok {
 		return ExitUsage
-	}
-	var f *output.Format
-	if hasFormat {
-		if f, err = output.ParseFormat(format, output.LshostsFields); err != nil {
-			env.Errorf("%v", err) // LSF's message for an unknown field, as bjobs
-			return ExitUsage
-		}
 	}
 	c, b, ok := lsConnect(ctx, env, "lshosts")
 	if !ok {

@@ -43,7 +43,7 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, version.Header())
 		return 0
 	}
-	format, hasFormat := res.Last("o")
+	_, hasFormat := res.Last("o")
 	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n") ||
 		hasFormat || res.Has("json")
 	if res.Has("s") && other || res.Has("N") && res.Has("E") || res.Has("l") && res.Has("w") ||
@@ -51,12 +51,11 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		lsloadUsage(env)
 		return ExitUsage
 	}
-	if !hasFormat && !res.Has("l") && !res.Has("w") && !res.Has("I") && !res.Has("s") {
-		if v := env.Getenv("LSF_LSLOAD_FORMAT"); v != "" {
-			format, hasFormat = v, true
-		}
-	}
-	if !jsonWithFormat(env, "lsload", res.Has("json"), hasFormat, lsloadUsage) {
+	// The fields include the cluster's external indices: parsed once
+	// LIM has answered.
+	format, hasFormat, ok := formatSpec(env, "lsload", res, "LSF_LSLOAD_FORMAT",
+		res.Has("l") || res.Has("w") || res.Has("I") || res.Has("s"), lsloadUsage)
+	if !ok {
 		return ExitUsage
 	}
 	num := 0
@@ -104,10 +103,8 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		mode = lsfmt.Normalized
 	}
 	if hasFormat {
-		// The fields include the cluster's external indices.
-		f, err := output.ParseFormat(format, output.LsloadFields(externalIndices(cl)))
-		if err != nil {
-			env.Errorf("%v", err)
+		f, ok := parseFormat(env, format, output.LsloadFields(externalIndices(cl)))
+		if !ok {
 			return ExitUsage
 		}
 		if res.Has("json") {
