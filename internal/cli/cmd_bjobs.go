@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -323,6 +324,11 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		if len(refs) > 1 || consistent {
 			rc = ExitUsage
 		}
+	}
+	if res.Has("A") && len(refs) == 0 && !long && !hasFormat {
+		// Without IDs, -A summarises job arrays only (OpenLava's bjobs
+		// asks mbatchd for array nodes).
+		jobs = slices.DeleteFunc(jobs, func(j *api.JobRecord) bool { return j == nil || j.ArraySpec == "" })
 	}
 	switch {
 	case json:

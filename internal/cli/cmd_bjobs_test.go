@@ -133,6 +133,11 @@ func TestBjobs(t *testing.T) {
 		{name: "some not found", fake: reply(jobs[:1], &api.JobRef{JobID: 99, Index: 2}), args: []string{"-noheader", "-o", "id", "12", "99[2]"},
 			out: "12\n", errs: "Job <99[2]> is not found\n", rc: ExitUsage},
 		{name: "no unfinished", fake: reply(nil), errs: "No unfinished job found\n"},
+		{name: "A lists arrays only", fake: reply(append(sampleJobs()[:1], &api.JobRecord{JobID: 14, Index: 2, User: "alice",
+			State: api.StatePend, JobName: "arr[2]", ArraySpec: "[1-3]"})), args: []string{"-A"},
+			out: "JOBID    ARRAY_SPEC  OWNER   NJOBS PEND DONE  RUN EXIT SSUSP USUSP PSUSP\n" +
+				"14       arr[1-3]    alice       1    1    0    0    0     0     0     0\n"},
+		{name: "A without arrays", fake: reply(jobs[:1]), args: []string{"-A"}, errs: "No unfinished job found\n"},
 		{name: "no pending", fake: reply(nil), args: []string{"-p"}, errs: "No pending job found\n",
 			checkReq: func(r *api.JobsRequest) bool { return r.StateMask == uint32(api.StatePend|api.StatePSusp) }},
 		{name: "no job -a", fake: reply(nil), args: []string{"-a"}, errs: "No job found\n"},
