@@ -62,7 +62,7 @@ func (s *Server) logJob(j *state.Job) *eventlog.Job {
 		NumProcs: j.NumProcs, MaxProcs: j.MaxProcs, ExecHosts: j.ExecHosts, PID: j.PID, PGID: j.PGID,
 		ExecCwd: j.ExecCwd, ExecHome: j.ExecHome, ExecUser: j.ExecUser, ExitStatus: j.ExitStatus,
 		TermReason: j.TermReason, SuspReasons: j.SuspReasons, SuspSubreason: j.SuspSubreason,
-		PendReason: j.PendReason, RunCount: j.RunCount, Usage: j.Usage, StateTime: j.StateTime,
+		PendReason: j.PendReason, RunCount: j.RunCount, Usage: j.Usage, StateIndex: j.StateIndex,
 		EffectiveResReq: j.EffectiveResReq,
 	}
 	if j.Array != nil {

@@ -46,10 +46,13 @@ type Job struct {
 	SuspReasons   int32
 	SuspSubreason int32
 	PendReason    int32
-	// StateTime is when the job's state last changed.
-	StateTime int64
-	RunCount  int32
-	Usage     *api.Usage // final usage of a finished run
+	// StateIndex is the index of the log entry that last changed the
+	// job's state; StateChanged, set by the Writer, says whether that is
+	// the entry being rendered.
+	StateIndex   uint64
+	StateChanged bool
+	RunCount     int32
+	Usage        *api.Usage // final usage of a finished run
 	// EffectiveResReq is the requirement the job was dispatched with.
 	EffectiveResReq string
 }
@@ -121,7 +124,7 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 			JobID: g.JobID, UserID: uid, RunCount: int64(g.RunCount), SignalSymbol: g.Signal,
 			Idx: int64(g.Index), UserName: user,
 		})}
-		if job == nil || len(job.ExecHosts) > 0 || job.StateTime != t {
+		if job == nil || len(job.ExecHosts) > 0 || !job.StateChanged {
 			return events, nil
 		}
 		// The signal changed a waiting job's state itself (bkill, bstop,

@@ -169,14 +169,14 @@ func TestRenderEvents(t *testing.T) {
 }
 
 // TestRenderSignalOfWaitingJob: a signal that changes a waiting job's state
-// itself (the job context's StateTime is the event's) is followed by the
+// itself (its entry is the one that last changed the job's state) is followed by the
 // new status: bkill of a pending job by its EXIT status and lsb.acct's
 // JOB_FINISH, bstop and bresume by PSUSP and PEND. A signal for a started
 // job, or one that changed nothing, is the JOB_SIGNAL alone.
 func TestRenderSignalOfWaitingJob(t *testing.T) {
-	waiting := func(st api.JobState, changed int64) *Job {
+	waiting := func(st api.JobState, changed bool) *Job {
 		j := testJob()
-		j.State, j.ExecHosts, j.StartTime, j.RunCount, j.StateTime = st, nil, 0, 0, t0+changed
+		j.State, j.ExecHosts, j.StartTime, j.RunCount, j.StateChanged = st, nil, 0, 0, changed
 		return j
 	}
 	tests := []struct {
@@ -187,16 +187,20 @@ func TestRenderSignalOfWaitingJob(t *testing.T) {
 		acct  int
 	}{
 		{"bkill of a pending job", &api.EvJobSignal{JobID: 9, Signal: "KILL", Action: int32(api.ActTerminate), TermReason: "TERM_OWNER"},
-			func() *Job { j := waiting(api.StateExit, 10); j.EndTime, j.TermReason = t0+10, "TERM_OWNER"; return j }(),
+			func() *Job {
+				j := waiting(api.StateExit, true)
+				j.EndTime, j.TermReason = t0+10, "TERM_OWNER"
+				return j
+			}(),
 			"JOB_SIGNAL JOB_STATUS/32", 1},
 		{"bstop of a pending job", &api.EvJobSignal{JobID: 9, Signal: "STOP", Action: int32(api.ActSuspend)},
-			waiting(api.StatePSusp, 10), "JOB_SIGNAL JOB_STATUS/2", 0},
+			waiting(api.StatePSusp, true), "JOB_SIGNAL JOB_STATUS/2", 0},
 		{"bresume of a held job", &api.EvJobSignal{JobID: 9, Signal: "CONT", Action: int32(api.ActResume)},
-			waiting(api.StatePend, 10), "JOB_SIGNAL JOB_STATUS/1", 0},
+			waiting(api.StatePend, true), "JOB_SIGNAL JOB_STATUS/1", 0},
 		{"bstop of a held job (no change)", &api.EvJobSignal{JobID: 9, Signal: "STOP", Action: int32(api.ActSuspend)},
-			waiting(api.StatePSusp, 3), "JOB_SIGNAL", 0},
+			waiting(api.StatePSusp, false), "JOB_SIGNAL", 0},
 		{"bkill of a running job", &api.EvJobSignal{JobID: 9, Signal: "KILL", Action: int32(api.ActTerminate)},
-			func() *Job { j := testJob(); j.StateTime = t0 + 10; return j }(), "JOB_SIGNAL", 0},
+			func() *Job { j := testJob(); j.StateChanged = true; return j }(), "JOB_SIGNAL", 0},
 		{"no job context", &api.EvJobSignal{JobID: 9, Signal: "KILL"}, nil, "JOB_SIGNAL", 0},
 	}
 	for _, tt := range tests {

@@ -374,6 +374,9 @@ func (w *Writer) Append(index uint64, e *api.LogEntry, errs []error) error {
 			continue
 		}
 		job := w.jobFor(ev)
+		if job != nil {
+			job.StateChanged = job.StateIndex == index
+		}
 		if w.repeatedFinish(ev, job) {
 			continue
 		}

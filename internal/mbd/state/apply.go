@@ -24,6 +24,7 @@ func (s *State) Apply(idx uint64, e *api.LogEntry) []error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	errs := make([]error, len(e.Events))
+	s.applying = idx
 	for i, ev := range e.Events {
 		errs[i] = s.apply(ev)
 	}
@@ -122,6 +123,7 @@ func (s *State) setState(j *Job, st api.JobState, t int64) {
 	s.counts[st]++
 	j.State = st
 	j.StateTime = t
+	j.StateIndex = s.applying
 }
 
 // transition moves j by input, keeping the pending lists, host index and
@@ -198,7 +200,7 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 	spec := s.internSpec(n.Spec)
 	base := Job{
 		Spec: spec, User: s.strs.get(ev.User), UID: ev.UID, Queue: s.strs.get(n.Queue), DefaultQueue: n.DefaultQueue,
-		Name: n.JobName, Project: s.strs.get(n.Project), SubmitTime: t, PendSince: t, StateTime: t,
+		Name: n.JobName, Project: s.strs.get(n.Project), SubmitTime: t, PendSince: t, StateTime: t, StateIndex: s.applying,
 		Order: n.Order, NumProcs: n.NumProcs, MaxProcs: n.MaxProcs, UserPriority: n.UserPriority,
 	}
 	if n.Order > s.lastOrder {

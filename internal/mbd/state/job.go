@@ -72,6 +72,9 @@ type Job struct {
 	State        api.JobState
 	PrevState    api.JobState // state before UNKWN
 	StateTime    int64        // Unix seconds of the last state change
+	// StateIndex is the index of the log entry that last changed State
+	// (not in snapshots: what the event log renders is applied anew).
+	StateIndex   uint64
 	SubmitTime   int64
 	StartTime    int64 // dispatch time of the current run
 	EndTime      int64

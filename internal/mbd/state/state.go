@@ -46,6 +46,7 @@ type State struct {
 	finished    int64 // jobs finished since the last event log switch
 	masterStart int64
 	applied     uint64 // last applied log index
+	applying    uint64 // index of the entry being applied (Job.StateIndex)
 	counts      map[api.JobState]int
 }
 

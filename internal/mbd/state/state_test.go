@@ -319,6 +319,31 @@ func TestHoldStopResumeKillPending(t *testing.T) {
 	}
 }
 
+// TestStateIndex: a job records the log entry that last changed its state,
+// which the event log uses to tell a signal that changed a waiting job's
+// state from one that did not (bstop of a held job, even in the second it
+// was held).
+func TestStateIndex(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice", func(n *api.EvJobNew) { n.Hold = true }))
+	if got := l.job(1, 0).StateIndex; got != 1 {
+		t.Fatalf("after the submission: StateIndex %d, want 1", got)
+	}
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActSuspend)}}) // held already
+	if got := l.job(1, 0).StateIndex; got != 1 {
+		t.Fatalf("bstop of a held job changed nothing, yet StateIndex is %d", got)
+	}
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActResume)}})
+	if got := l.job(1, 0).StateIndex; got != 3 {
+		t.Fatalf("bresume: StateIndex %d, want 3", got)
+	}
+	l.must(start(1, 0, "hostA"))
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActTerminate)}}) // sbatchd acts
+	if got := l.job(1, 0).StateIndex; got != 4 {
+		t.Fatalf("a running job's kill request changed its state: StateIndex %d, want 4", got)
+	}
+}
+
 func TestRequeueWithExclusion(t *testing.T) {
 	l := newLogger(t)
 	l.must(submit(1, "normal", "alice"), start(1, 0, "host1"))
