@@ -12,11 +12,11 @@ import (
 
 func init() {
 	BadminSubs.Add(
-		&Subcommand{Name: "qopen", Usage: "qopen [queue_name ... | all]", Summary: "Open queues", Run: badminQueue(api.AdminQOpen, "opened")},
-		&Subcommand{Name: "qclose", Usage: "qclose [queue_name ... | all]", Summary: "Close queues", Run: badminQueue(api.AdminQClose, "closed")},
-		&Subcommand{Name: "qact", Usage: "qact [queue_name ... | all]", Summary: "Activate queues", Run: badminQueue(api.AdminQAct, "activated")},
-		&Subcommand{Name: "qinact", Usage: "qinact [queue_name ... | all]", Summary: "Inactivate queues", Run: badminQueue(api.AdminQInact, "inactivated")},
-		&Subcommand{Name: "hopen", Usage: "hopen [host_name ... | host_group ... | all]", Summary: "Open hosts", Run: badminHost(api.AdminHOpen, "Open")},
+		&Subcommand{Name: "qopen", Usage: "qopen [-C comment] [queue_name ... | all]", Summary: "Open queues", Run: badminQueue(api.AdminQOpen, "opened")},
+		&Subcommand{Name: "qclose", Usage: "qclose [-C comment] [queue_name ... | all]", Summary: "Close queues", Run: badminQueue(api.AdminQClose, "closed")},
+		&Subcommand{Name: "qact", Usage: "qact [-C comment] [queue_name ... | all]", Summary: "Activate queues", Run: badminQueue(api.AdminQAct, "activated")},
+		&Subcommand{Name: "qinact", Usage: "qinact [-C comment] [queue_name ... | all]", Summary: "Inactivate queues", Run: badminQueue(api.AdminQInact, "inactivated")},
+		&Subcommand{Name: "hopen", Usage: "hopen [-C comment] [host_name ... | host_group ... | all]", Summary: "Open hosts", Run: badminHost(api.AdminHOpen, "Open")},
 		&Subcommand{Name: "hclose", Usage: "hclose [-C comment] [host_name ... | host_group ... | all]", Summary: "Close hosts", Run: badminHost(api.AdminHClose, "Close")},
 		&Subcommand{Name: "reconfig", Usage: "reconfig [-v] [-f]", Summary: "Reconfigure the batch system", Run: badminReconfig(api.AdminReconfig, "Reconfiguration initiated")},
 		&Subcommand{Name: "mbdrestart", Usage: "mbdrestart [-v] [-f]", Summary: "Restart mbatchd", Run: badminReconfig(api.AdminMbdRestart, "MBD restart initiated")},
@@ -37,9 +37,25 @@ func badminCall(ctx context.Context, env *Env, req *api.AdminRequest) (*api.Admi
 	return &reply, true
 }
 
+// adminTargets reads the operands of badmin's queue and host controls:
+// "[-C comment] [name ...]" (the comment goes to lsb.events and, for hosts,
+// bhosts -l).
+func adminTargets(op api.AdminOp, args []string) *api.AdminRequest {
+	req := &api.AdminRequest{Op: op}
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-C" && i+1 < len(args) {
+			req.Message = args[i+1]
+			i++
+			continue
+		}
+		req.Targets = append(req.Targets, args[i])
+	}
+	return req
+}
+
 func badminQueue(op api.AdminOp, verb string) SubcommandFunc {
 	return func(ctx context.Context, env *Env, args []string) int {
-		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op, Targets: args})
+		reply, ok := badminCall(ctx, env, adminTargets(op, args))
 		if !ok {
 			return ExitUsage
 		}
@@ -58,16 +74,7 @@ func badminQueue(op api.AdminOp, verb string) SubcommandFunc {
 
 func badminHost(op api.AdminOp, verb string) SubcommandFunc {
 	return func(ctx context.Context, env *Env, args []string) int {
-		req := &api.AdminRequest{Op: op}
-		for i := 0; i < len(args); i++ {
-			if args[i] == "-C" && i+1 < len(args) {
-				req.Message = args[i+1]
-				i++
-				continue
-			}
-			req.Targets = append(req.Targets, args[i])
-		}
-		reply, ok := badminCall(ctx, env, req)
+		reply, ok := badminCall(ctx, env, adminTargets(op, args))
 		if !ok {
 			return ExitUsage
 		}
