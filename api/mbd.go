@@ -43,10 +43,14 @@ type JobsRequest struct {
 	IncludeFinished bool      `wire:"8"` // -a
 	Detail          bool      `wire:"9"` // -l
 	ArraySummary    bool      `wire:"10"`
-	Since           int64     `wire:"11"`
-	Until           int64     `wire:"12"`
+	Since           int64     `wire:"11"` // bhist/bacct -S: submitted from (Unix seconds; 0: open)
+	Until           int64     `wire:"12"` // -S: submitted until
 	PendHosts       bool      `wire:"13"` // -lp: host names per pending reason
 	App             string    `wire:"14"` // -app: jobs of this application profile
+	DispatchedFrom  int64     `wire:"15"` // bhist/bacct -D
+	DispatchedTo    int64     `wire:"16"`
+	CompletedFrom   int64     `wire:"17"` // bhist/bacct -C
+	CompletedTo     int64     `wire:"18"`
 }
 
 // JobsReply is one chunk of a job listing.

@@ -461,6 +461,18 @@ func (m *JobsRequest) SizeWire() int {
 	if m.App != "" {
 		n += 1 + wire.SizeBytes(len(m.App))
 	}
+	if m.DispatchedFrom != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.DispatchedFrom)))
+	}
+	if m.DispatchedTo != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.DispatchedTo)))
+	}
+	if m.CompletedFrom != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.CompletedFrom)))
+	}
+	if m.CompletedTo != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.CompletedTo)))
+	}
 	return n
 }
 
@@ -525,6 +537,22 @@ func (m *JobsRequest) AppendWire(b []byte) []byte {
 	if m.App != "" {
 		b = wire.AppendTag(b, 14, wire.BytesType)
 		b = wire.AppendString(b, m.App)
+	}
+	if m.DispatchedFrom != 0 {
+		b = wire.AppendTag(b, 15, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.DispatchedFrom)))
+	}
+	if m.DispatchedTo != 0 {
+		b = wire.AppendTag(b, 16, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.DispatchedTo)))
+	}
+	if m.CompletedFrom != 0 {
+		b = wire.AppendTag(b, 17, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.CompletedFrom)))
+	}
+	if m.CompletedTo != 0 {
+		b = wire.AppendTag(b, 18, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.CompletedTo)))
 	}
 	return b
 }
@@ -685,6 +713,46 @@ func (m *JobsRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobsRequest", 14, off, n)
 			}
 			m.App = string(v)
+			off += n
+		case 15:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobsRequest", 15, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 15, off, n)
+			}
+			m.DispatchedFrom = int64(x)
+			off += n
+		case 16:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobsRequest", 16, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 16, off, n)
+			}
+			m.DispatchedTo = int64(x)
+			off += n
+		case 17:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobsRequest", 17, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 17, off, n)
+			}
+			m.CompletedFrom = int64(x)
+			off += n
+		case 18:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobsRequest", 18, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 18, off, n)
+			}
+			m.CompletedTo = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -9,14 +9,15 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bacctSpec = lsfopt.New("l|b|d|e|w|h|V|u:|q:|m:|P:")
+var bacctSpec = lsfopt.New("l|b|d|e|w|h|V|u:|q:|m:|P:|C:|S:|D:")
 
 func init() {
 	Register(&Command{Name: "bacct", Summary: "display accounting statistics about finished jobs", Run: runBacct})
 }
 
 func bacctUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, "Usage: bacct [-h] [-V] [-b | -l] [-d] [-e] [-w] [-m host_name ...] [-P project_name ...]\n"+
+	fmt.Fprintln(env.Stderr, "Usage: bacct [-h] [-V] [-b | -l] [-d] [-e] [-w] [-C time0,time1] [-S time0,time1] [-D time0,time1]\n"+
+		"             [-m host_name ...] [-P project_name ...]\n"+
 		`             [-q queue_name ...] [-u user_name ... | -u all] [job_ID | "job_ID[index]" ...]`)
 }
 
@@ -50,6 +51,9 @@ func runBacct(ctx context.Context, env *Env, args []string) int {
 	req.Project, _ = res.Last("P")
 	if len(refs) > 0 && req.User == "" {
 		req.User = "all"
+	}
+	if !timeWindows(env, "bacct", res, req) {
+		return ExitUsage
 	}
 	switch {
 	case res.Has("d") && !res.Has("e"):

@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhistSpec = lsfopt.New("l|b|w|a|d|p|s|r|h|V|u:|q:|m:|J:|P:")
+var bhistSpec = lsfopt.New("l|b|w|a|d|p|s|r|h|V|u:|q:|m:|J:|P:|C:|S:|D:")
 
 func init() {
 	Register(&Command{Name: "bhist", Summary: "display historical information about jobs", Run: runBhist})
@@ -17,6 +17,7 @@ func init() {
 
 func bhistUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, "Usage: bhist [-h] [-V] [-l | -b] [-w] [-a] [-d] [-p] [-s] [-r]\n"+
+		"             [-C time0,time1] [-S time0,time1] [-D time0,time1]\n"+
 		"             [-m host_name] [-q queue_name] [-u user_name | -u all] [-J job_name] [-P project_name]\n"+
 		`             [job_ID | "job_ID[index]" ...]`)
 }
@@ -67,6 +68,14 @@ func runBhist(ctx context.Context, env *Env, args []string) int {
 	}
 	req.StateMask = mask
 	req.IncludeFinished = res.Has("a") || res.Has("d") || len(refs) > 0
+	if !timeWindows(env, "bhist", res, req) {
+		return ExitUsage
+	}
+	if res.Has("C") && mask == 0 {
+		// Jobs that completed in the interval: finished ones.
+		req.StateMask = uint32(api.StateDone | api.StateExit)
+		req.IncludeFinished = true
+	}
 
 	c, ok := batchConnect(ctx, env)
 	if !ok {

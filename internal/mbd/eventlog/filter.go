@@ -67,9 +67,9 @@ func FilterFromRequest(r *api.JobsRequest, requester string) Filter {
 	if r.IncludeFinished {
 		f.States = AllStates
 	}
-	if r.Since != 0 || r.Until != 0 {
-		f.Submitted = Window{r.Since, r.Until}
-	}
+	f.Submitted = Window{r.Since, r.Until}
+	f.Dispatched = Window{r.DispatchedFrom, r.DispatchedTo}
+	f.Completed = Window{r.CompletedFrom, r.CompletedTo}
 	return f
 }
 

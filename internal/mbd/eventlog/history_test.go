@@ -380,10 +380,12 @@ func TestHistoryRelogged(t *testing.T) {
 
 func TestFilterFromRequest(t *testing.T) {
 	r := &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 3}}, User: "", Queue: "q", Host: "h", JobName: "n*",
-		Project: "p", StateMask: uint32(api.StateDone), Since: 10, Until: 20}
+		Project: "p", StateMask: uint32(api.StateDone), Since: 10, Until: 20, DispatchedFrom: 30, DispatchedTo: 40,
+		CompletedFrom: 50}
 	f := FilterFromRequest(r, "alice")
 	want := Filter{Jobs: r.Jobs, Users: []string{"alice"}, Queues: []string{"q"}, Hosts: []string{"h"},
-		Projects: []string{"p"}, JobName: "n*", States: uint32(api.StateDone), Submitted: Window{10, 20}}
+		Projects: []string{"p"}, JobName: "n*", States: uint32(api.StateDone), Submitted: Window{10, 20},
+		Dispatched: Window{30, 40}, Completed: Window{50, 0}}
 	if !reflect.DeepEqual(f, want) {
 		t.Errorf("got %+v\nwant %+v", f, want)
 	}
