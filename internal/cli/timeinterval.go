@@ -78,45 +78,35 @@ func timeRange(s string, now time.Time) (lo, hi time.Time, err error) {
 		return n, err == nil && n >= lo && n <= hi && p[0] != '+' && p[0] != '-'
 	}
 	y, mo, d := now.Date()
+	m := int(mo)
 	unit := "day" // what the specification leaves open at its end
+	type field struct {
+		v      *int
+		lo, hi int
+	}
+	year, month, day := field{&y, 1970, 9999}, field{&m, 1, 12}, field{&d, 1, 31}
+	var fields []field
 	switch {
 	case len(parts) == 1 && parts[0] == "" && clock != "": // "/10:30": today
 	case len(parts) == 3:
-		var ok1, ok2, ok3 bool
-		var m int
-		y, ok1 = num(parts[0], 1970, 9999)
-		m, ok2 = num(parts[1], 1, 12)
-		d, ok3 = num(parts[2], 1, 31)
-		if !ok1 || !ok2 || !ok3 {
-			return lo, hi, bad
-		}
-		mo = time.Month(m)
+		fields = []field{year, month, day}
 	case len(parts) == 2 && len(parts[0]) == 4 && clock == "":
-		var ok1, ok2 bool
-		var m int
-		y, ok1 = num(parts[0], 1970, 9999)
-		m, ok2 = num(parts[1], 1, 12)
-		if !ok1 || !ok2 {
-			return lo, hi, bad
-		}
-		mo, d, unit = time.Month(m), 1, "month"
+		fields, d, unit = []field{year, month}, 1, "month"
 	case len(parts) == 2:
-		var ok1, ok2 bool
-		var m int
-		m, ok1 = num(parts[0], 1, 12)
-		d, ok2 = num(parts[1], 1, 31)
-		if !ok1 || !ok2 {
-			return lo, hi, bad
-		}
-		mo = time.Month(m)
+		fields = []field{month, day}
 	case len(parts) == 1 && parts[0] != "":
-		var ok bool
-		if d, ok = num(parts[0], 1, 31); !ok {
-			return lo, hi, bad
-		}
+		fields = []field{day}
 	default:
 		return lo, hi, bad
 	}
+	for i, f := range fields {
+		v, ok := num(parts[i], f.lo, f.hi)
+		if !ok {
+			return lo, hi, bad
+		}
+		*f.v = v
+	}
+	mo = time.Month(m)
 	hour, minute := 0, 0
 	if clock != "" {
 		h, m, _ := strings.Cut(clock, ":")
