@@ -140,6 +140,11 @@ type EvJobModify struct {
 	// all the event changes.
 	SetArrayLimit bool  `wire:"7"`
 	ArrayLimit    int32 `wire:"8"`
+	// PendingOnly: the change holds options only a pending job may change
+	// (mbatchd checked the job pending). A job started since is refused
+	// (state.ErrStartedSince); an array's started elements are left as they
+	// are.
+	PendingOnly bool `wire:"9"`
 }
 
 // EvJobClean removes a finished job from mbatchd's memory (CLEAN_PERIOD).

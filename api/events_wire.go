@@ -1853,6 +1853,9 @@ func (m *EvJobModify) SizeWire() int {
 	if m.ArrayLimit != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.ArrayLimit)))
 	}
+	if m.PendingOnly {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -1893,6 +1896,10 @@ func (m *EvJobModify) AppendWire(b []byte) []byte {
 	if m.ArrayLimit != 0 {
 		b = wire.AppendTag(b, 8, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.ArrayLimit)))
+	}
+	if m.PendingOnly {
+		b = wire.AppendTag(b, 9, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.PendingOnly))
 	}
 	return b
 }
@@ -1993,6 +2000,16 @@ func (m *EvJobModify) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobModify", 8, off, n)
 			}
 			m.ArrayLimit = int32(x)
+			off += n
+		case 9:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobModify", 9, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobModify", 9, off, n)
+			}
+			m.PendingOnly = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -2,6 +2,7 @@ package mbd
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -207,17 +208,41 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 			n.Queue = j.Queue
 		}
 		ev = &api.Event{User: id.User, UID: int32(id.UID), JobModify: &api.EvJobModify{JobID: j.ID, Index: req.Job.Index,
-			Spec: &spec, Queue: n.Queue, JobName: n.JobName, Project: n.Project}}
+			Spec: &spec, Queue: n.Queue, JobName: n.JobName, Project: n.Project, PendingOnly: pendingOnly(req)}}
 	})
 	if err != nil {
 		res.Status = lsbStatus(err)
 		return reply, nil
 	}
-	if perr := s.propose(ctx, ev); perr != nil {
-		res.Status = lsbStatus(perr)
+	errs, perr := s.prop.Propose(ctx, ev)
+	switch {
+	case perr != nil:
+		res.Status = lsbStatus(s.unavailable(perr))
+	case len(errs) > 0 && errors.Is(errs[0], state.ErrStartedSince):
+		// Dispatched between the check and the change: what bmod says of
+		// a running job.
+		res.Status = lsbStatus(lsberr.New(lsberr.RunningModify))
+	case len(errs) > 0 && errs[0] != nil:
+		res.Status = lsbStatus(lsberr.Errorf(lsberr.MbdInternal, "%v", errs[0]))
 	}
 	s.poke()
 	return reply, nil
+}
+
+// pendingOnly reports whether req changes an option only a pending job may
+// have changed.
+func pendingOnly(req *api.ModifyRequest) bool {
+	for _, o := range req.Set {
+		if !runningModifiable[o] {
+			return true
+		}
+	}
+	for _, o := range req.Reset {
+		if !runningModifiable[strings.TrimSuffix(o, "n")] {
+			return true
+		}
+	}
+	return false
 }
 
 // arrayLimitOnly reports whether req is bmod -J "%limit" and nothing else,

@@ -1,6 +1,10 @@
 package mbd
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/basalt-lsf/basalt/api"
+)
 
 // TestNameMatch: bjobs/bkill -J patterns (LSF: '*' anywhere, but not in an
 // array index).
@@ -25,6 +29,26 @@ func TestNameMatch(t *testing.T) {
 	for _, tt := range tests {
 		if got := nameMatch(tt.pattern, tt.name, tt.display); got != tt.want {
 			t.Errorf("nameMatch(%q, %q, %q) = %v, want %v", tt.pattern, tt.name, tt.display, got, tt.want)
+		}
+	}
+}
+
+// TestPendingOnly: which bmod requests hold an option a running job may
+// not have changed (the state refuses those for a job started since).
+func TestPendingOnly(t *testing.T) {
+	tests := []struct {
+		set, reset []string
+		want       bool
+	}{
+		{[]string{"W", "M"}, nil, false},
+		{[]string{"q"}, nil, true},
+		{nil, []string{"Wn", "on"}, false},
+		{nil, []string{"Rn"}, true},
+		{[]string{"c"}, []string{"Jn"}, true},
+	}
+	for _, tt := range tests {
+		if got := pendingOnly(&api.ModifyRequest{Set: tt.set, Reset: tt.reset}); got != tt.want {
+			t.Errorf("bmod set %v reset %v: pendingOnly %v, want %v", tt.set, tt.reset, got, tt.want)
 		}
 	}
 }

@@ -15,6 +15,9 @@ var (
 	ErrJobExists = errors.New("job ID already in use")
 	ErrStale     = errors.New("report for an earlier run of the job")
 	ErrNoEvent   = errors.New("event has no payload")
+	// ErrStartedSince refuses a pending job's change (EvJobModify
+	// PendingOnly) to a job dispatched since it was checked.
+	ErrStartedSince = errors.New("the job has started since the change was checked")
 )
 
 // Apply applies a log entry at log index idx. It returns one error per event
@@ -466,11 +469,21 @@ func (s *State) jobMove(e *api.EvJobMove) error {
 func (s *State) jobModify(e *api.EvJobModify) error {
 	var targets []*Job
 	if a := s.arrays[e.JobID]; a != nil && e.Index == 0 {
-		// The whole array: its unfinished elements.
+		// The whole array: its unfinished elements (pending ones for a
+		// change only they may have).
+		started := 0
 		for _, i := range a.Indices {
-			if x := s.jobs[Key{e.JobID, i}]; x != nil && !job.Finished(x.State) {
+			x := s.jobs[Key{e.JobID, i}]
+			switch {
+			case x == nil || job.Finished(x.State):
+			case e.PendingOnly && job.Started(x.State):
+				started++
+			default:
 				targets = append(targets, x)
 			}
+		}
+		if len(targets) == 0 && started > 0 {
+			return fmt.Errorf("job %d: %w", e.JobID, ErrStartedSince)
 		}
 		if len(targets) == 0 {
 			return fmt.Errorf("job %d: modify of a finished array: %w", e.JobID, job.ErrIllegalTransition)
@@ -485,6 +498,9 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 		}
 		if job.Finished(j.State) {
 			return fmt.Errorf("job %s: modify of a finished job: %w", j.Key, job.ErrIllegalTransition)
+		}
+		if e.PendingOnly && job.Started(j.State) {
+			return fmt.Errorf("job %s: %w", j.Key, ErrStartedSince)
 		}
 		targets = []*Job{j}
 	}

@@ -200,6 +200,31 @@ func TestModifyWholeArray(t *testing.T) {
 	}
 }
 
+// TestModifyPendingOnly: a change only a pending job may have (bmod -q,
+// checked by mbatchd against the pending job) is refused for a job
+// dispatched since, and leaves an array's started elements as they are.
+func TestModifyPendingOnly(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"), start(1, 0, "host1"))
+	spec := &api.JobSpec{Command: "sleep 2", Env: []string{"PATH=/bin"}}
+	errs := l.apply(&api.Event{JobModify: &api.EvJobModify{JobID: 1, Spec: spec, Queue: "short", PendingOnly: true}})
+	if !errors.Is(errs[0], ErrStartedSince) || l.job(1, 0).Queue != "normal" {
+		t.Fatalf("a started job changed queue: %v, queue %s", errs[0], l.job(1, 0).Queue)
+	}
+	l.must(&api.Event{JobModify: &api.EvJobModify{JobID: 1, Spec: spec}}) // -W, -M...: a running job's options
+	l.must(submit(5, "normal", "alice", func(n *api.EvJobNew) { n.ArrayIndices, n.ArraySpec = []int32{1, 2}, "1-2" }))
+	l.must(start(5, 1, "host1"))
+	l.must(&api.Event{JobModify: &api.EvJobModify{JobID: 5, Spec: spec, Queue: "short", PendingOnly: true}})
+	if l.job(5, 1).Queue != "normal" || l.job(5, 2).Queue != "short" {
+		t.Errorf("array: running element in %s, pending one in %s", l.job(5, 1).Queue, l.job(5, 2).Queue)
+	}
+	l.must(start(5, 2, "host1"))
+	errs = l.apply(&api.Event{JobModify: &api.EvJobModify{JobID: 5, Spec: spec, Queue: "night", PendingOnly: true}})
+	if !errors.Is(errs[0], ErrStartedSince) {
+		t.Errorf("an array with every element started: %v", errs[0])
+	}
+}
+
 func TestQueueOrderTopBottomSwitch(t *testing.T) {
 	l := newLogger(t)
 	for id := int64(1); id <= 5; id++ {
