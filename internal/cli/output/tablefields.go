@@ -178,8 +178,10 @@ func LsloadFields(external []string) *FieldSet {
 }
 
 // lsloadValue is a host's value of an lsload column: the -w listing's
-// string ('*' before a value beyond its threshold, ut in %, memory in M or
-// G), unset for an unavailable host's indices and an unknown index.
+// string ('*' before a value beyond its threshold, ut in %), except memory
+// (tmp, swp, mem), always in MB with one decimal as LSF's lsload -o prints
+// it ("37823.2M", the DataDog check's sample; the listing switches to G);
+// unset for an unavailable host's indices and an unknown index.
 func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool) {
 	switch c.Name {
 	case "host_name":
@@ -194,7 +196,16 @@ func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool)
 	if !ok {
 		return "", false
 	}
-	return strings.TrimSpace(lsfmt.IndexValue(c.Name, v, true, slices.Contains(h.Busy, c.Name), true)), true
+	busy := slices.Contains(h.Busy, c.Name)
+	switch c.Name {
+	case "tmp", "swp", "mem":
+		s := strconv.FormatFloat(v, 'f', 1, 64) + "M"
+		if busy {
+			s = "*" + s
+		}
+		return s, true
+	}
+	return strings.TrimSpace(lsfmt.IndexValue(c.Name, v, true, busy, true)), true
 }
 
 // WriteLsloadCustom writes lsload -o output; mode is -N or -E's run queue

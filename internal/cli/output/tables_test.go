@@ -164,15 +164,15 @@ func TestTablesCustom(t *testing.T) {
 		{"lsload delimiter", func(b *strings.Builder) error {
 			return WriteLsloadCustom(b, loads, parse(t, "HOST_NAME status r15s r1m r15m ut pg io ls it tmp swp mem delimiter='|'", LsloadFields(nil)), lsfmt.Raw)
 		}, "HOST_NAME|status|r15s|r1m|r15m|ut|pg|io|ls|it|tmp|swp|mem\n" +
-			"host1|ok|0.5|0.7|0.9|25%|1.5|120|2|0|15G|2048M|3500M\n" +
-			"host2.example.org|busy|*4.2|*6.1|3.0|97%|0.0|2|0|120|900M|0M|1465G\n" +
+			"host1|ok|0.5|0.7|0.9|25%|1.5|120|2|0|15000.0M|2048.0M|3500.0M\n" +
+			"host2.example.org|busy|*4.2|*6.1|3.0|97%|0.0|2|0|120|900.0M|0.0M|1500000.0M\n" +
 			"host3|unavail|-|-|-|-|-|-|-|-|-|-|-\n" +
 			"client1|ok|-|-|-|-|-|-|-|-|-|-|-\n"},
 		{"lsload widths and external index", func(b *strings.Builder) error {
 			return WriteLsloadCustom(b, loads[:2], parse(t, "host_name: status: r1m:-6 mem: scratch", LsloadFields([]string{"scratch"})), lsfmt.Raw)
 		}, "HOST_NAME            status      r1m mem    scratch\n" +
-			"host1                ok          0.7 3500M  -\n" +
-			"host2.example.org    busy       *6.1 1465G  12345.5\n"},
+			"host1                ok          0.7 3500.0 -\n" +
+			"host2.example.org    busy       *6.1 150000 12345.5\n"},
 		{"lshosts", func(b *strings.Builder) error {
 			return WriteLshostsCustom(b, loads, parse(t, "host_name:8 ncpus:-6 maxmem server res", LshostsFields))
 		}, "HOST_NAM  ncpus maxmem server RESOURCES\n" +
@@ -307,7 +307,7 @@ func TestTablesJSON(t *testing.T) {
 	if cmd != "lsload" || n != 4 {
 		t.Fatalf("lsload -json: %q %d", cmd, n)
 	}
-	if want := map[string]string{"HOST_NAME": "host2.example.org", "status": "busy", "r1m": "*6.1", "mem": "1465G", "scratch": "12345.5"}; !reflect.DeepEqual(recs[1], want) {
+	if want := map[string]string{"HOST_NAME": "host2.example.org", "status": "busy", "r1m": "*6.1", "mem": "1500000.0M", "scratch": "12345.5"}; !reflect.DeepEqual(recs[1], want) {
 		t.Errorf("lsload -json record %v, want %v", recs[1], want)
 	}
 	if recs[2]["r1m"] != "" || recs[2]["status"] != "unavail" {
