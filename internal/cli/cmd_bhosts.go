@@ -50,14 +50,8 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	}
 	req := &api.HostsRequest{Hosts: res.Operands}
 	req.ResReq, _ = res.Last("R")
-	c, ok := batchConnect(ctx, env)
+	reply, ok := batchHosts(ctx, env, req)
 	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
-	var reply api.HostsReply
-	if err := c.Call(ctx, "MBatchd.Hosts", req, &reply); err != nil {
-		batchError(env, err)
 		return ExitUsage
 	}
 	rc := 0
@@ -92,6 +86,22 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 
 // bhostsShared is bhosts -s: the shared numeric resources, their values
 // and reservations, per instance.
+// batchHosts asks mbatchd for its hosts (bhosts, bslots); false once an
+// error was printed.
+func batchHosts(ctx context.Context, env *Env, req *api.HostsRequest) (*api.HostsReply, bool) {
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return nil, false
+	}
+	defer c.Close()
+	var reply api.HostsReply
+	if err := c.Call(ctx, "MBatchd.Hosts", req, &reply); err != nil {
+		batchError(env, err)
+		return nil, false
+	}
+	return &reply, true
+}
+
 func bhostsShared(ctx context.Context, env *Env, names []string) int {
 	c, ok := batchConnect(ctx, env)
 	if !ok {

@@ -60,14 +60,8 @@ func runBslots(ctx context.Context, env *Env, args []string) int {
 	}
 	req := &api.HostsRequest{}
 	req.ResReq, _ = res.Last("R")
-	c, ok := batchConnect(ctx, env)
+	reply, ok := batchHosts(ctx, env, req)
 	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
-	var reply api.HostsReply
-	if err := c.Call(ctx, "MBatchd.Hosts", req, &reply); err != nil {
-		batchError(env, err)
 		return ExitUsage
 	}
 	var total int64
