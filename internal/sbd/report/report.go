@@ -66,6 +66,10 @@ const ctime = "Mon Jan _2 15:04:05 2006"
 
 // Format returns the report as LSF appends it to the job's output file:
 // starting with a line of dashes after a blank line.
+// Start is how every report begins: bpeek stops where a following job's
+// output meets it.
+const Start = "\n" + Separator + "\nSender: LSF System <"
+
 func Format(j *Job) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }

@@ -137,6 +137,9 @@ type ExecResult struct {
 	Err        string   `wire:"5"` // set when the helper failed
 	Errno      int32    `wire:"6"`
 	Step       string   `wire:"7"` // what failed: cgroup, cred, dir, stdin, exec...
+	// StdoutStart is the size Stdout had when it was opened: where the
+	// run's output begins in a file appended to.
+	StdoutStart int64 `wire:"8"`
 }
 
 // Messages between sbatchd and the host's shepherd process (the process

@@ -1424,6 +1424,9 @@ func (m *ExecResult) SizeWire() int {
 	if m.Step != "" {
 		n += 1 + wire.SizeBytes(len(m.Step))
 	}
+	if m.StdoutStart != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.StdoutStart)))
+	}
 	return n
 }
 
@@ -1459,6 +1462,10 @@ func (m *ExecResult) AppendWire(b []byte) []byte {
 	if m.Step != "" {
 		b = wire.AppendTag(b, 7, wire.BytesType)
 		b = wire.AppendString(b, m.Step)
+	}
+	if m.StdoutStart != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.StdoutStart)))
 	}
 	return b
 }
@@ -1545,6 +1552,16 @@ func (m *ExecResult) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ExecResult", 7, off, n)
 			}
 			m.Step = string(v)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("ExecResult", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ExecResult", 8, off, n)
+			}
+			m.StdoutStart = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

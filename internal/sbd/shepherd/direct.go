@@ -349,6 +349,10 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 		p.fds = append(p.fds, fd)
 		p.out = fd
 		res.Stdout = path
+		var st syscall.Stat_t
+		if syscall.Fstat(fd, &st) == nil {
+			res.StdoutStart = st.Size
+		}
 		if note != "" {
 			res.OpenErrors = append(res.OpenErrors, note)
 		}

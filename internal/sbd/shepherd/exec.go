@@ -126,6 +126,9 @@ func ExecMain() int {
 			return fail(StepStdout, err, 1)
 		}
 		res.Stdout = path
+		if st, err := f.Stat(); err == nil {
+			res.StdoutStart = st.Size()
+		}
 		if note != "" {
 			res.OpenErrors = append(res.OpenErrors, note)
 		}

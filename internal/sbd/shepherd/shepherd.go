@@ -140,7 +140,7 @@ type Shepherd struct {
 	cmds     chan cmdEvent
 	newConns chan net.Conn
 	gone     chan *sconn
-	reports  chan error
+	reports  chan appended
 	xfers    chan []string
 	xferNext func()
 	// finished is closed when Run returns: goroutines stop handing it
@@ -232,7 +232,7 @@ func New(cfg Config) (*Shepherd, error) {
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4),
-		reports: make(chan error, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
+		reports: make(chan appended, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
 	}
 	if cfg.LogFile != nil {
 		s.log = log.New(cfg.LogFile, "", 0)
@@ -314,8 +314,8 @@ func (s *Shepherd) Run(ctx context.Context) error {
 			s.limitExceeded("TERM_RUNLIMIT")
 		case <-sampleC:
 			s.sample()
-		case err := <-s.reports:
-			s.onReport(err)
+		case r := <-s.reports:
+			s.onReport(r)
 		case notes := <-s.xfers:
 			s.onXfer(notes)
 		case <-ctx.Done():
@@ -976,6 +976,7 @@ func (s *Shepherd) jobStarted(c *child) {
 	s.st.State = api.StateRun
 	s.st.PID, s.st.PGID = int32(c.pid), int32(c.pid)
 	s.st.ExecCwd, s.st.ExecHome, s.st.ExecUser = c.res.Dir, s.p.Home, s.p.User
+	s.st.OutStart = c.res.StdoutStart
 	s.logf("job started: pid %d in %s", c.pid, c.res.Dir)
 	if s.l.Spec.OutFile == "" {
 		s.logf("no output file (-o): the job's output and report are kept in %s (LSF would mail them)", s.udir.Output())
@@ -1236,7 +1237,8 @@ func (s *Shepherd) appendReport(target string) error {
 	c := s.userCred()
 	s.reported = true
 	go func() {
-		s.reports <- s.host.appendFile(target, data, c)
+		at, err := s.host.appendFile(target, data, c)
+		s.reports <- appended{at, err}
 	}()
 	return nil
 }
@@ -1244,33 +1246,40 @@ func (s *Shepherd) appendReport(target string) error {
 // appendFile appends data to path as c (nil: as the shepherd), on one of
 // the host's forker threads, whose file system identity is switched for
 // it (see openAs).
-func (h *Host) appendFile(path string, data []byte, c *cred) error {
-	var err error
+func (h *Host) appendFile(path string, data []byte, c *cred) (at int64, err error) {
 	if terr := h.onThread(func() bool {
 		if c == nil {
-			err = rawfile.AppendBlocking(path, data, 0o666)
+			at, err = rawfile.AppendBlocking(path, data, 0o666)
 			return true
 		}
 		restore, cerr := threadAs(c.uid, c.gid, c.groups)
 		if cerr == nil {
-			err = rawfile.AppendBlocking(path, data, 0o666)
+			at, err = rawfile.AppendBlocking(path, data, 0o666)
 		} else {
 			err = cerr
 		}
 		return restore() == nil
 	}); terr != nil {
-		return terr
+		return 0, terr
 	}
-	return err
+	return at, err
+}
+
+// appended is the outcome of appendReport: where the report begins in the
+// file, which is where the run's output ends (bpeek shows up to there).
+type appended struct {
+	at  int64
+	err error
 }
 
 // onReport takes the outcome of appendReport.
-func (s *Shepherd) onReport(err error) {
-	if err == nil {
+func (s *Shepherd) onReport(r appended) {
+	if r.err == nil {
+		s.st.OutEnd = r.at
 		s.runPosts()
 		return
 	}
-	s.reportFailed(err)
+	s.reportFailed(r.err)
 }
 
 // reportFailed: the report could not be appended to the job's output file
