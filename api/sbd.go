@@ -61,11 +61,9 @@ type JobStatusReport struct {
 	Abort         bool     `wire:"21"` // pre-exec exited LSB_EXIT_PRE_ABORT
 	Final         bool     `wire:"22"` // no further reports for this run
 	Seq           uint64   `wire:"23"` // per-job report sequence, for idempotence
-	// OutStart and OutEnd delimit this run's output in its output file (an
-	// -o file is appended to, and ends with the job report): bpeek shows
-	// that range. OutEnd is 0 until the run has ended.
+	// OutStart is where this run's output begins in its output file (an -o
+	// file is appended to): bpeek shows it from there to the run's report.
 	OutStart int64 `wire:"24"`
-	OutEnd   int64 `wire:"25"`
 }
 
 // Ack acknowledges a message by sequence number.

@@ -536,9 +536,6 @@ func (m *JobStatusReport) SizeWire() int {
 	if m.OutStart != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.OutStart)))
 	}
-	if m.OutEnd != 0 {
-		n += 2 + wire.SizeVarint(uint64(int64(m.OutEnd)))
-	}
 	return n
 }
 
@@ -643,10 +640,6 @@ func (m *JobStatusReport) AppendWire(b []byte) []byte {
 	if m.OutStart != 0 {
 		b = wire.AppendTag(b, 24, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.OutStart)))
-	}
-	if m.OutEnd != 0 {
-		b = wire.AppendTag(b, 25, wire.VarintType)
-		b = wire.AppendVarint(b, uint64(int64(m.OutEnd)))
 	}
 	return b
 }
@@ -907,16 +900,6 @@ func (m *JobStatusReport) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobStatusReport", 24, off, n)
 			}
 			m.OutStart = int64(x)
-			off += n
-		case 25:
-			if typ != wire.VarintType {
-				return wire.TypeError("JobStatusReport", 25, start, typ)
-			}
-			x, n := wire.ConsumeVarint(b[off:])
-			if n < 0 {
-				return wire.Errorf("JobStatusReport", 25, off, n)
-			}
-			m.OutEnd = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -24,14 +24,8 @@ func init() {
 }
 
 func badminCall(ctx context.Context, env *Env, req *api.AdminRequest) (*api.AdminReply, bool) {
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return nil, false
-	}
-	defer c.Close()
 	var reply api.AdminReply
-	if err := c.Call(ctx, "MBatchd.Admin", req, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Admin", req, &reply) {
 		return nil, false
 	}
 	return &reply, true

@@ -37,14 +37,8 @@ func runBapp(ctx context.Context, env *Env, args []string) int {
 		bappUsage(env)
 		return ExitUsage
 	}
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.ApplicationsReply
-	if err := c.Call(ctx, "MBatchd.Applications", &api.ApplicationsRequest{Names: res.Operands}, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Applications", &api.ApplicationsRequest{Names: res.Operands}, &reply) {
 		return ExitUsage
 	}
 	rc := 0

@@ -89,28 +89,16 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 // batchHosts asks mbatchd for its hosts (bhosts, bslots); false once an
 // error was printed.
 func batchHosts(ctx context.Context, env *Env, req *api.HostsRequest) (*api.HostsReply, bool) {
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return nil, false
-	}
-	defer c.Close()
 	var reply api.HostsReply
-	if err := c.Call(ctx, "MBatchd.Hosts", req, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Hosts", req, &reply) {
 		return nil, false
 	}
 	return &reply, true
 }
 
 func bhostsShared(ctx context.Context, env *Env, names []string) int {
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.SharedResourcesReply
-	if err := c.Call(ctx, "MBatchd.SharedResources", &api.SharedResourcesRequest{Names: names}, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.SharedResources", &api.SharedResourcesRequest{Names: names}, &reply) {
 		return ExitUsage
 	}
 	for _, n := range reply.NotFound {

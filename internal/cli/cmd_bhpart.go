@@ -33,14 +33,8 @@ func runBhpart(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.PartitionsReply
-	if err := c.Call(ctx, "MBatchd.Partitions", &api.PartitionsRequest{Names: res.Operands}, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Partitions", &api.PartitionsRequest{Names: res.Operands}, &reply) {
 		return ExitUsage
 	}
 	rc := 0

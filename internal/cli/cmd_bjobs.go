@@ -80,6 +80,21 @@ func batchConnect(ctx context.Context, env *Env) (batchClient, bool) {
 	return c, true
 }
 
+// batchCall sends one request to mbatchd and reads its reply; false once
+// the failure was printed (the command exits 255).
+func batchCall(ctx context.Context, env *Env, method string, req, reply wire.Message) bool {
+	c, ok := batchConnect(ctx, env)
+	if !ok {
+		return false
+	}
+	defer c.Close()
+	if err := c.Call(ctx, method, req, reply); err != nil {
+		batchError(env, err)
+		return false
+	}
+	return true
+}
+
 // batchError prints a failed call the way LSF commands report an
 // unreachable or failing mbatchd.
 func batchError(env *Env, err error) {

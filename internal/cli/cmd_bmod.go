@@ -83,14 +83,8 @@ func runBmod(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	req.Spec.Env = nil
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.ControlReply
-	if err := c.Call(ctx, "MBatchd.Modify", req, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Modify", req, &reply) {
 		return ExitUsage
 	}
 	ref := output.LongJobRef(refs[0].JobID, refs[0].Index)

@@ -37,14 +37,8 @@ func runBparams(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.ParamsReply
-	if err := c.Call(ctx, "MBatchd.Params", &api.ParamsRequest{}, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Params", &api.ParamsRequest{}, &reply) {
 		return ExitUsage
 	}
 	if res.Has("a") || res.Has("l") {

@@ -47,14 +47,8 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 	req := &api.QueuesRequest{Queues: res.Operands}
 	req.Host, _ = res.Last("m")
 	req.User, _ = res.Last("u")
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.QueuesReply
-	if err := c.Call(ctx, "MBatchd.Queues", req, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Queues", req, &reply) {
 		return ExitUsage
 	}
 	rc := 0

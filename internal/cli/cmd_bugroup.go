@@ -44,15 +44,9 @@ func runGroups(ctx context.Context, env *Env, args []string, hostGroups bool) in
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.GroupsReply
 	req := &api.GroupsRequest{HostGroups: hostGroups, Names: res.Operands, Recursive: res.Has("r")}
-	if err := c.Call(ctx, "MBatchd.Groups", req, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Groups", req, &reply) {
 		return ExitUsage
 	}
 	rc := 0

@@ -33,14 +33,8 @@ func runBusers(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.UsersReply
-	if err := c.Call(ctx, "MBatchd.Users", &api.UsersRequest{Users: res.Operands}, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Users", &api.UsersRequest{Users: res.Operands}, &reply) {
 		return ExitUsage
 	}
 	rc := 0

@@ -226,14 +226,8 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 			req.AllJobs = true
 		}
 	}
-	c, ok := batchConnect(ctx, env)
-	if !ok {
-		return ExitUsage
-	}
-	defer c.Close()
 	var reply api.ControlReply
-	if err := c.Call(ctx, "MBatchd.Control", req, &reply); err != nil {
-		batchError(env, err)
+	if !batchCall(ctx, env, "MBatchd.Control", req, &reply) {
 		return ExitUsage
 	}
 	status := 0

@@ -6,7 +6,6 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/lim/lsfmt"
-	"github.com/basalt-lsf/basalt/internal/version"
 )
 
 var lsclustersSpec = lsfopt.New("h|V|w|l")
@@ -28,8 +27,7 @@ func runLsclusters(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Header())
-		return 0
+		return printVersion(env)
 	}
 	c, b, ok := lsConnect(ctx, env, "lsclusters")
 	if !ok {

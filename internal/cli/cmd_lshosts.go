@@ -8,7 +8,6 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 	"github.com/basalt-lsf/basalt/internal/lim/lsfmt"
 	"github.com/basalt-lsf/basalt/internal/resreq"
-	"github.com/basalt-lsf/basalt/internal/version"
 )
 
 var lshostsSpec = lsfopt.New("h|V|l|w|s|json|R:|o:")
@@ -34,8 +33,7 @@ func runLshosts(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Header())
-		return 0
+		return printVersion(env)
 	}
 	_, hasFormat := res.Last("o")
 	if res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || hasFormat || res.Has("json")) || res.Has("l") && res.Has("w") ||

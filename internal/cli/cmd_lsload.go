@@ -10,7 +10,6 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 	"github.com/basalt-lsf/basalt/internal/lim/lsfmt"
 	"github.com/basalt-lsf/basalt/internal/resreq"
-	"github.com/basalt-lsf/basalt/internal/version"
 )
 
 var lsloadSpec = lsfopt.New("h|V|l|w|N|E|s|json|R:|I:|n:|o:")
@@ -40,8 +39,7 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Header())
-		return 0
+		return printVersion(env)
 	}
 	_, hasFormat := res.Last("o")
 	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n") ||

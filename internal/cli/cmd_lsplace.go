@@ -9,7 +9,6 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/resreq"
-	"github.com/basalt-lsf/basalt/internal/version"
 )
 
 var lsplaceSpec = lsfopt.New("h|V|L|w|R:|n:")
@@ -38,8 +37,7 @@ func runLsplace(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Header())
-		return 0
+		return printVersion(env)
 	}
 	num := 1
 	if v, ok := res.Last("n"); ok {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/lim"
-	"github.com/basalt-lsf/basalt/internal/version"
 )
 
 var limSpec = lsfopt.New("h|V|d:|C")
@@ -31,8 +30,7 @@ func runLim(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Header())
-		return 0
+		return printVersion(env)
 	}
 	envDir := env.Getenv("LSF_ENVDIR")
 	if d, ok := res.Last("d"); ok {

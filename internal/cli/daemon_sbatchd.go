@@ -49,8 +49,7 @@ func runSbatchd(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		fmt.Fprintln(env.Stderr, version.Header())
-		return 0
+		return printVersion(env)
 	}
 	tuneDaemon(env)
 	envDir := env.Getenv("LSF_ENVDIR")

@@ -2,6 +2,7 @@ package mbd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"syscall"
@@ -367,7 +368,12 @@ func (s *Server) propose(ctx context.Context, evs ...*api.Event) error {
 		return s.unavailable(err)
 	}
 	for _, e := range errs {
-		if e != nil {
+		switch {
+		case errors.Is(e, state.ErrStartedSince):
+			// A pending job's change (bmod) reached a job dispatched since
+			// it was checked: what bmod says of a running job.
+			return lsberr.New(lsberr.RunningModify)
+		case e != nil:
 			return lsberr.Errorf(lsberr.MbdInternal, "%v", e)
 		}
 	}

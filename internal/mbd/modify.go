@@ -2,7 +2,6 @@ package mbd
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -214,16 +213,8 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 		res.Status = lsbStatus(err)
 		return reply, nil
 	}
-	errs, perr := s.prop.Propose(ctx, ev)
-	switch {
-	case perr != nil:
-		res.Status = lsbStatus(s.unavailable(perr))
-	case len(errs) > 0 && errors.Is(errs[0], state.ErrStartedSince):
-		// Dispatched between the check and the change: what bmod says of
-		// a running job.
-		res.Status = lsbStatus(lsberr.New(lsberr.RunningModify))
-	case len(errs) > 0 && errs[0] != nil:
-		res.Status = lsbStatus(lsberr.Errorf(lsberr.MbdInternal, "%v", errs[0]))
+	if perr := s.propose(ctx, ev); perr != nil {
+		res.Status = lsbStatus(perr)
 	}
 	s.poke()
 	return reply, nil

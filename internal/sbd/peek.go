@@ -36,26 +36,24 @@ func reportPrefix(data []byte) int {
 // peek streams a job's output (its -o file, or the spool's output file)
 // to its owner or root; with Follow it keeps sending what the job writes
 // until the job ends or the caller goes away. Only this run's output is
-// sent: an -o file appended to holds earlier jobs' output before it, and
-// the job report after it (the range its shepherd reports).
+// sent: an -o file appended to holds earlier jobs' output before it (the
+// run's shepherd reports where its output begins), and the job report after
+// it (report.Start: the shepherd appends it before sbatchd hears the job
+// has ended, so a follower stops where it begins, holding back any end of a
+// read that could begin it).
 func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekRequest, send func(*api.PeekChunk) error) error {
 	k := spool.Key(req.JobID, req.Index)
 	var path, owner string
 	var found bool
 	var start int64
-	// done reports whether the run has ended, and where its output ends
-	// (0: at the end of the file).
-	done := func() (fin bool, end int64) {
-		fin = true
+	done := func() bool {
+		fin := true
 		d.query(ctx, func() {
 			if j := d.jobs[k]; j != nil {
 				fin = j.final()
-				if j.status != nil {
-					end = j.status.OutEnd
-				}
 			}
 		})
-		return fin, end
+		return fin
 	}
 	if !d.query(ctx, func() {
 		j := d.jobs[k]
@@ -85,12 +83,10 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 			return err
 		}
 	}
-	fin, end := done()
-	pos := start
+	fin := done()
 	buf := make([]byte, peekChunk)
 	// held is output read but not sent: the end of what was read when it
-	// may be the start of the job report, which the shepherd appends
-	// before sbatchd learns where the output ends.
+	// may begin the job report.
 	var held []byte
 	flush := func() error {
 		if len(held) == 0 {
@@ -102,17 +98,9 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 	}
 	var tick <-chan time.Time
 	for {
-		want := buf
-		if end > 0 {
-			if pos >= end {
-				return flush() // the job report follows
-			}
-			want = buf[:min(int64(len(buf)), end-pos)]
-		}
-		n, err := f.Read(want)
+		n, err := f.Read(buf)
 		if n > 0 {
-			pos += int64(n)
-			data := append(held, want[:n]...)
+			data := append(held, buf[:n]...)
 			if i := bytes.Index(data, []byte(report.Start)); i >= 0 {
 				held = data[:i]
 				return flush() // the job has ended: its report follows
@@ -130,7 +118,7 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 		if !req.Follow || fin {
 			return flush()
 		}
-		if fin, end = done(); fin {
+		if fin = done(); fin {
 			continue // read what the job wrote last, up to its report
 		}
 		if tick == nil {

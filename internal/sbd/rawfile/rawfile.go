@@ -332,17 +332,11 @@ func OpenBlocking(path string, flag int, perm uint32) (int, error) {
 }
 
 // AppendBlocking appends data to path (created with perm), a file that
-// may be on a network file system, and returns the file's size before
-// (where data begins, unless another writer appends at the same time).
-func AppendBlocking(path string, data []byte, perm uint32) (int64, error) {
+// may be on a network file system.
+func AppendBlocking(path string, data []byte, perm uint32) error {
 	fd, err := OpenBlocking(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, perm)
 	if err != nil {
-		return 0, err
-	}
-	var at int64
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) == nil {
-		at = st.Size
+		return err
 	}
 	for len(data) > 0 {
 		n, werr := syscall.Write(fd, data)
@@ -359,7 +353,7 @@ func AppendBlocking(path string, data []byte, perm uint32) (int64, error) {
 		err = cerr
 	}
 	if err != nil {
-		return 0, pathErr("write", path, err)
+		return pathErr("write", path, err)
 	}
-	return at, nil
+	return nil
 }

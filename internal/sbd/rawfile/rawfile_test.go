@@ -167,17 +167,17 @@ func TestRemoveAll(t *testing.T) {
 func TestAppendBlocking(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "out")
 	for _, s := range []string{"one\n", "two\n"} {
-		if _, err := AppendBlocking(p, []byte(s), 0o644); err != nil {
+		if err := AppendBlocking(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\n" {
 		t.Errorf("content %q", b)
 	}
-	if _, err := AppendBlocking("/dev/full", []byte("x"), 0o644); !errors.Is(err, syscall.ENOSPC) {
+	if err := AppendBlocking("/dev/full", []byte("x"), 0o644); !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("/dev/full: %v, want ENOSPC", err)
 	}
-	if _, err := AppendBlocking(filepath.Join(p, "not-a-dir"), nil, 0o644); !errors.Is(err, syscall.ENOTDIR) {
+	if err := AppendBlocking(filepath.Join(p, "not-a-dir"), nil, 0o644); !errors.Is(err, syscall.ENOTDIR) {
 		t.Errorf("under a file: %v, want ENOTDIR", err)
 	}
 }

@@ -34,11 +34,7 @@ func TestOpenAs(t *testing.T) {
 		}
 		return err
 	}
-	viaHost := func(path string, data []byte, c *cred) error {
-		_, err := h.appendFile(path, data, c)
-		return err
-	}
-	for name, appendFile := range map[string]func(string, []byte, *cred) error{"openAs": viaOpenAs, "host.appendFile": viaHost} {
+	for name, appendFile := range map[string]func(string, []byte, *cred) error{"openAs": viaOpenAs, "host.appendFile": h.appendFile} {
 		t.Run(name, func(t *testing.T) { testOpenAs(t, acct, appendFile) })
 	}
 }

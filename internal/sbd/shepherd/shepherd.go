@@ -140,7 +140,7 @@ type Shepherd struct {
 	cmds     chan cmdEvent
 	newConns chan net.Conn
 	gone     chan *sconn
-	reports  chan appended
+	reports  chan error
 	xfers    chan []string
 	xferNext func()
 	// finished is closed when Run returns: goroutines stop handing it
@@ -232,7 +232,7 @@ func New(cfg Config) (*Shepherd, error) {
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4),
-		reports: make(chan appended, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
+		reports: make(chan error, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
 	}
 	if cfg.LogFile != nil {
 		s.log = log.New(cfg.LogFile, "", 0)
@@ -314,8 +314,8 @@ func (s *Shepherd) Run(ctx context.Context) error {
 			s.limitExceeded("TERM_RUNLIMIT")
 		case <-sampleC:
 			s.sample()
-		case r := <-s.reports:
-			s.onReport(r)
+		case err := <-s.reports:
+			s.onReport(err)
 		case notes := <-s.xfers:
 			s.onXfer(notes)
 		case <-ctx.Done():
@@ -1237,8 +1237,7 @@ func (s *Shepherd) appendReport(target string) error {
 	c := s.userCred()
 	s.reported = true
 	go func() {
-		at, err := s.host.appendFile(target, data, c)
-		s.reports <- appended{at, err}
+		s.reports <- s.host.appendFile(target, data, c)
 	}()
 	return nil
 }
@@ -1246,40 +1245,33 @@ func (s *Shepherd) appendReport(target string) error {
 // appendFile appends data to path as c (nil: as the shepherd), on one of
 // the host's forker threads, whose file system identity is switched for
 // it (see openAs).
-func (h *Host) appendFile(path string, data []byte, c *cred) (at int64, err error) {
+func (h *Host) appendFile(path string, data []byte, c *cred) error {
+	var err error
 	if terr := h.onThread(func() bool {
 		if c == nil {
-			at, err = rawfile.AppendBlocking(path, data, 0o666)
+			err = rawfile.AppendBlocking(path, data, 0o666)
 			return true
 		}
 		restore, cerr := threadAs(c.uid, c.gid, c.groups)
 		if cerr == nil {
-			at, err = rawfile.AppendBlocking(path, data, 0o666)
+			err = rawfile.AppendBlocking(path, data, 0o666)
 		} else {
 			err = cerr
 		}
 		return restore() == nil
 	}); terr != nil {
-		return 0, terr
+		return terr
 	}
-	return at, err
-}
-
-// appended is the outcome of appendReport: where the report begins in the
-// file, which is where the run's output ends (bpeek shows up to there).
-type appended struct {
-	at  int64
-	err error
+	return err
 }
 
 // onReport takes the outcome of appendReport.
-func (s *Shepherd) onReport(r appended) {
-	if r.err == nil {
-		s.st.OutEnd = r.at
+func (s *Shepherd) onReport(err error) {
+	if err == nil {
 		s.runPosts()
 		return
 	}
-	s.reportFailed(r.err)
+	s.reportFailed(err)
 }
 
 // reportFailed: the report could not be appended to the job's output file
