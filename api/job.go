@@ -184,4 +184,8 @@ type JobRecord struct {
 	Project         string        `wire:"38"` // resolved project (DEFAULT_PROJECT when -P was not given)
 	Command         string        `wire:"39"` // the job's command (always set; Spec is set only with Detail)
 	DefaultQueue    bool          `wire:"40"`
+	// CombinedResReq is the job's requirement merged with its application
+	// profile's and its queue's as they are now (bjobs -l "Combined"); set
+	// only with Detail.
+	CombinedResReq string `wire:"41"`
 }

@@ -2030,6 +2030,9 @@ func (m *JobRecord) SizeWire() int {
 	if m.DefaultQueue {
 		n += 2 + 1
 	}
+	if m.CombinedResReq != "" {
+		n += 2 + wire.SizeBytes(len(m.CombinedResReq))
+	}
 	return n
 }
 
@@ -2201,6 +2204,10 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 	if m.DefaultQueue {
 		b = wire.AppendTag(b, 40, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.DefaultQueue))
+	}
+	if m.CombinedResReq != "" {
+		b = wire.AppendTag(b, 41, wire.BytesType)
+		b = wire.AppendString(b, m.CombinedResReq)
 	}
 	return b
 }
@@ -2633,6 +2640,16 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobRecord", 40, off, n)
 			}
 			m.DefaultQueue = wire.Bool(x)
+			off += n
+		case 41:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 41, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 41, off, n)
+			}
+			m.CombinedResReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -13,13 +13,50 @@ import (
 	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
 // unfinishedMask is bjobs' default selection.
 const unfinishedMask = uint32(api.StatePend | api.StatePSusp | api.StateRun | api.StateSSusp | api.StateUSusp | api.StateUnkwn | api.StateZombi)
 
-// record builds the read view of j.
-func (s *Server) record(j *state.Job, detail bool, reasons *sched.Reasons, now int64) *api.JobRecord {
+// details computes what a detailed record (bjobs -l) shows beyond the
+// summary, for the jobs of one request: jobs with the same requirement
+// strings, application profile, queue and submission host share one merge.
+type details struct {
+	cfg  *config.Config
+	memo map[detailKey]string
+}
+
+type detailKey struct{ job, app, queue, from string }
+
+func newDetails(cfg *config.Config) *details {
+	return &details{cfg: cfg, memo: map[detailKey]string{}}
+}
+
+// combined is j's requirement merged with its application profile's and its
+// queue's under the current configuration, as the scheduler merges it;
+// empty when it does not parse (the job pends with a reason that says so).
+func (d *details) combined(j *state.Job) string {
+	k := detailKey{job: strings.Join(j.Spec.ResReq, "\x00"), app: j.Spec.App, queue: j.Queue, from: j.Spec.FromHost}
+	if v, ok := d.memo[k]; ok {
+		return v
+	}
+	var local resreq.Local
+	if h := d.cfg.BatchHost(j.Spec.FromHost); h != nil {
+		local = resreq.Local{Type: h.Type, Model: h.Model}
+	}
+	var app *config.Application
+	if j.Spec.App != "" {
+		app = d.cfg.Application(j.Spec.App)
+	}
+	_, v, _ := sched.CompileJobReq(d.cfg.ResourceTable(), d.cfg.Conf.StrictResReq(), resreqUnit(d.cfg), j.Spec.ResReq, app, d.cfg.Queue(j.Queue), local)
+	d.memo[k] = v
+	return v
+}
+
+// record builds the read view of j; detail (nil for the summary) adds the
+// job's full submission and its combined requirement.
+func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, now int64) *api.JobRecord {
 	r := &api.JobRecord{
 		JobID: j.ID, Index: j.Index, User: j.User, State: j.State, Queue: j.Queue, FromHost: j.Spec.FromHost,
 		JobName: j.DisplayName(), SubmitTime: j.SubmitTime, StartTime: j.StartTime, EndTime: j.EndTime,
@@ -61,9 +98,10 @@ func (s *Server) record(j *state.Job, detail bool, reasons *sched.Reasons, now i
 			r.JobPID = r.Usage.PGID
 		}
 	}
-	if detail {
+	if detail != nil {
 		r.Spec = j.Spec.Full()
 		r.Spec.Env = nil
+		r.CombinedResReq = detail.combined(j)
 	}
 	return r
 }
@@ -297,12 +335,16 @@ func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsReques
 	var notFound []*api.JobRef
 	reasons := s.currentReasons()
 	now := s.clock.Now().Unix()
+	var detail *details
+	if req.Detail {
+		detail = newDetails(cfg)
+	}
 	s.st.View(func(v *state.View) {
 		var jobs []*state.Job
 		jobs, notFound = s.selectJobs(v, cfg, id, req)
 		recs = make([]*api.JobRecord, len(jobs))
 		for i, j := range jobs {
-			recs[i] = s.record(j, req.Detail, reasons, now)
+			recs[i] = s.record(j, detail, reasons, now)
 		}
 	})
 	const chunk = 1000
@@ -345,7 +387,7 @@ func (s *Server) waitJob(ctx context.Context, id auth.Identity, ref *api.JobRef,
 		var rec *api.JobRecord
 		s.st.View(func(v *state.View) {
 			if j := v.Job(k); j != nil {
-				rec = s.record(j, false, s.currentReasons(), s.clock.Now().Unix())
+				rec = s.record(j, nil, s.currentReasons(), s.clock.Now().Unix())
 			}
 		})
 		if rec == nil {

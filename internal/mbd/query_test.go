@@ -52,3 +52,46 @@ func TestPendingOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestCombinedResReq: a detailed record carries the job's requirement merged
+// with its application profile's and its queue's RES_REQ (bjobs -l
+// "Combined"), computed for pending jobs that have never been scheduled
+// with it; a summary record carries none.
+func TestCombinedResReq(t *testing.T) {
+	dir := writeCluster(t, 1, 4)
+	editBatchConf(t, dir, "lsb.queues", func(b []byte) []byte {
+		return append(b, `
+Begin Queue
+QUEUE_NAME = big
+PRIORITY = 20
+RES_REQ = select[mem>100] order[mem] span[hosts=1]
+End Queue
+`...)
+	})
+	editBatchConf(t, dir, "lsb.applications", func([]byte) []byte {
+		return []byte("Begin Application\nNAME = fat\nRES_REQ = rusage[mem=500]\nEnd Application\n")
+	})
+	m := startMbd(t, dir)
+	plain := spec("a")
+	plain.Hold = true
+	merged := spec("b")
+	merged.Hold, merged.Queues, merged.App, merged.ResReq = true, []string{"big"}, "fat", []string{"select[swp>1] order[r15s]"}
+	if res := m.submit("alice", plain, merged); res[0].JobID != 1 || res[1].JobID != 2 {
+		t.Fatalf("submit: %+v", res)
+	}
+	r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}, {JobID: 2}}, Detail: true})
+	if len(r.Jobs) != 2 {
+		t.Fatalf("jobs: %+v", r)
+	}
+	for i, want := range []string{
+		"select[type == local] order[r15s:pg]",
+		"select[((swp > 1) && (mem > 100)) && (type == local)] order[r15s] rusage[mem=500] span[hosts=1]",
+	} {
+		if got := r.Jobs[i].CombinedResReq; got != want {
+			t.Errorf("job %d combined: %q, want %q", r.Jobs[i].JobID, got, want)
+		}
+	}
+	if s := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 2}}}); len(s.Jobs) != 1 || s.Jobs[0].CombinedResReq != "" {
+		t.Errorf("summary record carries a combined requirement: %+v", s.Jobs)
+	}
+}

@@ -161,6 +161,21 @@ func TestJobsGolden(t *testing.T) {
 			owner.JobID, owner.ExitStatus, owner.TermReason = 205, 130<<8, "TERM_OWNER"
 			return WriteJobsLong(b, []*api.JobRecord{&killed, &owner}, opts(), JobsFlags{})
 		}},
+		{"bjobs_l_resreq", func(b *bytes.Buffer) error {
+			// A pending job shows its combined requirement twice; a running
+			// one the requirement it was dispatched with as Effective, long
+			// lines wrapped as events are (and whole with -UF).
+			pending := *pend[0]
+			pending.CombinedResReq = "select[type == local] order[r15s:pg]"
+			running := *jobs[1]
+			running.CombinedResReq = "select[(mem>4000) && (type == local)] order[r15s:pg] rusage[mem=4000.00:duration=8h:decay=0] span[hosts=1]"
+			running.EffectiveResReq = "select[(mem>4000) && (type == local)] order[r15s:pg] rusage[mem=4000.00:duration=8h:decay=0] span[hosts=1] same[model]"
+			recs := []*api.JobRecord{&pending, &running}
+			if err := WriteJobsLong(b, recs, opts(), JobsFlags{}); err != nil {
+				return err
+			}
+			return WriteJobsLong(b, recs[1:], &Options{Now: now, Unformatted: true}, JobsFlags{})
+		}},
 		{"bjobs_l_year", func(b *bytes.Buffer) error {
 			return WriteJobsLong(b, jobs[4:5], &Options{Now: now, DisplayYear: true}, JobsFlags{})
 		}},

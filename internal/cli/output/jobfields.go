@@ -256,6 +256,9 @@ var jobFields = []jobField{
 		return str(j.EffectiveResReq)
 	}},
 	{FieldInfo{Name: "combined_resreq", Aliases: []string{"cresreq"}, Header: "COMBINED_RESREQ", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		if j.CombinedResReq != "" {
+			return j.CombinedResReq, true
+		}
 		if j.EffectiveResReq != "" {
 			return j.EffectiveResReq, true
 		}

@@ -373,4 +373,27 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 		b.WriteString(SuspReasonLine(j.SuspReasons, j.SuspSubreason))
 	}
 	b.WriteString(schedParams)
+	writeResReqDetails(b, j, o)
+}
+
+// writeResReqDetails writes the RESOURCE REQUIREMENT DETAILS block that ends
+// a job in IBM 10.1's bjobs -l: the job's requirement merged with its
+// profile's and its queue's ("Combined") and the one its current or last run
+// was scheduled with ("Effective", the combined one while the job has not
+// run). Lines wrap as the job's events do; a pending job whose requirement
+// does not parse has neither, and no block.
+func writeResReqDetails(b *strings.Builder, j *api.JobRecord, o *Options) {
+	combined, effective := j.CombinedResReq, j.EffectiveResReq
+	if effective == "" {
+		effective = combined
+	}
+	if combined == "" {
+		combined = effective
+	}
+	if combined == "" {
+		return
+	}
+	b.WriteString("\n RESOURCE REQUIREMENT DETAILS:\n")
+	o.wrap(b, " Combined: "+combined, indent21)
+	o.wrap(b, " Effective: "+effective, indent21)
 }

@@ -100,23 +100,31 @@ func (p *pass) localType(j *state.Job) resreq.Local {
 }
 
 func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.Compiled, string, error) {
-	opts := resreq.Options{Strict: p.in.Strict, Context: resreq.CtxBsub, Table: p.in.Table, Unit: p.in.Unit}
+	return CompileJobReq(p.in.Table, p.in.Strict, p.in.Unit, j.Spec.ResReq, p.app(j), q.cfg, local)
+}
+
+// CompileJobReq merges a job's -R strings with its application profile's
+// and its queue's RES_REQ as the scheduler does (the job's sections
+// override the profile's, which override the queue's; select is ANDed at
+// every level) and compiles the result for the submission host's type and
+// model. The string is the merged requirement in its effective form, what
+// bjobs -l shows as "Combined". strict and unit are LSF_STRICT_RESREQ and
+// LSF_UNIT_FOR_LIMITS; app and queue may be nil.
+func CompileJobReq(table *resreq.Table, strict bool, unit string, jobReqs []string, app *config.Application, queue *config.Queue, local resreq.Local) (*resreq.Compiled, string, error) {
+	opts := resreq.Options{Strict: strict, Context: resreq.CtxBsub, Table: table, Unit: unit}
 	var jr *resreq.ResReq
 	var err error
-	if len(j.Spec.ResReq) > 0 {
-		if jr, err = resreq.ParseMulti(j.Spec.ResReq, opts); err != nil {
+	if len(jobReqs) > 0 {
+		if jr, err = resreq.ParseMulti(jobReqs, opts); err != nil {
 			return nil, "", err
 		}
 	}
 	qopts := opts
 	qopts.Context = resreq.CtxQueue
-	// The application profile's RES_REQ sits between the job's and the
-	// queue's: the job's sections override the profile's, which override
-	// the queue's (select is ANDed at every level).
-	if a := p.app(j); a != nil && a.ResReq.Text != "" {
-		ar := a.ResReq.Parsed
+	if app != nil && app.ResReq.Text != "" {
+		ar := app.ResReq.Parsed
 		if ar == nil {
-			ar, _ = resreq.Parse(a.ResReq.Text, qopts) // ckconfig reported an error
+			ar, _ = resreq.Parse(app.ResReq.Text, qopts) // ckconfig reported an error
 		}
 		switch {
 		case ar == nil:
@@ -129,10 +137,12 @@ func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.C
 		}
 	}
 	var qr *resreq.ResReq
-	if q.cfg.ResReq.Parsed != nil {
-		qr = q.cfg.ResReq.Parsed
-	} else if q.cfg.ResReq.Text != "" {
-		if qr, err = resreq.Parse(q.cfg.ResReq.Text, qopts); err != nil {
+	switch {
+	case queue == nil:
+	case queue.ResReq.Parsed != nil:
+		qr = queue.ResReq.Parsed
+	case queue.ResReq.Text != "":
+		if qr, err = resreq.Parse(queue.ResReq.Text, qopts); err != nil {
 			qr = nil // ckconfig reported it; the queue runs without it
 		}
 	}
@@ -151,7 +161,7 @@ func (p *pass) compile(j *state.Job, q *queueCtx, local resreq.Local) (*resreq.C
 			return nil, "", err
 		}
 	}
-	c, err := r.Compile(p.in.Table, local)
+	c, err := r.Compile(table, local)
 	if err != nil {
 		return c, "", err
 	}
