@@ -188,4 +188,8 @@ type JobRecord struct {
 	// profile's and its queue's as they are now (bjobs -l "Combined"); set
 	// only with Detail.
 	CombinedResReq string `wire:"41"`
+	// Thresholds are the job's loadSched/loadStop (bjobs -l SCHEDULING
+	// PARAMETERS): its queue's, and for a started job the stricter of those
+	// and its first execution host's; set only with Detail.
+	Thresholds []*Threshold `wire:"42"`
 }

@@ -2033,6 +2033,9 @@ func (m *JobRecord) SizeWire() int {
 	if m.CombinedResReq != "" {
 		n += 2 + wire.SizeBytes(len(m.CombinedResReq))
 	}
+	for _, x := range m.Thresholds {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -2208,6 +2211,11 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 	if m.CombinedResReq != "" {
 		b = wire.AppendTag(b, 41, wire.BytesType)
 		b = wire.AppendString(b, m.CombinedResReq)
+	}
+	for _, x := range m.Thresholds {
+		b = wire.AppendTag(b, 42, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
 	}
 	return b
 }
@@ -2650,6 +2658,20 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobRecord", 41, off, n)
 			}
 			m.CombinedResReq = string(v)
+			off += n
+		case 42:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 42, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 42, off, n)
+			}
+			x := new(Threshold)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("JobRecord", 42, off, err)
+			}
+			m.Thresholds = append(m.Thresholds, x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -54,6 +54,55 @@ func (d *details) combined(j *state.Job) string {
 	return v
 }
 
+// thresholds are j's scheduling thresholds as bjobs -l shows them: its
+// queue's loadSched and loadStop, and for a started job the stricter of
+// those and its first execution host's lsb.hosts thresholds (OpenLava's
+// packJobInfo and assignLoad): the lower value of an index where more means
+// busier, the higher of one where less does.
+func (d *details) thresholds(j *state.Job) []*api.Threshold {
+	var qt, ht []config.LoadThreshold
+	if q := d.cfg.Queue(j.Queue); q != nil {
+		qt = q.Thresholds
+	}
+	if len(j.ExecHosts) > 0 {
+		if h := d.cfg.BatchHost(j.ExecHosts[0].Host); h != nil {
+			ht = h.Thresholds
+		}
+	}
+	var out []*api.Threshold
+	byIndex := map[string]*api.Threshold{}
+	for _, t := range qt {
+		th := threshold(t)
+		byIndex[t.Index] = th
+		out = append(out, th)
+	}
+	tab := d.cfg.ResourceTable()
+	for _, t := range ht {
+		th := byIndex[t.Index]
+		if th == nil {
+			out = append(out, threshold(t))
+			continue
+		}
+		stricter := func(a, b float64) float64 { return max(a, b) }
+		if i, ok := tab.Index(t.Index); ok && tab.Def(i).Increasing {
+			stricter = func(a, b float64) float64 { return min(a, b) }
+		}
+		switch {
+		case t.HasSched && th.HasSched:
+			th.Sched = stricter(th.Sched, t.Sched)
+		case t.HasSched:
+			th.Sched, th.HasSched = t.Sched, true
+		}
+		switch {
+		case t.HasStop && th.HasStop:
+			th.Stop = stricter(th.Stop, t.Stop)
+		case t.HasStop:
+			th.Stop, th.HasStop = t.Stop, true
+		}
+	}
+	return out
+}
+
 // record builds the read view of j; detail (nil for the summary) adds the
 // job's full submission and its combined requirement.
 func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, now int64) *api.JobRecord {
@@ -102,6 +151,7 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 		r.Spec = j.Spec.Full()
 		r.Spec.Env = nil
 		r.CombinedResReq = detail.combined(j)
+		r.Thresholds = detail.thresholds(j)
 	}
 	return r
 }

@@ -1,9 +1,13 @@
 package mbd
 
 import (
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
 
 // TestNameMatch: bjobs/bkill -J patterns (LSF: '*' anywhere, but not in an
@@ -93,5 +97,51 @@ End Queue
 	}
 	if s := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 2}}}); len(s.Jobs) != 1 || s.Jobs[0].CombinedResReq != "" {
 		t.Errorf("summary record carries a combined requirement: %+v", s.Jobs)
+	}
+}
+
+// TestJobThresholds: a detailed record carries the job's scheduling
+// thresholds (bjobs -l SCHEDULING PARAMETERS): the queue's for a pending
+// job; for a started one the stricter of the queue's and its first host's,
+// the lower where more means busier (r1m), the higher where less does (tmp).
+func TestJobThresholds(t *testing.T) {
+	dir := writeCluster(t, 1, 4)
+	editBatchConf(t, dir, "lsb.queues", func(b []byte) []byte {
+		return append(b, "\nBegin Queue\nQUEUE_NAME = th\nPRIORITY = 20\nr1m = 0.7/1.5\ntmp = 30/5\nut = 0.9\nEnd Queue\n"...)
+	})
+	editBatchConf(t, dir, "lsb.hosts", func([]byte) []byte {
+		return []byte("Begin Host\nHOST_NAME MXJ r1m     tmp   pg\nhost1     4   0.5/3.0 20/10 /8\ndefault   !   ()      ()    ()\nEnd Host\n")
+	})
+	m := startMbd(t, dir)
+	held := spec("a")
+	held.Hold, held.Queues = true, []string{"th"}
+	if res := m.submit("alice", held); res[0].JobID != 1 {
+		t.Fatalf("submit: %+v", res)
+	}
+	r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}, Detail: true})
+	if len(r.Jobs) != 1 {
+		t.Fatalf("jobs: %+v", r)
+	}
+	show := func(ts []*api.Threshold) string {
+		var parts []string
+		for _, th := range ts {
+			s, st := "-", "-"
+			if th.HasSched {
+				s = strconv.FormatFloat(th.Sched, 'g', -1, 64)
+			}
+			if th.HasStop {
+				st = strconv.FormatFloat(th.Stop, 'g', -1, 64)
+			}
+			parts = append(parts, th.Index+"="+s+"/"+st)
+		}
+		slices.Sort(parts)
+		return strings.Join(parts, " ")
+	}
+	if got, want := show(r.Jobs[0].Thresholds), "r1m=0.7/1.5 tmp=30/5 ut=0.9/-"; got != want {
+		t.Errorf("pending job: %s, want %s", got, want)
+	}
+	started := &state.Job{Queue: "th", ExecHosts: []*api.ExecHost{{Host: "host1", Slots: 1}}}
+	if got, want := show(newDetails(m.srv.cfg.Current()).thresholds(started)), "pg=-/8 r1m=0.5/1.5 tmp=30/10 ut=0.9/-"; got != want {
+		t.Errorf("started job: %s, want %s", got, want)
 	}
 }

@@ -164,12 +164,15 @@ func TestJobsGolden(t *testing.T) {
 		{"bjobs_l_resreq", func(b *bytes.Buffer) error {
 			// A pending job shows its combined requirement twice; a running
 			// one the requirement it was dispatched with as Effective, long
-			// lines wrapped as events are (and whole with -UF).
+			// lines wrapped as events are (and whole with -UF), and its
+			// thresholds.
 			pending := *pend[0]
 			pending.CombinedResReq = "select[type == local] order[r15s:pg]"
 			running := *jobs[1]
 			running.CombinedResReq = "select[(mem>4000) && (type == local)] order[r15s:pg] rusage[mem=4000.00:duration=8h:decay=0] span[hosts=1]"
 			running.EffectiveResReq = "select[(mem>4000) && (type == local)] order[r15s:pg] rusage[mem=4000.00:duration=8h:decay=0] span[hosts=1] same[model]"
+			running.Thresholds = []*api.Threshold{{Index: "r1m", Sched: 0.5, HasSched: true, Stop: 1.5, HasStop: true},
+				{Index: "tmp", Sched: 30, HasSched: true}, {Index: "pg", Stop: 8, HasStop: true}}
 			recs := []*api.JobRecord{&pending, &running}
 			if err := WriteJobsLong(b, recs, opts(), JobsFlags{}); err != nil {
 				return err

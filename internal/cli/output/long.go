@@ -9,14 +9,6 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 )
 
-// schedParams is the SCHEDULING PARAMETERS block bjobs -l prints when
-// neither the queue nor the hosts set thresholds (IBM 10.1 output, trailing
-// spaces included).
-const schedParams = "\n SCHEDULING PARAMETERS:\n" +
-	"           r15s   r1m  r15m   ut      pg    io   ls    it    tmp    swp    mem\n" +
-	" loadSched   -     -     -     -       -     -    -     -     -      -      -  \n" +
-	" loadStop    -     -     -     -       -     -    -     -     -      -      -  \n"
-
 // WriteJobsLong writes bjobs -l: for each job a blank line, the job's
 // header, its dated events wrapped at 79 columns with 21-space continuation
 // (see wrap), then memory usage, pending or suspending reasons and the
@@ -372,7 +364,8 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 		b.WriteString("\n SUSPENDING REASONS:\n")
 		b.WriteString(SuspReasonLine(j.SuspReasons, j.SuspSubreason))
 	}
-	b.WriteString(schedParams)
+	b.WriteString("\n SCHEDULING PARAMETERS:\n")
+	b.WriteString(thresholdTable(j.Thresholds))
 	writeResReqDetails(b, j, o)
 }
 
