@@ -179,6 +179,18 @@ func TestJobsGolden(t *testing.T) {
 			}
 			return WriteJobsLong(b, recs[1:], &Options{Now: now, Unformatted: true}, JobsFlags{})
 		}},
+		{"bjobs_l_memory", func(b *bytes.Buffer) error {
+			// Size limits and memory usage scale to the largest unit they
+			// reach; file and data limits stay in KB.
+			j := *jobs[1]
+			sp := *j.Spec
+			sp.Limits = &api.Limits{Mem: 49152 << 10, Swap: 1536, Stack: 512, File: 2048, Process: 10}
+			j.Spec = &sp
+			u := *j.Usage
+			u.MaxMem, u.AvgMem = 1363149, 997<<10
+			j.Usage = &u
+			return WriteJobsLong(b, []*api.JobRecord{&j}, opts(), JobsFlags{})
+		}},
 		{"bjobs_l_year", func(b *bytes.Buffer) error {
 			return WriteJobsLong(b, jobs[4:5], &Options{Now: now, DisplayYear: true}, JobsFlags{})
 		}},

@@ -327,3 +327,32 @@ func TestArraySummaryOfElements(t *testing.T) {
 		t.Errorf("got\n%swant\n%s", b.String(), want)
 	}
 }
+
+// TestMemoryTexts: memory amounts and size limits scale as IBM 10.1 prints
+// them (bhist -l of real jobs: "MAX MEM: 1.3 Gbytes", "997 Mbytes",
+// "48 Gbytes"; MEMLIMIT "48 G" for a 49152 MB limit).
+func TestMemoryTexts(t *testing.T) {
+	tests := []struct {
+		kb          int64
+		mem, limit string
+	}{
+		{0, "0 Kbytes", "0 K"},
+		{512, "512 Kbytes", "512 K"},
+		{1024, "1 Mbytes", "1 M"},
+		{1536, "1 Mbytes", "1.5 M"},
+		{997 * 1024, "997 Mbytes", "997 M"},
+		{1 << 20, "1 Gbytes", "1 G"},
+		{1363149, "1.3 Gbytes", "1.3 G"},
+		{49152 << 10, "48 Gbytes", "48 G"},
+		{8000 << 10, "7.8 Gbytes", "7.8 G"},
+		{3 << 30, "3 Tbytes", "3 T"},
+	}
+	for _, tt := range tests {
+		if got := memText(tt.kb); got != tt.mem {
+			t.Errorf("memText(%d) = %q, want %q", tt.kb, got, tt.mem)
+		}
+		if got := limitText(tt.kb); got != tt.limit {
+			t.Errorf("limitText(%d) = %q, want %q", tt.kb, got, tt.limit)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -237,10 +238,14 @@ func limitsBlock(l *api.Limits) string {
 		}
 		b.WriteByte('\n')
 		for _, s := range sizes {
-			if s.name == "PROCESSLIMIT" {
+			switch s.name {
+			case "PROCESSLIMIT":
 				fmt.Fprintf(&b, " %6d      ", s.kb)
-			} else {
+			case "FILELIMIT", "DATALIMIT":
+				// Not scaled by LSF_UNIT_FOR_LIMITS: always KB.
 				fmt.Fprintf(&b, " %6d K ", s.kb)
+			default:
+				fmt.Fprintf(&b, " %8s ", limitText(s.kb))
 			}
 		}
 		b.WriteByte('\n')
@@ -260,10 +265,37 @@ func hostsText(hosts []string) string {
 // memText is LSF's -l memory amount: "6 Mbytes", or "512 Kbytes" below one
 // megabyte (integer division, as cmd.job.c prints it).
 func memText(kb int64) string {
-	if kb >= 1024 {
+	switch {
+	case kb >= 1<<30:
+		return tenths(kb, 1<<30) + " Tbytes"
+	case kb >= 1<<20:
+		return tenths(kb, 1<<20) + " Gbytes"
+	case kb >= 1024:
 		return fmt.Sprintf("%d Mbytes", kb/1024)
 	}
 	return fmt.Sprintf("%d Kbytes", max(kb, 0))
+}
+
+// tenths is kb in units of unit KB with one decimal, without a trailing
+// ".0" ("1.3", "48"): IBM 10.1's MAX MEM "1.3 Gbytes", "48 Gbytes" and
+// MEMLIMIT "48 G".
+func tenths(kb, unit int64) string {
+	return strconv.FormatFloat(math.Round(float64(kb)*10/float64(unit))/10, 'f', -1, 64)
+}
+
+// limitText is a size limit as bjobs -l and bqueues -l print it: in KB
+// below a megabyte, otherwise in the largest unit it reaches (IBM 10.1:
+// "MEMLIMIT" over "48 G" for a 49152 MB limit).
+func limitText(kb int64) string {
+	switch {
+	case kb >= 1<<30:
+		return tenths(kb, 1<<30) + " T"
+	case kb >= 1<<20:
+		return tenths(kb, 1<<20) + " G"
+	case kb >= 1024:
+		return tenths(kb, 1024) + " M"
+	}
+	return strconv.FormatInt(kb, 10) + " K"
 }
 
 // exitText is the phrase of a finished job: "Done successfully." or
