@@ -89,7 +89,7 @@ End Queue
 	}
 	for i, want := range []string{
 		"select[type == local] order[r15s:pg]",
-		"select[((swp > 1) && (mem > 100)) && (type == local)] order[r15s] rusage[mem=500] span[hosts=1]",
+		"select[((swp > 1) && (mem > 100)) && (type == local)] order[r15s] rusage[mem=500.00] span[hosts=1]",
 	} {
 		if got := r.Jobs[i].CombinedResReq; got != want {
 			t.Errorf("job %d combined: %q, want %q", r.Jobs[i].JobID, got, want)

@@ -3,11 +3,13 @@ package resreq
 import "testing"
 
 // TestEffective: the effective requirement writes out the type rule and the
-// default order; what the job gave stays in canonical form.
+// default order, and rusage values with two decimals (IBM 10.1:
+// "rusage[mem=49152.00]"); what the job gave stays in canonical form.
 func TestEffective(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", "select[type == local] order[r15s:pg]"},
-		{"select[mem>100] rusage[mem=200] span[hosts=1]", "select[(mem > 100) && (type == local)] order[r15s:pg] rusage[mem=200] span[hosts=1]"},
+		{"select[mem>100] rusage[mem=200] span[hosts=1]", "select[(mem > 100) && (type == local)] order[r15s:pg] rusage[mem=200.00] span[hosts=1]"},
+		{"rusage[mem=49152:swp=1.5:duration=10, tmp=2GB]", "select[type == local] order[r15s:pg] rusage[mem=49152.00:swp=1.50:duration=10, tmp=2GB]"},
 		{"select[type==any]", "select[type == any] order[r15s:pg]"},
 		{"select[mem>1 || swp>1] order[-ut]", "select[((mem > 1) || (swp > 1)) && (type == local)] order[-ut]"},
 		{"order[ut] same[type]", "select[type == local] order[ut] same[type]"},

@@ -128,8 +128,38 @@ func (r *ResReq) Effective(rule TypeRule) string {
 	if order == nil {
 		order = &OrderSection{Keys: []*OrderKeyExpr{{Name: "r15s"}, {Name: "pg"}}}
 	}
-	(&Simple{Order: order, Rusage: s.Rusage, Span: s.Span, Same: s.Same, Cu: s.Cu}).print(&b)
+	(&Simple{Order: order, Rusage: effectiveRusage(s.Rusage), Span: s.Span, Same: s.Same, Cu: s.Cu}).print(&b)
 	return b.String()
+}
+
+// effectiveRusage is r with every value written without a unit shown with
+// two decimals, as LSF's effective and combined requirements show them
+// ("rusage[mem=2000.00]" for rusage[mem=2000]); a value with a unit stays
+// as written.
+func effectiveRusage(r *RusageSection) *RusageSection {
+	if r == nil {
+		return nil
+	}
+	out := &RusageSection{Pos: r.Pos, Alts: make([]*RusageAlt, len(r.Alts))}
+	for i, a := range r.Alts {
+		na := &RusageAlt{Groups: make([]*RusageGroup, len(a.Groups))}
+		for j, g := range a.Groups {
+			ng := *g
+			ng.Items = make([]*RusageItem, len(g.Items))
+			for k, it := range g.Items {
+				ni := *it
+				if it.Value != nil && it.Value.Unit == "" {
+					v := *it.Value
+					v.Text = strconv.FormatFloat(v.Value, 'f', 2, 64)
+					ni.Value = &v
+				}
+				ng.Items[k] = &ni
+			}
+			na.Groups[j] = &ng
+		}
+		out.Alts[i] = na
+	}
+	return out
 }
 
 // ExprString returns the canonical form of a select expression.

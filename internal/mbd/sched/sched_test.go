@@ -261,8 +261,8 @@ func TestDispatchCarriesEffectiveResReq(t *testing.T) {
 		t.Fatalf("dispatches %q", dispatches(plan))
 	}
 	for i, want := range []string{
-		"select[(mem > 10) && (type == local)] order[r15s:pg] rusage[mem=5]",
-		"select[(mem > 10) && (type == local)] order[r15s:pg] rusage[mem=10]",
+		"select[(mem > 10) && (type == local)] order[r15s:pg] rusage[mem=5.00]",
+		"select[(mem > 10) && (type == local)] order[r15s:pg] rusage[mem=10.00]",
 	} {
 		if got := plan.Dispatches[i].EffectiveResReq; got != want {
 			t.Errorf("job %s: effective requirement %q, want %q", plan.Dispatches[i].Key, got, want)
