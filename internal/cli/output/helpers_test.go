@@ -333,7 +333,7 @@ func TestArraySummaryOfElements(t *testing.T) {
 // "48 Gbytes"; MEMLIMIT "48 G" for a 49152 MB limit).
 func TestMemoryTexts(t *testing.T) {
 	tests := []struct {
-		kb          int64
+		kb         int64
 		mem, limit string
 	}{
 		{0, "0 Kbytes", "0 K"},
