@@ -139,6 +139,20 @@ func TestHistoryAcctGolden(t *testing.T) {
 	}{
 		{"bhist", func(b *bytes.Buffer) error { return WriteHistory(b, fixtureHistory(), opts()) }},
 		{"bhist_l", func(b *bytes.Buffer) error { return WriteHistoryLong(b, fixtureHistory(), opts()) }},
+		{"bhist_l_exit", func(b *bytes.Buffer) error {
+			// IBM 10.1's bhist -l of a job killed at its memory limit: a
+			// blank line and the reason ending with ";", then the limits and
+			// the memory used.
+			h := fixtureHistory()[1]
+			j := *h.Job
+			j.TermReason = "TERM_MEMLIMIT"
+			sp := *j.Spec
+			sp.Limits = &api.Limits{Mem: 49152 << 10}
+			j.Spec = &sp
+			j.Usage = &api.Usage{MaxMem: 48 << 20, AvgMem: 1363149}
+			h.Job = &j
+			return WriteHistoryLong(b, []*api.JobHistory{h}, opts())
+		}},
 		{"bacct", func(b *bytes.Buffer) error {
 			return WriteAcct(b, finished, AcctFilter{Requester: "user1"}, opts())
 		}},

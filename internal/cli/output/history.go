@@ -278,11 +278,17 @@ func WriteHistoryLong(w io.Writer, hs []*api.JobHistory, o *Options) error {
 		for _, ev := range sortedEvents(h.Events) {
 			event(&b, ev.Time, o, historyEventText(h, ev, o))
 			if Stat(eventState(ev)) == "EXIT" && j.TermReason != "" {
-				event(&b, ev.Time, o, "Completed <exit>; "+termText(j.TermReason)+".")
+				// IBM 10.1 bhist: a blank line, then the reason ending with
+				// ";" as bhist's events do.
+				b.WriteByte('\n')
+				event(&b, ev.Time, o, "Completed <exit>; "+termText(j.TermReason)+";")
 			}
-			if ev.Kind == "JOB_NEW" {
-				b.WriteString(limitsBlock(spec(j).Limits))
-			}
+		}
+		// The job's size and time limits follow its events (IBM 10.1 bhist:
+		// "Completed <exit>; TERM_MEMLIMIT: ...;", two blank lines,
+		// " MEMLIMIT", "     48 G ").
+		if lb := limitsBlock(spec(j).Limits); lb != "" {
+			b.WriteString("\n" + lb)
 		}
 		if u := j.Usage; u != nil && u.MaxMem > 0 {
 			fmt.Fprintf(&b, "\nMEMORY USAGE:\nMAX MEM: %s;  AVG MEM: %s\n", memText(u.MaxMem), memText(u.AvgMem))
