@@ -262,40 +262,43 @@ func hostsText(hosts []string) string {
 	return b.String()
 }
 
-// memText is LSF's -l memory amount: "6 Mbytes", or "512 Kbytes" below one
-// megabyte (integer division, as cmd.job.c prints it).
+// memText is LSF's -l memory amount: "512 Kbytes" below a megabyte, "6
+// Mbytes" (whole megabytes, as cmd.job.c prints them), "1.3 Gbytes" from a
+// gigabyte on.
 func memText(kb int64) string {
-	switch {
-	case kb >= 1<<30:
-		return tenths(kb, 1<<30) + " Tbytes"
-	case kb >= 1<<20:
-		return tenths(kb, 1<<20) + " Gbytes"
-	case kb >= 1024:
-		return fmt.Sprintf("%d Mbytes", kb/1024)
-	}
-	return fmt.Sprintf("%d Kbytes", max(kb, 0))
-}
-
-// tenths is kb in units of unit KB with one decimal, without a trailing
-// ".0" ("1.3", "48"): IBM 10.1's MAX MEM "1.3 Gbytes", "48 Gbytes" and
-// MEMLIMIT "48 G".
-func tenths(kb, unit int64) string {
-	return strconv.FormatFloat(math.Round(float64(kb)*10/float64(unit))/10, 'f', -1, 64)
+	n, unit := memAmount(kb, false)
+	return n + " " + unit + "bytes"
 }
 
 // limitText is a size limit as bjobs -l and bqueues -l print it: in KB
 // below a megabyte, otherwise in the largest unit it reaches (IBM 10.1:
 // "MEMLIMIT" over "48 G" for a 49152 MB limit).
 func limitText(kb int64) string {
+	n, unit := memAmount(kb, true)
+	return n + " " + unit
+}
+
+// memAmount is kb in the largest of K, M, G and T it reaches: kilobytes
+// whole, megabytes whole or (mbTenths) to a tenth, gigabytes and terabytes
+// to a tenth, without a trailing ".0" (IBM 10.1: "MAX MEM: 1.3 Gbytes",
+// "997 Mbytes", "48 Gbytes").
+func memAmount(kb int64, mbTenths bool) (string, string) {
 	switch {
 	case kb >= 1<<30:
-		return tenths(kb, 1<<30) + " T"
+		return tenths(kb, 1<<30), "T"
 	case kb >= 1<<20:
-		return tenths(kb, 1<<20) + " G"
+		return tenths(kb, 1<<20), "G"
+	case kb >= 1024 && mbTenths:
+		return tenths(kb, 1024), "M"
 	case kb >= 1024:
-		return tenths(kb, 1024) + " M"
+		return strconv.FormatInt(kb/1024, 10), "M"
 	}
-	return strconv.FormatInt(kb, 10) + " K"
+	return strconv.FormatInt(max(kb, 0), 10), "K"
+}
+
+// tenths is kb in units of unit KB to a tenth, without a trailing ".0".
+func tenths(kb, unit int64) string {
+	return strconv.FormatFloat(math.Round(float64(kb)*10/float64(unit))/10, 'f', -1, 64)
 }
 
 // exitText is the phrase of a finished job: "Done successfully." or
