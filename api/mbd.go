@@ -51,6 +51,10 @@ type JobsRequest struct {
 	DispatchedTo    int64     `wire:"16"`
 	CompletedFrom   int64     `wire:"17"` // bhist/bacct -C
 	CompletedTo     int64     `wire:"18"`
+	// Long (bjobs -l, or -o with combined_resreq) adds to each detailed
+	// record its combined requirement and its thresholds, which cost a
+	// requirement merge mbatchd does not make for -o alone.
+	Long bool `wire:"19"`
 }
 
 // JobsReply is one chunk of a job listing.

@@ -473,6 +473,9 @@ func (m *JobsRequest) SizeWire() int {
 	if m.CompletedTo != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.CompletedTo)))
 	}
+	if m.Long {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -553,6 +556,10 @@ func (m *JobsRequest) AppendWire(b []byte) []byte {
 	if m.CompletedTo != 0 {
 		b = wire.AppendTag(b, 18, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.CompletedTo)))
+	}
+	if m.Long {
+		b = wire.AppendTag(b, 19, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Long))
 	}
 	return b
 }
@@ -753,6 +760,16 @@ func (m *JobsRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobsRequest", 18, off, n)
 			}
 			m.CompletedTo = int64(x)
+			off += n
+		case 19:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobsRequest", 19, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 19, off, n)
+			}
+			m.Long = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -260,7 +260,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	}
 	// -o fields may show any part of the submission (app, cwd,
 	// output_file...): the records carry it, as for -l.
-	req := &api.JobsRequest{Jobs: refs, Detail: long || hasFormat, ArraySummary: res.Has("A")}
+	req := &api.JobsRequest{Jobs: refs, Detail: long || hasFormat, Long: long || f.Has("combined_resreq"), ArraySummary: res.Has("A")}
 	req.User, _ = res.Last("u")
 	req.Queue, _ = res.Last("q")
 	req.Host, _ = res.Last("m")

@@ -19,18 +19,22 @@ import (
 // unfinishedMask is bjobs' default selection.
 const unfinishedMask = uint32(api.StatePend | api.StatePSusp | api.StateRun | api.StateSSusp | api.StateUSusp | api.StateUnkwn | api.StateZombi)
 
-// details computes what a detailed record (bjobs -l) shows beyond the
-// summary, for the jobs of one request: jobs with the same requirement
-// strings, application profile, queue and submission host share one merge.
+// details computes what a detailed record shows beyond the summary, for
+// the jobs of one request: the full submission, and with long (bjobs -l)
+// the combined requirement and the thresholds. Jobs with the same
+// requirement strings, application profile, queue and submission host
+// share one merge; jobs of one queue on one first host share thresholds.
 type details struct {
-	cfg  *config.Config
-	memo map[detailKey]string
+	cfg        *config.Config
+	long       bool
+	memo       map[detailKey]string
+	thresholds map[[2]string][]*api.Threshold
 }
 
 type detailKey struct{ job, app, queue, from string }
 
-func newDetails(cfg *config.Config) *details {
-	return &details{cfg: cfg, memo: map[detailKey]string{}}
+func newDetails(cfg *config.Config, long bool) *details {
+	return &details{cfg: cfg, long: long, memo: map[detailKey]string{}, thresholds: map[[2]string][]*api.Threshold{}}
 }
 
 // combined is j's requirement merged with its application profile's and its
@@ -54,18 +58,32 @@ func (d *details) combined(j *state.Job) string {
 	return v
 }
 
-// thresholds are j's scheduling thresholds as bjobs -l shows them: its
+// jobThresholds are j's scheduling thresholds as bjobs -l shows them: its
 // queue's loadSched and loadStop, and for a started job the stricter of
 // those and its first execution host's lsb.hosts thresholds (OpenLava's
 // packJobInfo and assignLoad): the lower value of an index where more means
 // busier, the higher of one where less does.
-func (d *details) thresholds(j *state.Job) []*api.Threshold {
+func (d *details) jobThresholds(j *state.Job) []*api.Threshold {
+	k := [2]string{j.Queue}
+	if len(j.ExecHosts) > 0 {
+		k[1] = j.ExecHosts[0].Host
+	}
+	ts, ok := d.thresholds[k]
+	if !ok {
+		ts = d.merged(k[0], k[1])
+		d.thresholds[k] = ts
+	}
+	return ts
+}
+
+// merged is the thresholds of queue, made stricter by host's ("" for none).
+func (d *details) merged(queue, host string) []*api.Threshold {
 	var qt, ht []config.LoadThreshold
-	if q := d.cfg.Queue(j.Queue); q != nil {
+	if q := d.cfg.Queue(queue); q != nil {
 		qt = q.Thresholds
 	}
-	if len(j.ExecHosts) > 0 {
-		if h := d.cfg.BatchHost(j.ExecHosts[0].Host); h != nil {
+	if host != "" {
+		if h := d.cfg.BatchHost(host); h != nil {
 			ht = h.Thresholds
 		}
 	}
@@ -104,7 +122,8 @@ func (d *details) thresholds(j *state.Job) []*api.Threshold {
 }
 
 // record builds the read view of j; detail (nil for the summary) adds the
-// job's full submission and its combined requirement.
+// job's full submission, and for a long request its combined requirement
+// and thresholds.
 func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, now int64) *api.JobRecord {
 	r := &api.JobRecord{
 		JobID: j.ID, Index: j.Index, User: j.User, State: j.State, Queue: j.Queue, FromHost: j.Spec.FromHost,
@@ -150,8 +169,10 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 	if detail != nil {
 		r.Spec = j.Spec.Full()
 		r.Spec.Env = nil
-		r.CombinedResReq = detail.combined(j)
-		r.Thresholds = detail.thresholds(j)
+		if detail.long {
+			r.CombinedResReq = detail.combined(j)
+			r.Thresholds = detail.jobThresholds(j)
+		}
 	}
 	return r
 }
@@ -387,7 +408,7 @@ func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsReques
 	now := s.clock.Now().Unix()
 	var detail *details
 	if req.Detail {
-		detail = newDetails(cfg)
+		detail = newDetails(cfg, req.Long)
 	}
 	s.st.View(func(v *state.View) {
 		var jobs []*state.Job

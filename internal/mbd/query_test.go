@@ -60,7 +60,8 @@ func TestPendingOnly(t *testing.T) {
 // TestCombinedResReq: a detailed record carries the job's requirement merged
 // with its application profile's and its queue's RES_REQ (bjobs -l
 // "Combined"), computed for pending jobs that have never been scheduled
-// with it; a summary record carries none.
+// with it; a summary record carries none, nor a detailed one that is not
+// long (bjobs -o).
 func TestCombinedResReq(t *testing.T) {
 	dir := writeCluster(t, 1, 4)
 	editBatchConf(t, dir, "lsb.queues", func(b []byte) []byte {
@@ -83,7 +84,7 @@ End Queue
 	if res := m.submit("alice", plain, merged); res[0].JobID != 1 || res[1].JobID != 2 {
 		t.Fatalf("submit: %+v", res)
 	}
-	r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}, {JobID: 2}}, Detail: true})
+	r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}, {JobID: 2}}, Detail: true, Long: true})
 	if len(r.Jobs) != 2 {
 		t.Fatalf("jobs: %+v", r)
 	}
@@ -97,6 +98,10 @@ End Queue
 	}
 	if s := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 2}}}); len(s.Jobs) != 1 || s.Jobs[0].CombinedResReq != "" {
 		t.Errorf("summary record carries a combined requirement: %+v", s.Jobs)
+	}
+	// bjobs -o without combined_resreq asks for detail but not the merge.
+	if s := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 2}}, Detail: true}); len(s.Jobs) != 1 || s.Jobs[0].CombinedResReq != "" || s.Jobs[0].Spec == nil {
+		t.Errorf("detailed record without Long: %+v", s.Jobs)
 	}
 }
 
@@ -118,7 +123,7 @@ func TestJobThresholds(t *testing.T) {
 	if res := m.submit("alice", held); res[0].JobID != 1 {
 		t.Fatalf("submit: %+v", res)
 	}
-	r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}, Detail: true})
+	r := m.jobs("alice", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}, Detail: true, Long: true})
 	if len(r.Jobs) != 1 {
 		t.Fatalf("jobs: %+v", r)
 	}
@@ -141,7 +146,7 @@ func TestJobThresholds(t *testing.T) {
 		t.Errorf("pending job: %s, want %s", got, want)
 	}
 	started := &state.Job{Queue: "th", ExecHosts: []*api.ExecHost{{Host: "host1", Slots: 1}}}
-	if got, want := show(newDetails(m.srv.cfg.Current()).thresholds(started)), "pg=-/8 r1m=0.5/1.5 tmp=30/10 ut=0.9/-"; got != want {
+	if got, want := show(newDetails(m.srv.cfg.Current(), true).jobThresholds(started)), "pg=-/8 r1m=0.5/1.5 tmp=30/10 ut=0.9/-"; got != want {
 		t.Errorf("started job: %s, want %s", got, want)
 	}
 }

@@ -23,6 +23,20 @@ type Format struct {
 	Delimiter string // between columns; " " unless delimiter= is given
 }
 
+// Has tells whether the format shows field name (given by its name or an
+// alias); a nil format has no fields.
+func (f *Format) Has(name string) bool {
+	if f == nil {
+		return false
+	}
+	for _, c := range f.Columns {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // FormatError is an error in a -o specification. Col is the 1-based column
 // where the offending item starts.
 type FormatError struct {
