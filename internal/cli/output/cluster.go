@@ -176,7 +176,7 @@ func WriteQueuesLong(w io.Writer, qs []*api.QueueInfo, o *Options) error {
 
 // thresholdTable prints loadSched/loadStop rows for the built-in indices
 // under the header OpenLava's printThresholds uses, "-" where unset; other
-// indices follow in a second table.
+// indices follow in tables of their own.
 func thresholdTable(ts []*api.Threshold) string {
 	byName := map[string]*api.Threshold{}
 	var extra []*api.Threshold
@@ -208,26 +208,39 @@ func thresholdTable(ts []*api.Threshold) string {
 		}
 		b.WriteByte('\n')
 	}
-	if len(extra) > 0 {
+	// Other indices follow in tables of as many columns as fit in 80
+	// (OpenLava's printThresholds and getDispEnd): each column as wide as
+	// its name, at least 7; an unset value is fillDefal's "     - ".
+	for len(extra) > 0 {
+		n, width := 0, len(" loadSched")
+		for n < len(extra) {
+			width += max(len(extra[n].Index), 7) + 1
+			if width > 80 {
+				break
+			}
+			n++
+		}
+		n = max(n, 1)
 		b.WriteString("\n          ")
-		for _, t := range extra {
+		for _, t := range extra[:n] {
 			fmt.Fprintf(&b, "%*s ", max(len(t.Index), 7), t.Index)
 		}
 		for _, row := range []string{"\n loadSched", "\n loadStop "} {
 			b.WriteString(row)
-			for _, t := range extra {
+			for _, t := range extra[:n] {
 				has, v := t.HasSched, t.Sched
 				if row != "\n loadSched" {
 					has, v = t.HasStop, t.Stop
 				}
-				s := "-"
+				s := "     - "
 				if has {
-					s = strconv.FormatFloat(v, 'f', 1, 64)
+					s = fmt.Sprintf("%6.1f", v)
 				}
 				fmt.Fprintf(&b, "%*s ", max(len(t.Index), 7), s)
 			}
 		}
 		b.WriteByte('\n')
+		extra = extra[n:]
 	}
 	return b.String()
 }

@@ -356,3 +356,30 @@ func TestMemoryTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdTableExtra: indices beyond the built-in ones print as
+// OpenLava's printThresholds does, checked against a real bjobs -l
+// (gc3pie's fixture: "          scratch      xs" over " loadSched 4000.0
+// -"): columns as wide as their names (at least 7), unset values as
+// "     - ", and a new table once a line would pass 80 columns.
+func TestThresholdTableExtra(t *testing.T) {
+	ts := []*api.Threshold{{Index: "scratch", Sched: 4000, HasSched: true}}
+	for _, n := range []string{"xs", "s", "m", "l", "xl", "sp", "verylongindex", "z"} {
+		ts = append(ts, &api.Threshold{Index: n})
+	}
+	ts[8].Stop, ts[8].HasStop = 2.5, true
+	got := thresholdTable(ts)
+	_, extra, _ := strings.Cut(got, " loadStop ")
+	_, extra, _ = strings.Cut(extra, "\n")
+	want := "\n" +
+		"          scratch      xs       s       m       l      xl      sp verylongindex \n" +
+		" loadSched 4000.0      -       -       -       -       -       -             -  \n" +
+		" loadStop      -       -       -       -       -       -       -             -  \n" +
+		"\n" +
+		"                z \n" +
+		" loadSched     -  \n" +
+		" loadStop     2.5 \n"
+	if extra != want {
+		t.Errorf("extra indices:\n%q\nwant\n%q", extra, want)
+	}
+}
