@@ -36,6 +36,9 @@ type Limits struct {
 	Stack       int64  `wire:"11"` // -S, KB
 	Process     int64  `wire:"12"` // -p
 	Thread      int64  `wire:"13"` // -T
+	// CoreZero is a core file limit of zero (bsub -C 0, CORELIMIT = 0):
+	// no core files. Core is 0 then too, as when no limit is set.
+	CoreZero bool `wire:"14"`
 }
 
 // FileTransfer is one bsub -f "local op remote" entry.

@@ -51,6 +51,9 @@ func (m *Limits) SizeWire() int {
 	if m.Thread != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.Thread)))
 	}
+	if m.CoreZero {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -110,6 +113,10 @@ func (m *Limits) AppendWire(b []byte) []byte {
 	if m.Thread != 0 {
 		b = wire.AppendTag(b, 13, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.Thread)))
+	}
+	if m.CoreZero {
+		b = wire.AppendTag(b, 14, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.CoreZero))
 	}
 	return b
 }
@@ -256,6 +263,16 @@ func (m *Limits) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Limits", 13, off, n)
 			}
 			m.Thread = int64(x)
+			off += n
+		case 14:
+			if typ != wire.VarintType {
+				return wire.TypeError("Limits", 14, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Limits", 14, off, n)
+			}
+			m.CoreZero = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -494,13 +494,19 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 		case "v":
 			limits.Swap, err = parseSizeKB(v, unit, "SWAPLIMIT")
 		case "C":
-			limits.Core, err = parseSizeKB(v, "KB", "CORELIMIT")
+			// A zero core limit is a limit (no core files), as in LSF,
+			// whose -C alone among the size limits takes 0.
+			if f, perr := strconv.ParseFloat(strings.TrimRight(strings.ToUpper(strings.TrimSpace(v)), "KMGTPEB"), 64); perr == nil && f == 0 {
+				limits.Core, limits.CoreZero = 0, true
+				break
+			}
+			limits.Core, err = parseSizeKB(v, unit, "CORELIMIT")
 		case "D":
 			limits.Data, err = parseSizeKB(v, "KB", "DATALIMIT")
 		case "F":
 			limits.File, err = parseSizeKB(v, "KB", "FILELIMIT")
 		case "S":
-			limits.Stack, err = parseSizeKB(v, "KB", "STACKLIMIT")
+			limits.Stack, err = parseSizeKB(v, unit, "STACKLIMIT")
 		case "p":
 			limits.Process, err = parseCount(v, "PROCESSLIMIT")
 		case "T":

@@ -90,6 +90,9 @@ func Params(spec *api.JobSpec) []Param {
 		num("LSB_SUB_RLIMIT_DATA", l.Data)
 		num("LSB_SUB_RLIMIT_STACK", l.Stack)
 		num("LSB_SUB_RLIMIT_CORE", l.Core)
+		if l.CoreZero {
+			out = append(out, Param{Name: "LSB_SUB_RLIMIT_CORE", Value: "0", Kind: Number})
+		}
 		num("LSB_SUB_RLIMIT_RSS", l.Mem)
 		num("LSB_SUB_RLIMIT_RUN", l.Run)
 		num("LSB_SUB_RLIMIT_SWAP", l.Swap)

@@ -49,7 +49,9 @@ var bmodFields = map[string]specField{
 	},
 	"M":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Mem = pick(r, 0, srcLimits(s).Mem) },
 	"v":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Swap = pick(r, 0, srcLimits(s).Swap) },
-	"C":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Core = pick(r, 0, srcLimits(s).Core) },
+	"C": func(d, s *api.JobSpec, r bool) {
+		limitsOf(d).Core, limitsOf(d).CoreZero = pick(r, 0, srcLimits(s).Core), pick(r, false, srcLimits(s).CoreZero)
+	},
 	"D":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Data = pick(r, 0, srcLimits(s).Data) },
 	"F":   func(d, s *api.JobSpec, r bool) { limitsOf(d).File = pick(r, 0, srcLimits(s).File) },
 	"S":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Stack = pick(r, 0, srcLimits(s).Stack) },

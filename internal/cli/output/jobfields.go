@@ -265,7 +265,12 @@ var jobFields = []jobField{
 		return str(strings.Join(spec(j).ResReq, " "))
 	}},
 	{FieldInfo{Name: "filelimit", Header: "FILELIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).File, c) }},
-	{FieldInfo{Name: "corelimit", Header: "CORELIMIT", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).Core, c) }},
+	{FieldInfo{Name: "corelimit", Header: "CORELIMIT", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		if limits(j).CoreZero {
+			return MemString(0, c.unit), true
+		}
+		return limitMem(limits(j).Core, c)
+	}},
 	{FieldInfo{Name: "stacklimit", Header: "STACKLIMIT", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).Stack, c) }},
 	{FieldInfo{Name: "processlimit", Header: "PROCESSLIMIT", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if p := limits(j).Process; p > 0 {

@@ -227,7 +227,7 @@ func limitsBlock(l *api.Limits) string {
 	var sizes []sz
 	for _, s := range []sz{{"FILELIMIT", l.File}, {"DATALIMIT", l.Data}, {"STACKLIMIT", l.Stack},
 		{"CORELIMIT", l.Core}, {"MEMLIMIT", l.Mem}, {"SWAPLIMIT", l.Swap}, {"PROCESSLIMIT", l.Process}} {
-		if s.kb > 0 {
+		if s.kb > 0 || s.name == "CORELIMIT" && l.CoreZero {
 			sizes = append(sizes, s)
 		}
 	}
@@ -245,7 +245,15 @@ func limitsBlock(l *api.Limits) string {
 				// Not scaled by LSF_UNIT_FOR_LIMITS: always KB.
 				fmt.Fprintf(&b, " %6d K ", s.kb)
 			default:
-				fmt.Fprintf(&b, " %8s ", limitText(s.kb))
+				t := limitText(s.kb)
+				if s.kb == 0 {
+					// A zero core limit: LSF prints it in LSF_UNIT_FOR_LIMITS
+					// ("0 M", Toil's fixture of real output); zero is zero
+					// in any unit, so the output assumes MB, the unit LSF's
+					// installer and Basalt's default configuration set.
+					t = "0 M"
+				}
+				fmt.Fprintf(&b, " %8s ", t)
 			}
 		}
 		b.WriteByte('\n')

@@ -315,3 +315,18 @@ func TestFormatIndexList(t *testing.T) {
 		}
 	}
 }
+
+// A zero core limit (bsub -C 0) is 0 in lsb.events' rLimits, where -1 is no
+// limit, and reads back as one.
+func TestZeroCoreLimit(t *testing.T) {
+	r := rlimitsOf(&api.Limits{CoreZero: true, Mem: 100})
+	if r[RlimitCore] != 0 || r[RlimitRSS] != 100 || r[RlimitStack] != -1 {
+		t.Errorf("rLimits %v", r)
+	}
+	if l := limitsOf(r, SubRlimitUnitIsKB, nil); l == nil || !l.CoreZero || l.Core != 0 || l.Mem != 100 {
+		t.Errorf("read back %+v", l)
+	}
+	if l := limitsOf(rlimitsOf(&api.Limits{Mem: 100}), SubRlimitUnitIsKB, nil); l.CoreZero {
+		t.Errorf("no core limit read back as zero: %+v", l)
+	}
+}

@@ -118,6 +118,9 @@ func rlimitsOf(l *api.Limits) [NumRlimits]int64 {
 	set(RlimitData, l.Data)
 	set(RlimitStack, l.Stack)
 	set(RlimitCore, l.Core)
+	if l.CoreZero {
+		r[RlimitCore] = 0
+	}
 	set(RlimitRSS, l.Mem)
 	set(RlimitSwap, l.Swap)
 	set(RlimitRun, l.Run)
@@ -144,6 +147,7 @@ func limitsOf(r [NumRlimits]int64, options int64, ext []KV) *api.Limits {
 		Stack: get(RlimitStack, true), Core: get(RlimitCore, true), Mem: get(RlimitRSS, true),
 		Swap: get(RlimitSwap, true), Run: get(RlimitRun, false), Process: get(RlimitProcess, false),
 	}
+	l.CoreZero = r[RlimitCore] == 0
 	l.CPUHost, _ = Lookup(ext, ExtCPULimitHost)
 	l.RunHost, _ = Lookup(ext, ExtRunLimitHost)
 	l.RunEstimate = extInt(ext, ExtRunEstimate)

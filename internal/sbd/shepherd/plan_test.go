@@ -146,6 +146,10 @@ func TestRlimits(t *testing.T) {
 	if rlimits(nil, 0) != nil {
 		t.Error("rlimits(nil)")
 	}
+	// bsub -C 0: a zero core limit, not none.
+	if got := rlimits(&api.Limits{CoreZero: true}, 0); !reflect.DeepEqual(got, []*sbdwire.Rlimit{{Resource: syscall.RLIMIT_CORE}}) {
+		t.Errorf("-C 0: %v", got)
+	}
 }
 
 func TestOpenOutput(t *testing.T) {

@@ -881,6 +881,9 @@ func rlimits(l *api.Limits, jobCPULimit int32) []*sbdwire.Rlimit {
 			add(x.res, uint64(x.kb)*1024)
 		}
 	}
+	if l.CoreZero {
+		add(syscall.RLIMIT_CORE, 0) // bsub -C 0: no core files
+	}
 	return out
 }
 
