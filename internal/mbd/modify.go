@@ -47,8 +47,8 @@ var bmodFields = map[string]specField{
 	"c": func(d, s *api.JobSpec, r bool) {
 		limitsOf(d).CPU, limitsOf(d).CPUHost = pick(r, 0, srcLimits(s).CPU), pick(r, "", srcLimits(s).CPUHost)
 	},
-	"M":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Mem = pick(r, 0, srcLimits(s).Mem) },
-	"v":   func(d, s *api.JobSpec, r bool) { limitsOf(d).Swap = pick(r, 0, srcLimits(s).Swap) },
+	"M": func(d, s *api.JobSpec, r bool) { limitsOf(d).Mem = pick(r, 0, srcLimits(s).Mem) },
+	"v": func(d, s *api.JobSpec, r bool) { limitsOf(d).Swap = pick(r, 0, srcLimits(s).Swap) },
 	"C": func(d, s *api.JobSpec, r bool) {
 		limitsOf(d).Core, limitsOf(d).CoreZero = pick(r, 0, srcLimits(s).Core), pick(r, false, srcLimits(s).CoreZero)
 	},
