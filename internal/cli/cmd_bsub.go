@@ -36,7 +36,36 @@ const bsubOptions = "" +
 	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|Zs|tty|" +
 	// value options
 	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
-	"o:|oo:|P:|p:|pack:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:"
+	"o:|oo:|P:|p:|pack:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
+	unsupportedBsubOptions
+
+// unsupportedBsubOptions are IBM LSF 10.1's other bsub options. They are
+// parsed as the options they are, so that bsub refuses them by name:
+// otherwise "-outdir d" would read as -o utdir, "-eptl 10" as -e ptl and
+// "-clusters all" as -c lusters, and a job would run with a wrong output
+// file or command.
+const unsupportedBsubOptions = "" +
+	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
+	"alloc_flags:|clusters:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
+	"freq:|gpu:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
+	"ptl:|Q:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
+
+// unsupportedBsubOption returns the first option of res that Basalt's bsub
+// does not implement, "" when there is none.
+var unsupportedBsubOption = func() func(res *lsfopt.Result) string {
+	names := map[string]bool{}
+	for _, f := range strings.Split(unsupportedBsubOptions, "|") {
+		names[strings.TrimRight(f, ":")] = true
+	}
+	return func(res *lsfopt.Result) string {
+		for _, o := range res.Opts {
+			if names[o.Name] {
+				return o.Name
+			}
+		}
+		return ""
+	}
+}()
 
 func init() {
 	Register(&Command{Name: "bsub", Summary: "submit a batch job", Run: runBsub})
@@ -435,6 +464,9 @@ func mergeOptions(script, cmdline *lsfopt.Result) *lsfopt.Result {
 
 // applyBsubOptions fills spec from the options.
 func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.Result) error {
+	if name := unsupportedBsubOption(res); name != "" {
+		return fmt.Errorf("-%s: Option not supported", name)
+	}
 	unit := cc.conf.UnitForLimits()
 	limits := &api.Limits{}
 	now := env.Clock.Now()

@@ -151,7 +151,7 @@ func programs(opts Options) ([]string, error) {
 		seen[m] = true
 		p := filepath.Join(opts.ServerDir, "esub."+m)
 		if !executable(p) {
-			return nil, fmt.Errorf("esub: %s: No such file or directory. Job not submitted.", p)
+			return nil, fmt.Errorf("esub: %s: No such file or directory", p)
 		}
 		out = append(out, p)
 	}
