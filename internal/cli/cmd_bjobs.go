@@ -208,8 +208,14 @@ func parseIndexList(s string) ([]int32, error) {
 // refString is "123" or "123[4]".
 func refString(r *api.JobRef) string { return output.LongJobRef(r.JobID, r.Index) }
 
-var bjobsSpec = lsfopt.New("a|A|d|p|r|s|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
-	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Lp:|Jd:")
+var bjobsSpec = lsfopt.New("a|A|d|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
+	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Lp:|Jd:|" + unsupportedBjobsOptions)
+
+// unsupportedBjobsOptions are IBM LSF 10.1's other bjobs options, parsed as
+// themselves and refused by name: otherwise "-psum" would read as -p -s -u m
+// and print another user's jobs, or none.
+const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|fwd|gpu|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
+	"rusage:"
 
 func init() {
 	Register(&Command{Name: "bjobs", Summary: "display information about jobs", Run: runBjobs})
@@ -217,7 +223,7 @@ func init() {
 
 func bjobsUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bjobs [-h] [-V] [-w | -l | -W | -o "field ... [delimiter='c']" [-json] [-hms]] [-noheader]
-             [-a] [-d] [-p] [-s] [-r] [-A] [-X] [-x]
+             [-a] [-d] [-p] [-s] [-r] [-A] [-X] [-x] [-sum]
              [-m host_name | -m host_group] [-q queue_name] [-u user_name | -u user_group | -u all]
              [-P project_name] [-J job_name] [-G user_group] [-g job_group] [-app application_profile]
              [job_ID | "job_ID[index_list]" ...]`)
@@ -236,6 +242,12 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return printVersion(env)
+	}
+	for _, name := range strings.Split(unsupportedBjobsOptions, "|") {
+		if name = strings.TrimSuffix(name, ":"); res.Has(name) {
+			env.Errorf("bjobs: -%s: Option not supported", name)
+			return ExitUsage
+		}
 	}
 	long := res.Has("l") || res.Has("UF")
 	// -X asks for host groups and compute units uncondensed: Basalt never
@@ -274,7 +286,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	if res.Has("d") {
 		mask |= uint32(api.StateDone | api.StateExit)
 	}
-	if res.Has("p") {
+	if res.Has("p") || res.Has("p0") || res.Has("p1") || res.Has("p2") || res.Has("p3") {
 		mask |= uint32(api.StatePend | api.StatePSusp)
 	}
 	if res.Has("r") {
@@ -346,6 +358,13 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		jobs = slices.DeleteFunc(jobs, func(j *api.JobRecord) bool { return j == nil || j.ArraySpec == "" })
 	}
 	switch {
+	case res.Has("sum"):
+		// The slots of the jobs selected, by state, even when there are
+		// none (IBM 10.1 bjobs -sum).
+		err = output.WriteJobsSummary(env.Stdout, jobs)
+		if err == nil {
+			return rc
+		}
 	case json:
 		err = output.WriteJobsJSON(env.Stdout, jobs, f, nf, o)
 	case len(jobs) == 0:

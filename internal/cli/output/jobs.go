@@ -210,6 +210,36 @@ func hostsAfterFirst(hosts []string, pending bool) []string {
 	return hosts[1:]
 }
 
+// WriteJobsSummary writes bjobs -sum: the slots of the jobs in each
+// unfinished state, under IBM 10.1's header (FWD_PEND, MultiCluster's, is
+// always 0).
+func WriteJobsSummary(w io.Writer, jobs []*api.JobRecord) error {
+	var run, ssusp, ususp, unkwn, pend, psusp int
+	for _, j := range jobs {
+		if j == nil {
+			continue
+		}
+		n := int(max(j.NumSlots, 1))
+		switch j.State {
+		case api.StateRun:
+			run += n
+		case api.StateSSusp:
+			ssusp += n
+		case api.StateUSusp:
+			ususp += n
+		case api.StateUnkwn:
+			unkwn += n
+		case api.StatePend:
+			pend += n
+		case api.StatePSusp:
+			psusp += n
+		}
+	}
+	_, err := fmt.Fprintf(w, "%-10s %-10s %-10s %-10s %-10s %-10s %-10s\n%-10d %-10d %-10d %-10d %-10d %-10d %-10d\n",
+		"RUN", "SSUSP", "USUSP", "UNKNOWN", "PEND", "FWD_PEND", "PSUSP", run, ssusp, ususp, unkwn, pend, 0, psusp)
+	return err
+}
+
 // WriteArraySummary writes bjobs -A: one line per job array with the count
 // of its elements in each state. Elements are the records with Index > 0;
 // a record with Index 0 names the array (its ArraySpec and user).
