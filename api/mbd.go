@@ -55,6 +55,13 @@ type JobsRequest struct {
 	// record its combined requirement and its thresholds, which cost a
 	// requirement merge mbatchd does not make for -o alone.
 	Long bool `wire:"19"`
+	// UserGroup (-G), JobGroup (-g: the group and its subgroups), SLA
+	// (-sla) and Description (-Jd, '*' matching any run of characters)
+	// select jobs by what they were submitted with.
+	UserGroup   string `wire:"20"`
+	JobGroup    string `wire:"21"`
+	SLA         string `wire:"22"`
+	Description string `wire:"23"`
 }
 
 // JobsReply is one chunk of a job listing.

@@ -476,6 +476,18 @@ func (m *JobsRequest) SizeWire() int {
 	if m.Long {
 		n += 2 + 1
 	}
+	if m.UserGroup != "" {
+		n += 2 + wire.SizeBytes(len(m.UserGroup))
+	}
+	if m.JobGroup != "" {
+		n += 2 + wire.SizeBytes(len(m.JobGroup))
+	}
+	if m.SLA != "" {
+		n += 2 + wire.SizeBytes(len(m.SLA))
+	}
+	if m.Description != "" {
+		n += 2 + wire.SizeBytes(len(m.Description))
+	}
 	return n
 }
 
@@ -560,6 +572,22 @@ func (m *JobsRequest) AppendWire(b []byte) []byte {
 	if m.Long {
 		b = wire.AppendTag(b, 19, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.Long))
+	}
+	if m.UserGroup != "" {
+		b = wire.AppendTag(b, 20, wire.BytesType)
+		b = wire.AppendString(b, m.UserGroup)
+	}
+	if m.JobGroup != "" {
+		b = wire.AppendTag(b, 21, wire.BytesType)
+		b = wire.AppendString(b, m.JobGroup)
+	}
+	if m.SLA != "" {
+		b = wire.AppendTag(b, 22, wire.BytesType)
+		b = wire.AppendString(b, m.SLA)
+	}
+	if m.Description != "" {
+		b = wire.AppendTag(b, 23, wire.BytesType)
+		b = wire.AppendString(b, m.Description)
 	}
 	return b
 }
@@ -770,6 +798,46 @@ func (m *JobsRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobsRequest", 19, off, n)
 			}
 			m.Long = wire.Bool(x)
+			off += n
+		case 20:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobsRequest", 20, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 20, off, n)
+			}
+			m.UserGroup = string(v)
+			off += n
+		case 21:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobsRequest", 21, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 21, off, n)
+			}
+			m.JobGroup = string(v)
+			off += n
+		case 22:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobsRequest", 22, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 22, off, n)
+			}
+			m.SLA = string(v)
+			off += n
+		case 23:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobsRequest", 23, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobsRequest", 23, off, n)
+			}
+			m.Description = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -209,13 +209,13 @@ func parseIndexList(s string) ([]int32, error) {
 func refString(r *api.JobRef) string { return output.LongJobRef(r.JobID, r.Index) }
 
 var bjobsSpec = lsfopt.New("a|A|d|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
-	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Lp:|Jd:|" + unsupportedBjobsOptions)
+	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Jd:|" + unsupportedBjobsOptions)
 
 // unsupportedBjobsOptions are IBM LSF 10.1's other bjobs options, parsed as
 // themselves and refused by name: otherwise "-psum" would read as -p -s -u m
 // and print another user's jobs, or none.
 const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|fwd|gpu|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
-	"rusage:"
+	"Lp:|rusage:"
 
 func init() {
 	Register(&Command{Name: "bjobs", Summary: "display information about jobs", Run: runBjobs})
@@ -279,6 +279,10 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	req.JobName, _ = res.Last("J")
 	req.Project, _ = res.Last("P")
 	req.App, _ = res.Last("app")
+	req.UserGroup, _ = res.Last("G")
+	req.JobGroup, _ = res.Last("g")
+	req.SLA, _ = res.Last("sla")
+	req.Description, _ = res.Last("Jd")
 	if len(refs) > 0 && req.User == "" {
 		req.User = "all" // explicit IDs: any user's job, finished ones too
 	}
@@ -351,6 +355,11 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		if len(refs) > 1 || consistent {
 			rc = ExitUsage
 		}
+	}
+	if res.Has("x") {
+		// -x: the jobs that triggered a job exception (overrun, underrun,
+		// idle). Basalt raises none, so none has.
+		jobs = nil
 	}
 	if res.Has("A") && len(refs) == 0 && !long && !hasFormat {
 		// Without IDs, -A summarises job arrays only (OpenLava's bjobs

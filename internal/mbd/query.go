@@ -186,12 +186,16 @@ type jobFilter struct {
 	project string
 	app     string
 	mask    uint32
+	// userGroup (-G), jobGroup (-g, without a trailing "/"), sla and
+	// description (-Jd): "" selects any.
+	userGroup, jobGroup, sla, description string
 }
 
 // filter builds the selection of req; its queue and host names were checked
 // (selectorError).
 func (s *Server) filter(cfg *config.Config, id auth.Identity, req *api.JobsRequest) *jobFilter {
-	f := &jobFilter{queue: req.Queue, name: req.JobName, project: req.Project, app: req.App, mask: req.StateMask}
+	f := &jobFilter{queue: req.Queue, name: req.JobName, project: req.Project, app: req.App, mask: req.StateMask,
+		userGroup: req.UserGroup, jobGroup: strings.TrimSuffix(req.JobGroup, "/"), sla: req.SLA, description: req.Description}
 	if f.mask == 0 {
 		f.mask = unfinishedMask
 		if req.IncludeFinished {
@@ -247,6 +251,18 @@ func (f *jobFilter) match(j *state.Job) bool {
 		return false
 	}
 	if f.project != "" && j.Project != f.project {
+		return false
+	}
+	if f.userGroup != "" && j.Spec.UserGroup != f.userGroup {
+		return false
+	}
+	if f.jobGroup != "" && j.Spec.JobGroup != f.jobGroup && !strings.HasPrefix(j.Spec.JobGroup, f.jobGroup+"/") {
+		return false
+	}
+	if f.sla != "" && j.Spec.SLA != f.sla {
+		return false
+	}
+	if f.description != "" && !job.NameMatch(f.description, j.Spec.Description) {
 		return false
 	}
 	if f.name != "" && !nameMatch(f.name, j.Name, j.DisplayName()) {

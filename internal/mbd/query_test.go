@@ -150,3 +150,47 @@ func TestJobThresholds(t *testing.T) {
 		t.Errorf("started job: %s, want %s", got, want)
 	}
 }
+
+// TestJobFiltersBySubmission: bjobs -G, -g (a group and its subgroups), -sla
+// and -Jd (with '*') select jobs by what they were submitted with.
+func TestJobFiltersBySubmission(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 1, 4))
+	mk := func(f func(*api.JobSpec)) *api.JobSpec {
+		s := spec("sleep 1")
+		s.Hold = true
+		f(s)
+		return s
+	}
+	m.submit("alice",
+		mk(func(s *api.JobSpec) { s.JobGroup, s.Description = "/risk", "nightly run" }),
+		mk(func(s *api.JobSpec) { s.JobGroup = "/risk/eu" }),
+		mk(func(s *api.JobSpec) { s.JobGroup, s.SLA = "/riskier", "gold" }),
+		mk(func(s *api.JobSpec) { s.Description = "weekly run" }),
+	)
+	ids := func(req *api.JobsRequest) []int64 {
+		var out []int64
+		for _, j := range m.jobs("alice", req).Jobs {
+			out = append(out, j.JobID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		req  *api.JobsRequest
+		want []int64
+	}{
+		{"-g /risk", &api.JobsRequest{JobGroup: "/risk"}, []int64{1, 2}},
+		{"-g /risk/", &api.JobsRequest{JobGroup: "/risk/"}, []int64{1, 2}},
+		{"-g /risk/eu", &api.JobsRequest{JobGroup: "/risk/eu"}, []int64{2}},
+		{"-g /", &api.JobsRequest{JobGroup: "/"}, []int64{1, 2, 3, 4}},
+		{"-sla gold", &api.JobsRequest{SLA: "gold"}, []int64{3}},
+		{"-Jd '*run'", &api.JobsRequest{Description: "*run"}, []int64{1, 4}},
+		{"-Jd 'weekly run'", &api.JobsRequest{Description: "weekly run"}, []int64{4}},
+		{"-G nobody", &api.JobsRequest{UserGroup: "nobody"}, nil},
+		{"-g /risk 3", &api.JobsRequest{JobGroup: "/risk", Jobs: []*api.JobRef{{JobID: 3}}}, nil},
+	} {
+		if got := ids(tt.req); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: jobs %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
