@@ -105,6 +105,13 @@ type ControlRequest struct {
 	RequeueStates   uint32    `wire:"15"` // brequeue -d -e -r -a
 	RequeueHold     bool      `wire:"16"` // brequeue -H
 	Message         string    `wire:"17"`
+	// App (-app), JobGroup (-g), SLA (-sla) and StateMask (bkill -stat:
+	// JobState bits, 0 for any) narrow the jobs acted on, named or
+	// selected.
+	App       string `wire:"18"`
+	JobGroup  string `wire:"19"`
+	SLA       string `wire:"20"`
+	StateMask uint32 `wire:"21"`
 }
 
 // ControlResult is the outcome for one job.

@@ -992,6 +992,18 @@ func (m *ControlRequest) SizeWire() int {
 	if m.Message != "" {
 		n += 2 + wire.SizeBytes(len(m.Message))
 	}
+	if m.App != "" {
+		n += 2 + wire.SizeBytes(len(m.App))
+	}
+	if m.JobGroup != "" {
+		n += 2 + wire.SizeBytes(len(m.JobGroup))
+	}
+	if m.SLA != "" {
+		n += 2 + wire.SizeBytes(len(m.SLA))
+	}
+	if m.StateMask != 0 {
+		n += 2 + wire.SizeVarint(uint64(m.StateMask))
+	}
 	return n
 }
 
@@ -1068,6 +1080,22 @@ func (m *ControlRequest) AppendWire(b []byte) []byte {
 	if m.Message != "" {
 		b = wire.AppendTag(b, 17, wire.BytesType)
 		b = wire.AppendString(b, m.Message)
+	}
+	if m.App != "" {
+		b = wire.AppendTag(b, 18, wire.BytesType)
+		b = wire.AppendString(b, m.App)
+	}
+	if m.JobGroup != "" {
+		b = wire.AppendTag(b, 19, wire.BytesType)
+		b = wire.AppendString(b, m.JobGroup)
+	}
+	if m.SLA != "" {
+		b = wire.AppendTag(b, 20, wire.BytesType)
+		b = wire.AppendString(b, m.SLA)
+	}
+	if m.StateMask != 0 {
+		b = wire.AppendTag(b, 21, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.StateMask))
 	}
 	return b
 }
@@ -1258,6 +1286,46 @@ func (m *ControlRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ControlRequest", 17, off, n)
 			}
 			m.Message = string(v)
+			off += n
+		case 18:
+			if typ != wire.BytesType {
+				return wire.TypeError("ControlRequest", 18, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 18, off, n)
+			}
+			m.App = string(v)
+			off += n
+		case 19:
+			if typ != wire.BytesType {
+				return wire.TypeError("ControlRequest", 19, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 19, off, n)
+			}
+			m.JobGroup = string(v)
+			off += n
+		case 20:
+			if typ != wire.BytesType {
+				return wire.TypeError("ControlRequest", 20, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 20, off, n)
+			}
+			m.SLA = string(v)
+			off += n
+		case 21:
+			if typ != wire.VarintType {
+				return wire.TypeError("ControlRequest", 21, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 21, off, n)
+			}
+			m.StateMask = uint32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

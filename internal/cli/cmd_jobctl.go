@@ -49,6 +49,20 @@ var jobCtls = []*jobCtl{
 		},
 		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
 			req.Remove, req.IncludeFinished = res.Has("r"), res.Has("d")
+			if st, ok := res.Last("stat"); ok {
+				// -stat run | pend | susp: only the jobs in that state.
+				switch strings.ToLower(st) {
+				case "run":
+					req.StateMask = uint32(api.StateRun)
+				case "pend":
+					req.StateMask = uint32(api.StatePend | api.StatePSusp)
+				case "susp":
+					req.StateMask = uint32(api.StateSSusp | api.StateUSusp | api.StatePSusp)
+				default:
+					env.Errorf("%s: Illegal job status: run, pend or susp", st)
+					return nil, errReported
+				}
+			}
 			if s, ok := res.Last("s"); ok {
 				if req.Remove {
 					return nil, errors.New("-r and -s cannot be used together")
@@ -190,6 +204,11 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 	req.User, _ = res.Last("u")
 	req.Queue, _ = res.Last("q")
 	req.JobName, _ = res.Last("J")
+	// -app, -g and -sla narrow the jobs acted on (the commands whose
+	// options include them).
+	req.App, _ = res.Last("app")
+	req.JobGroup, _ = res.Last("g")
+	req.SLA, _ = res.Last("sla")
 	if jc.op != api.OpForceRun {
 		req.Host, _ = res.Last("m")
 	}

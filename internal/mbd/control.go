@@ -114,37 +114,51 @@ func (s *Server) mayControl(id auth.Identity, cfg *config.Config, t target) bool
 // controlTargets resolves the jobs a request names.
 func (s *Server) controlTargets(v *state.View, cfg *config.Config, id auth.Identity, req *api.ControlRequest, reply *api.ControlReply) []target {
 	var out []target
-	add := func(j *state.Job) {
+	// The narrowing selectors (-app, -g, -sla, bkill -stat) apply to named
+	// jobs too: a named job they exclude is not acted on.
+	narrow := s.filter(cfg, id, &api.JobsRequest{User: "all", App: req.App, JobGroup: req.JobGroup, SLA: req.SLA, StateMask: req.StateMask})
+	narrow.mask = ^uint32(0)
+	if req.StateMask != 0 {
+		narrow.mask = req.StateMask
+	}
+	narrowing := req.App != "" || req.JobGroup != "" || req.SLA != "" || req.StateMask != 0
+	add := func(j *state.Job) bool {
+		if !narrow.match(j) {
+			return false
+		}
 		t := target{key: j.Key, state: j.State, queue: j.Queue, user: j.User, run: j.RunCount, forcedN: j.NoSuspend}
 		if len(j.ExecHosts) > 0 {
 			t.host = j.ExecHosts[0].Host
 		}
 		out = append(out, t)
+		return true
 	}
 	if len(req.Jobs) > 0 && !req.AllJobs {
 		for _, ref := range req.Jobs {
 			found := false
 			if ref.Index != 0 {
 				if j := v.Job(state.Key{ID: ref.JobID, Index: ref.Index}); j != nil {
-					add(j)
-					found = true
+					found = add(j)
 				}
 			} else if j := v.Job(state.Key{ID: ref.JobID}); j != nil {
-				add(j)
-				found = true
+				found = add(j)
 			} else {
-				n := len(out)
+				n, exists := len(out), false
 				v.Elements(ref.JobID, func(j *state.Job) bool {
-					if !job.Finished(j.State) || req.Op == api.OpRequeue {
-						add(j)
+					exists = true
+					if (!job.Finished(j.State) || req.Op == api.OpRequeue) && add(j) {
 						out[len(out)-1].array = ref.JobID
 					}
-					found = true
 					return true
 				})
-				if found && len(out) == n {
+				switch {
+				case len(out) > n:
+					found = true
+				case exists && !narrowing:
+					// Every element has finished.
 					reply.Results = append(reply.Results, &api.ControlResult{Job: ref,
 						Status: &api.Status{Code: int32(lsberr.JobFinished), Message: lsberr.JobFinished.Text()}})
+					found = true
 				}
 			}
 			if !found {
@@ -155,7 +169,8 @@ func (s *Server) controlTargets(v *state.View, cfg *config.Config, id auth.Ident
 		return out
 	}
 	// Job ID 0 or selectors: every matching job.
-	jr := &api.JobsRequest{User: req.User, Queue: req.Queue, Host: req.Host, JobName: req.JobName}
+	jr := &api.JobsRequest{User: req.User, Queue: req.Queue, Host: req.Host, JobName: req.JobName,
+		App: req.App, JobGroup: req.JobGroup, SLA: req.SLA, StateMask: req.StateMask}
 	if req.Op == api.OpRequeue || req.IncludeFinished {
 		jr.IncludeFinished = true
 	}
