@@ -51,21 +51,17 @@ const unsupportedBsubOptions = "" +
 	"ptl:|Q:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
 
 // unsupportedBsubOption returns the first option of res that Basalt's bsub
-// does not implement, "" when there is none.
-var unsupportedBsubOption = func() func(res *lsfopt.Result) string {
-	names := map[string]bool{}
+// does not implement, "" when there is none. (Computed when called, once
+// per bsub: a table built at package initialisation would cost every
+// command of the binary.)
+func unsupportedBsubOption(res *lsfopt.Result) string {
 	for _, f := range strings.Split(unsupportedBsubOptions, "|") {
-		names[strings.TrimRight(f, ":")] = true
-	}
-	return func(res *lsfopt.Result) string {
-		for _, o := range res.Opts {
-			if names[o.Name] {
-				return o.Name
-			}
+		if name := strings.TrimRight(f, ":"); res.Has(name) {
+			return name
 		}
-		return ""
 	}
-}()
+	return ""
+}
 
 func init() {
 	Register(&Command{Name: "bsub", Summary: "submit a batch job", Run: runBsub})
