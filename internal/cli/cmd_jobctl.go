@@ -30,8 +30,8 @@ type jobCtl struct {
 }
 
 var jobCtls = []*jobCtl{
-	{name: "bkill", op: api.OpKill, spec: lsfopt.New("l|r|d|s:|u:|q:|m:|J:|h|V|app:|g:|sla:|stat:|C:"),
-		usage: "bkill [-l] [-r | -s (signal_value | signal_name)] [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ... | \"job_ID[index_list]\" ...]",
+	{name: "bkill", op: api.OpKill, spec: lsfopt.New("b|l|r|d|s:|u:|q:|m:|J:|h|V|app:|g:|sla:|stat:|C:"),
+		usage: "bkill [-l] [-b] [-d] [-r | -s (signal_value | signal_name)] [-stat run | pend | susp] [-app application_profile] [-g job_group] [-sla service_class] [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ... | \"job_ID[index_list]\" ...]",
 		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			// OpenLava's words by signal: KILL terminates, STOP stops, CONT
 			// resumes, any other signals.
