@@ -15,7 +15,8 @@ import (
 
 // The job control commands (bkill, bstop, bresume, brequeue, bswitch, btop,
 // bbot, brun, bmig) share one shape: select jobs by ID or by -u/-q/-m/-J
-// with job ID 0, ask mbatchd, print LSF's line for each job.
+// with job ID 0, ask mbatchd, print LSF's line for each job. The reason
+// bkill, bstop and bresume take with -C is accepted and not recorded.
 
 type jobCtl struct {
 	name  string
@@ -76,12 +77,12 @@ var jobCtls = []*jobCtl{
 			}
 			return res.Operands, nil
 		}},
-	{name: "bstop", op: api.OpStop, spec: lsfopt.New("a|d|u:|q:|m:|J:|g:|h|V|app:|sla:"),
+	{name: "bstop", op: api.OpStop, spec: lsfopt.New("a|d|u:|q:|m:|J:|g:|h|V|app:|sla:|C:"),
 		usage: "bstop [-a] [-d] [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ...]",
 		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> is being stopped", ref)
 		}},
-	{name: "bresume", op: api.OpResume, spec: lsfopt.New("u:|q:|m:|J:|g:|h|V|app:|sla:"),
+	{name: "bresume", op: api.OpResume, spec: lsfopt.New("u:|q:|m:|J:|g:|h|V|app:|sla:|C:"),
 		usage: "bresume [-J job_name] [-m host_name] [-q queue_name] [-u user_name | -u all] [0] [job_ID ...]",
 		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> is being resumed", ref)
