@@ -243,11 +243,9 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return printVersion(env)
 	}
-	for _, name := range strings.Split(unsupportedBjobsOptions, "|") {
-		if name = strings.TrimSuffix(name, ":"); res.Has(name) {
-			env.Errorf("bjobs: -%s: Option not supported", name)
-			return ExitUsage
-		}
+	if name := res.FirstOf(unsupportedBjobsOptions); name != "" {
+		env.Errorf("bjobs: -%s: Option not supported", name)
+		return ExitUsage
 	}
 	long := res.Has("l") || res.Has("UF")
 	// -X asks for host groups and compute units uncondensed: Basalt never

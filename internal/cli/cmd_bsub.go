@@ -51,17 +51,8 @@ const unsupportedBsubOptions = "" +
 	"ptl:|Q:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
 
 // unsupportedBsubOption returns the first option of res that Basalt's bsub
-// does not implement, "" when there is none. (Computed when called, once
-// per bsub: a table built at package initialisation would cost every
-// command of the binary.)
-func unsupportedBsubOption(res *lsfopt.Result) string {
-	for _, f := range strings.Split(unsupportedBsubOptions, "|") {
-		if name := strings.TrimRight(f, ":"); res.Has(name) {
-			return name
-		}
-	}
-	return ""
-}
+// (and bmod) does not implement, "" when there is none.
+func unsupportedBsubOption(res *lsfopt.Result) string { return res.FirstOf(unsupportedBsubOptions) }
 
 func init() {
 	Register(&Command{Name: "bsub", Summary: "submit a batch job", Run: runBsub})

@@ -259,6 +259,10 @@ type SizeLimit struct {
 	Max     int64
 }
 
+// Zero tells whether the limit is set to 0 (CORELIMIT = 0: no core files),
+// which is a limit, not the absence of one.
+func (l SizeLimit) Zero() bool { return l.Set && l.Default <= 0 && l.Max <= 0 }
+
 // ProcLimit is [minimum [default]] maximum; zero Max is unlimited.
 type ProcLimit struct {
 	Min, Default, Max int

@@ -168,9 +168,9 @@ func (s *Server) controlTargets(v *state.View, cfg *config.Config, id auth.Ident
 		}
 		return out
 	}
-	// Job ID 0 or selectors: every matching job.
-	jr := &api.JobsRequest{User: req.User, Queue: req.Queue, Host: req.Host, JobName: req.JobName,
-		App: req.App, JobGroup: req.JobGroup, SLA: req.SLA, StateMask: req.StateMask}
+	// Job ID 0 or selectors: every matching job (add applies the narrowing
+	// selectors).
+	jr := &api.JobsRequest{User: req.User, Queue: req.Queue, Host: req.Host, JobName: req.JobName}
 	if req.Op == api.OpRequeue || req.IncludeFinished {
 		jr.IncludeFinished = true
 	}

@@ -195,7 +195,7 @@ func limitsInfo(l config.ResourceLimits) (def, max *api.Limits) {
 	sz(&def.Stack, &max.Stack, l.Stack)
 	sz(&def.Core, &max.Core, l.Core)
 	sz(&def.Swap, &max.Swap, l.Swap)
-	max.CoreZero = l.Core.Set && l.Core.Default <= 0 && l.Core.Max <= 0 // CORELIMIT = 0
+	max.CoreZero = l.Core.Zero()
 	return def, max
 }
 

@@ -325,8 +325,8 @@ func fillLimits(l *api.Limits, rl config.ResourceLimits) {
 	pickS(&l.Thread, rl.Thread)
 	pickS(&l.File, rl.File)
 	pickS(&l.Stack, rl.Stack)
-	if l.Core == 0 && !l.CoreZero && rl.Core.Set && rl.Core.Default <= 0 && rl.Core.Max <= 0 {
-		l.CoreZero = true // CORELIMIT = 0: no core files
+	if l.Core == 0 && !l.CoreZero && rl.Core.Zero() {
+		l.CoreZero = true
 	}
 	pickS(&l.Core, rl.Core)
 	pickS(&l.Swap, rl.Swap)

@@ -227,6 +227,18 @@ func (r *Result) Has(name string) bool {
 	return false
 }
 
+// FirstOf returns the first option of desc (New's syntax, value marks
+// ignored) that was given, "" when none was: the check of a command's
+// options that are parsed only to be refused by name.
+func (r *Result) FirstOf(desc string) string {
+	for _, f := range strings.Split(desc, "|") {
+		if name := strings.TrimRight(f, ":"); name != "" && r.Has(name) {
+			return name
+		}
+	}
+	return ""
+}
+
 // Last returns the value of the last occurrence of name.
 func (r *Result) Last(name string) (string, bool) {
 	v, ok := "", false

@@ -89,3 +89,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestFirstOf: the first option of a description that was given, value
+// marks ignored, "" for none.
+func TestFirstOf(t *testing.T) {
+	res, err := New("a|b:|c::|d").Parse([]string{"-d", "-b", "x", "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ desc, want string }{
+		{"b:|d", "b"}, {"d|b:", "d"}, {"a|c::", ""}, {"", ""}, {"c::|d", "d"},
+	} {
+		if got := res.FirstOf(tt.desc); got != tt.want {
+			t.Errorf("FirstOf(%q) = %q, want %q", tt.desc, got, tt.want)
+		}
+	}
+}
