@@ -28,7 +28,13 @@ type proposer struct {
 
 type proposal struct {
 	events []*api.Event
-	done   chan proposalResult
+	// prepare, when set, runs on the proposer's goroutine just before the
+	// events go into an entry, in the order entries reach the log; it
+	// returns one error per event (nil keeps the event, an error leaves it
+	// out of the entry and is that event's result). Job IDs are allocated
+	// there, so that they reach the log in the order they were handed out.
+	prepare func() []error
+	done    chan proposalResult
 }
 
 type proposalResult struct {
@@ -49,7 +55,13 @@ func newProposer(r applier, c clock.Clock) *proposer {
 // Propose appends events to the log and waits until they are applied. It
 // returns one error per event (nil where the event applied).
 func (p *proposer) Propose(ctx context.Context, events ...*api.Event) ([]error, error) {
-	pr := &proposal{events: events, done: make(chan proposalResult, 1)}
+	return p.ProposePrepared(ctx, nil, events...)
+}
+
+// ProposePrepared is Propose with a prepare function (see proposal.prepare),
+// called once, on the proposer's goroutine, before the events are logged.
+func (p *proposer) ProposePrepared(ctx context.Context, prepare func() []error, events ...*api.Event) ([]error, error) {
+	pr := &proposal{events: events, prepare: prepare, done: make(chan proposalResult, 1)}
 	select {
 	case p.in <- pr:
 	case <-ctx.Done():
@@ -109,9 +121,18 @@ func (p *proposer) run(ctx context.Context) {
 				break gather
 			}
 		}
+		// The entry is built and handed to raft here, on this goroutine,
+		// so that entries reach the log in the order their proposals were
+		// prepared (raft's apply channel is buffered: Apply does not wait
+		// for the disk); only the wait for the commit runs concurrently.
+		fut, pre := p.submit(batch)
+		if fut == nil {
+			<-sem
+			continue
+		}
 		go func() {
 			defer func() { <-sem }()
-			p.commit(batch)
+			p.finish(batch, pre, fut)
 		}()
 	}
 }
@@ -127,18 +148,40 @@ func (p *proposer) drain(err error) {
 	}
 }
 
-func (p *proposer) commit(batch []*proposal) {
+// submit prepares the batch's proposals in order, builds their entry and
+// hands it to the log. It returns nil when no event is left to log (every
+// proposal has then been answered). pre holds each proposal's prepare
+// errors (nil when it had none).
+func (p *proposer) submit(batch []*proposal) (raft.ApplyFuture, [][]error) {
 	now := p.clock.Now().UnixNano()
 	entry := &api.LogEntry{}
-	for _, pr := range batch {
-		for _, ev := range pr.events {
+	pre := make([][]error, len(batch))
+	for i, pr := range batch {
+		if pr.prepare != nil {
+			pre[i] = pr.prepare()
+		}
+		for k, ev := range pr.events {
+			if pre[i] != nil && pre[i][k] != nil {
+				continue
+			}
 			if ev.Time == 0 {
 				ev.Time = now
 			}
 			entry.Events = append(entry.Events, ev)
 		}
 	}
-	fut := p.r.Apply(wire.Marshal(entry), 30*time.Second)
+	if len(entry.Events) == 0 {
+		for i, pr := range batch {
+			pr.done <- proposalResult{errs: mergeErrs(pre[i], nil, len(pr.events))}
+		}
+		return nil, nil
+	}
+	return p.r.Apply(wire.Marshal(entry), 30*time.Second), pre
+}
+
+// finish waits for the entry's commit and answers every proposal of the
+// batch.
+func (p *proposer) finish(batch []*proposal, pre [][]error, fut raft.ApplyFuture) {
 	fail := func(err error) {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown) {
 			err = fmt.Errorf("%w: %v", ErrNotLeader, err)
@@ -157,15 +200,39 @@ func (p *proposer) commit(batch []*proposal) {
 		return
 	}
 	off := 0
-	for _, pr := range batch {
+	for i, pr := range batch {
 		n := len(pr.events)
-		var errs []error
-		if off+n <= len(res.errs) {
-			errs = res.errs[off : off+n]
-		} else {
-			errs = make([]error, n)
+		for k := range n {
+			if pre[i] != nil && pre[i][k] != nil {
+				n--
+			}
 		}
-		pr.done <- proposalResult{errs: errs, index: fut.Index()}
+		var logged []error
+		if off+n <= len(res.errs) {
+			logged = res.errs[off : off+n]
+		}
+		pr.done <- proposalResult{errs: mergeErrs(pre[i], logged, len(pr.events)), index: fut.Index()}
 		off += n
 	}
+}
+
+// mergeErrs gives one error per event of a proposal: the prepare error of
+// an event left out, else the logged events' errors in order.
+func mergeErrs(pre, logged []error, n int) []error {
+	if pre == nil && len(logged) == n {
+		return logged
+	}
+	out := make([]error, n)
+	j := 0
+	for k := range out {
+		if pre != nil && pre[k] != nil {
+			out[k] = pre[k]
+			continue
+		}
+		if j < len(logged) {
+			out[k] = logged[j]
+		}
+		j++
+	}
+	return out
 }

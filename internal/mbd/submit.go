@@ -33,13 +33,6 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 				res.Status = lsbStatus(err)
 				continue
 			}
-			jid, order, aerr := s.ids.next(int64(cfg.Params.MaxJobID), v.HasJobID)
-			if aerr != nil {
-				res.Status = lsbStatus(lsberr.New(lsberr.NoJobID))
-				continue
-			}
-			ev.JobNew.JobID, ev.JobNew.Order = jid, order
-			res.JobID = jid
 			events = append(events, ev)
 			slot = append(slot, i)
 		}
@@ -47,18 +40,46 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 	if len(events) == 0 {
 		return reply, nil
 	}
-	errs, err := s.prop.Propose(ctx, events...)
+	// IDs are handed out by the proposer as the entry is built, so that
+	// they reach the log in the order they were allocated: the state's last
+	// job ID, from which a restarted master resumes, is then the highest
+	// one handed out, and an ID is never given twice.
+	maxID := int64(cfg.Params.MaxJobID)
+	errs, err := s.prop.ProposePrepared(ctx, func() []error { return s.assignJobIDs(maxID, events) }, events...)
 	if err != nil {
 		return nil, s.unavailable(err)
 	}
 	for k, e := range errs {
+		r := reply.Results[slot[k]]
 		if e != nil {
-			r := reply.Results[slot[k]]
 			r.JobID = 0
 			r.Status = lsbStatus(fmt.Errorf("%w", e))
+			continue
 		}
+		r.JobID = events[k].JobNew.JobID
 	}
 	return reply, nil
+}
+
+// assignJobIDs gives each JOB_NEW event its job ID and queue order key. It
+// runs on the proposer's goroutine (see proposal.prepare); an event that
+// gets no ID (every ID is in use) is left out with LSF's error.
+func (s *Server) assignJobIDs(maxID int64, events []*api.Event) []error {
+	var errs []error
+	s.st.View(func(v *state.View) {
+		for k, ev := range events {
+			jid, order, err := s.ids.next(maxID, v.HasJobID)
+			if err != nil {
+				if errs == nil {
+					errs = make([]error, len(events))
+				}
+				errs[k] = lsberr.New(lsberr.NoJobID)
+				continue
+			}
+			ev.JobNew.JobID, ev.JobNew.Order = jid, order
+		}
+	})
+	return errs
 }
 
 // unavailable maps a proposal failure to the error clients see.
