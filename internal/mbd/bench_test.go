@@ -125,3 +125,82 @@ func BenchmarkPendingMemory(b *testing.B) {
 		m.stop()
 	}
 }
+
+var killJobs = flag.Int("mbd.killjobs", 10000, "held jobs killed by one request in BenchmarkKillAll")
+
+// BenchmarkKillAll measures `bkill 0` over -mbd.killjobs held jobs: one
+// Control request, answered once every job's kill is durable. Beside it,
+// the floor: the same number of JOB_SIGNAL events proposed in one call,
+// which is what logging the kills costs at least.
+//
+//	go test -run '^$' -bench KillAll -benchtime 3x ./internal/mbd/
+func BenchmarkKillAll(b *testing.B) {
+	n := *killJobs
+	submitHeld := func(m *testMbd) {
+		c := m.client("alice")
+		defer c.Close()
+		for left := n; left > 0; left -= 1000 {
+			req := &api.SubmitRequest{}
+			for k := 0; k < min(left, 1000); k++ {
+				req.Jobs = append(req.Jobs, &api.JobSpec{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp", Hold: true,
+					Env: []string{"PATH=/usr/bin:/bin", "USER=alice"}})
+			}
+			var reply api.SubmitReply
+			if err := c.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run(fmt.Sprintf("bkill0/jobs=%d", n), func(b *testing.B) {
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			m := startMbd(b, writeCluster(b, 1, 1))
+			submitHeld(m)
+			c := m.client("alice")
+			b.StartTimer()
+			start := time.Now()
+			var reply api.ControlReply
+			if err := c.Call(context.Background(), "MBatchd.Control", &api.ControlRequest{Op: api.OpKill, AllJobs: true}, &reply); err != nil {
+				b.Fatal(err)
+			}
+			total += time.Since(start)
+			b.StopTimer()
+			if len(reply.Results) != n {
+				b.Fatalf("%d results, want %d", len(reply.Results), n)
+			}
+			for _, r := range reply.Results {
+				if r.Status != nil && r.Status.Code != 0 {
+					b.Fatalf("kill: %s", r.Status.Message)
+				}
+			}
+			c.Close()
+			m.stop()
+		}
+		b.ReportMetric(total.Seconds()/float64(b.N), "s/request")
+		b.ReportMetric(float64(n*b.N)/total.Seconds(), "jobs/s")
+	})
+	b.Run(fmt.Sprintf("floor-one-proposal/jobs=%d", n), func(b *testing.B) {
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			m := startMbd(b, writeCluster(b, 1, 1))
+			submitHeld(m)
+			evs := make([]*api.Event, n)
+			for k := range evs {
+				evs[k] = &api.Event{User: "alice", JobSignal: &api.EvJobSignal{JobID: int64(k + 1), Action: int32(api.ActTerminate),
+					Signal: "KILL", TermReason: "TERM_OWNER"}}
+			}
+			b.StartTimer()
+			start := time.Now()
+			if _, err := m.srv.prop.Propose(context.Background(), evs...); err != nil {
+				b.Fatal(err)
+			}
+			total += time.Since(start)
+			b.StopTimer()
+			m.stop()
+		}
+		b.ReportMetric(total.Seconds()/float64(b.N), "s/request")
+		b.ReportMetric(float64(n*b.N)/total.Seconds(), "jobs/s")
+	})
+}

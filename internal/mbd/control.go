@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,15 +53,41 @@ func (s *Server) control(ctx context.Context, id auth.Identity, req *api.Control
 		reply.Status = &api.Status{Code: int32(lsberr.NoJob), Message: lsberr.NoJob.Text()}
 		return reply, nil
 	}
-	arrays := map[int64]*api.ControlResult{}
-	for _, t := range targets {
-		t = s.current(t)
+	results := make([]*api.ControlResult, len(targets))
+	one := func(i int) {
+		t := s.current(targets[i])
+		targets[i] = t
 		res := &api.ControlResult{Job: &api.JobRef{JobID: t.key.ID, Index: t.key.Index}}
 		if !s.mayControl(id, cfg, t) {
 			res.Status = &api.Status{Code: int32(lsberr.Permission), Message: lsberr.Permission.Text()}
 		} else if err := s.controlOne(ctx, cfg, id, req, t, res); err != nil {
 			res.Status = lsbStatus(err)
 		}
+		results[i] = res
+	}
+	if concurrentOp(req.Op) && len(targets) > 1 {
+		// Each job is acted on independently: on many jobs at once (bkill 0),
+		// their events share log entries (group commit) instead of waiting
+		// for one commit each.
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, controlWorkers)
+		for i := range targets {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				one(i)
+			}()
+		}
+		wg.Wait()
+	} else {
+		for i := range targets {
+			one(i)
+		}
+	}
+	arrays := map[int64]*api.ControlResult{}
+	for i, t := range targets {
+		res := results[i]
 		if t.array == 0 {
 			reply.Results = append(reply.Results, res)
 			continue
@@ -77,6 +104,20 @@ func (s *Server) control(ctx context.Context, id auth.Identity, req *api.Control
 		}
 	}
 	return reply, nil
+}
+
+// controlWorkers bounds the jobs one request acts on at once.
+const controlWorkers = 256
+
+// concurrentOp reports whether op acts on each job independently of the
+// others, so that a request's jobs may be acted on at once. Moving jobs in
+// their queue (btop, bbot) and switching them keep the request's order.
+func concurrentOp(op api.ControlOp) bool {
+	switch op {
+	case api.OpKill, api.OpStop, api.OpResume:
+		return true
+	}
+	return false
 }
 
 // current re-reads t's job as it is now: a request's targets are resolved
