@@ -316,12 +316,23 @@ func TestParseFrame(t *testing.T) {
 		{"method truncated", []byte{frameRequest, 1, 5, 'a'}, "rpc: bad frame at byte 2: bad method name"},
 		{"method empty", []byte{frameRequest, 1, 0, 0}, "rpc: bad frame at byte 2: method name of 0 bytes"},
 		{"deadline truncated", []byte{frameRequest, 1, 1, 'm', 0x80}, "rpc: bad frame at byte 4: bad deadline"},
+		{"unknown type 7", []byte{7, 1}, "rpc: bad frame at byte 0: unknown frame type 7"},
+		{"window on stream 0", []byte{frameWindow, 0, 1}, "rpc: bad frame at byte 1: stream id 0"},
+		{"window without grant", []byte{frameWindow, 1}, "rpc: bad frame at byte 2: bad window grant"},
+		{"window grant truncated", []byte{frameWindow, 1, 0x80}, "rpc: bad frame at byte 2: bad window grant"},
+		{"window grant zero", []byte{frameWindow, 1, 0}, "rpc: bad frame at byte 2: window grant of 0 bytes"},
+		{"window grant too large", []byte{frameWindow, 1, 0x81, 0x80, 0x80, 0x80, 0x08}, "rpc: bad frame at byte 2: window grant of 2147483649 bytes"},
+		{"window trailing bytes", []byte{frameWindow, 1, 5, 0}, "rpc: bad frame at byte 3: trailing bytes after window grant"},
 	}
 	for _, tc := range tests {
 		_, err := parseFrame(tc.body)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	w := appendFrame(nil, &frame{typ: frameWindow, stream: 9, grant: StreamWindow})
+	if f, err := parseFrame(w[4:]); err != nil || f.typ != frameWindow || f.stream != 9 || f.grant != StreamWindow || len(f.payload) != 0 {
+		t.Fatalf("window round trip: %+v %v", f, err)
 	}
 	big := []byte{0xff, 0xff, 0xff, 0xff}
 	if _, err := readFrame(bufio.NewReader(bytes.NewReader(big))); !errors.Is(err, errFrameTooLarge) {
@@ -332,13 +343,17 @@ func TestParseFrame(t *testing.T) {
 func FuzzParseFrame(f *testing.F) {
 	f.Add(appendFrame(nil, &frame{typ: frameRequest, stream: 1, method: "MBatchd.Submit", payload: []byte{8, 1}})[4:])
 	f.Add(appendFrame(nil, &frame{typ: frameHello})[4:])
+	f.Add(appendFrame(nil, &frame{typ: frameWindow, stream: 3, grant: 1 << 17})[4:])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fr, err := parseFrame(body)
 		if err != nil {
 			return
 		}
+		if fr.typ == frameWindow && (fr.grant <= 0 || fr.grant > maxWindowGrant) {
+			t.Fatalf("window frame with grant %d", fr.grant)
+		}
 		again, err := parseFrame(appendFrame(nil, fr)[4:])
-		if err != nil || again.typ != fr.typ || again.stream != fr.stream || again.method != fr.method || !bytes.Equal(again.payload, fr.payload) {
+		if err != nil || again.typ != fr.typ || again.stream != fr.stream || again.method != fr.method || again.grant != fr.grant || !bytes.Equal(again.payload, fr.payload) {
 			t.Fatalf("re-encoded frame differs: %+v vs %+v (%v)", fr, again, err)
 		}
 	})
@@ -447,5 +462,35 @@ func TestUnaryReplyOneWrite(t *testing.T) {
 	}
 	if n := writes.Load() - before; n != 4 {
 		t.Fatalf("a stream of 3 messages took %d writes, want 4 (each message, then the end)", n)
+	}
+}
+
+// BenchmarkStream: one server stream of 1000 small messages per op.
+func BenchmarkStream(b *testing.B) {
+	s := testServer()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	go s.Serve(ln)
+	defer s.Shutdown(context.Background())
+	c, _ := Dial(context.Background(), ln.Addr().String(), nil)
+	defer c.Close()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		st, err := c.Stream(context.Background(), "T.Count", &api.JobRef{JobID: 1000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			var r api.JobRef
+			if err := st.Recv(&r); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 1000 {
+			b.Fatalf("%d messages", n)
+		}
 	}
 }
