@@ -205,6 +205,9 @@ func ctxError(err error) error {
 }
 
 func (c *Client) open(ctx context.Context, method string, req wire.Message) (*ClientStream, error) {
+	if method == "" {
+		return nil, &Error{Code: InvalidArgument, Msg: "rpc: a method outside the service description"}
+	}
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -237,8 +240,13 @@ func (c *Client) open(ctx context.Context, method string, req wire.Message) (*Cl
 	return st, nil
 }
 
-// Call makes a unary call: req in, resp out.
-func (c *Client) Call(ctx context.Context, method string, req, resp wire.Message) error {
+// Call makes a unary call: req in, resp out. (A server-streaming method
+// may be called so when one reply is expected.)
+func (c *Client) Call(ctx context.Context, m api.MethodDesc, req, resp wire.Message) error {
+	method := m.RPCMethod().Name()
+	if m.RPCMethod().Kind() == api.KindBidi {
+		return &Error{Code: InvalidArgument, Msg: "rpc: " + method + " is bidirectional: use Bidi"}
+	}
 	st, err := c.open(ctx, method, req)
 	if err != nil {
 		return err
@@ -260,13 +268,13 @@ func (c *Client) Call(ctx context.Context, method string, req, resp wire.Message
 }
 
 // Stream opens a server-streaming call; read replies with Recv until io.EOF.
-func (c *Client) Stream(ctx context.Context, method string, req wire.Message) (*ClientStream, error) {
-	return c.open(ctx, method, req)
+func (c *Client) Stream(ctx context.Context, m api.MethodDesc, req wire.Message) (*ClientStream, error) {
+	return c.open(ctx, m.RPCMethod().Name(), req)
 }
 
 // Bidi opens a bidirectional call with an optional opening request.
-func (c *Client) Bidi(ctx context.Context, method string, req wire.Message) (*ClientStream, error) {
-	return c.open(ctx, method, req)
+func (c *Client) Bidi(ctx context.Context, m api.MethodDesc, req wire.Message) (*ClientStream, error) {
+	return c.open(ctx, m.RPCMethod().Name(), req)
 }
 
 // ClientStream is the client side of one call.

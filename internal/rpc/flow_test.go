@@ -32,7 +32,7 @@ func (in *inbox) queued() int64 {
 // reads, which hands its stream to stalled.
 func flowServer(stalled chan<- *ServerStream) *Server {
 	s := testServer()
-	HandleStream(s, "T.Flood", func(ctx context.Context, id auth.Identity, req *api.JobRef, send func(*api.Status) error) error {
+	HandleStream(s, tFlood, func(ctx context.Context, id auth.Identity, req *api.JobRef, send func(*api.Status) error) error {
 		for i := int64(1); i <= req.JobID; i++ {
 			if err := send(bigRef(i)); err != nil {
 				return err
@@ -40,7 +40,7 @@ func flowServer(stalled chan<- *ServerStream) *Server {
 		}
 		return nil
 	})
-	s.Handle("T.Stall", func(ctx context.Context, st *ServerStream) error {
+	s.Handle(tStall, func(ctx context.Context, st *ServerStream) error {
 		stalled <- st
 		<-ctx.Done()
 		return ctx.Err()
@@ -54,7 +54,7 @@ func callsComplete(t *testing.T, c *Client, n int) {
 	for i := 1; i <= n; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		var resp api.Status
-		err := c.Call(ctx, "T.Echo", &api.JobRef{JobID: int64(i)}, &resp)
+		err := c.Call(ctx, tEcho, &api.JobRef{JobID: int64(i)}, &resp)
 		cancel()
 		if err != nil || resp.Code != int32(i) {
 			t.Fatalf("unary call %d beside a stalled stream: %v %+v", i, err, resp)
@@ -68,7 +68,7 @@ func callsComplete(t *testing.T, c *Client, n int) {
 func TestStalledClientConsumer(t *testing.T) {
 	c := dial(t, startServer(t, flowServer(nil)))
 	const n = 10000 // 10 MB, 40 windows
-	st, err := c.Stream(context.Background(), "T.Flood", &api.JobRef{JobID: n})
+	st, err := c.Stream(context.Background(), tFlood, &api.JobRef{JobID: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestStalledServerConsumer(t *testing.T) {
 	c := dial(t, startServer(t, flowServer(stalled)))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := c.Bidi(ctx, "T.Stall", nil)
+	st, err := c.Bidi(ctx, tStall, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestProtocol1Server(t *testing.T) {
 	c := dial(t, ln.Addr().String())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st, err := c.Bidi(ctx, "T.Old", nil)
+	st, err := c.Bidi(ctx, tOld, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,14 +299,14 @@ func TestClientStreamBound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	blocked := make(chan error, 2)
 	for i := 0; i < 2; i++ {
-		go func() { blocked <- c.Call(ctx, "T.Block", &api.JobRef{}, &api.Status{}) }()
+		go func() { blocked <- c.Call(ctx, tBlock, &api.JobRef{}, &api.Status{}) }()
 	}
 	for len(c.slots) < 2 {
 		time.Sleep(time.Millisecond)
 	}
 	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancelShort()
-	if err := c.Call(short, "T.Echo", &api.JobRef{JobID: 1}, &api.Status{}); CodeOf(err) != DeadlineExceeded {
+	if err := c.Call(short, tEcho, &api.JobRef{JobID: 1}, &api.Status{}); CodeOf(err) != DeadlineExceeded {
 		t.Fatalf("call past the bound: %v", err)
 	}
 	cancel()

@@ -49,8 +49,12 @@ func NewServer(a auth.Authenticator) *Server {
 		conns: map[*serverConn]struct{}{}, base: ctx, cancel: cancel}
 }
 
-// Handle registers a raw stream handler for method.
-func (s *Server) Handle(method string, h Handler) {
+// Handle registers a raw stream handler for m (bidirectional methods).
+func (s *Server) Handle(m api.MethodDesc, h Handler) {
+	method := m.RPCMethod().Name()
+	if method == "" {
+		panic("rpc: a method outside the service description")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.handlers[method]; dup {
@@ -60,9 +64,10 @@ func (s *Server) Handle(method string, h Handler) {
 }
 
 // HandleUnary registers a request/response method.
-func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, method string,
+func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, m api.Unary[Req, Resp],
 	h func(ctx context.Context, id auth.Identity, req PReq) (PResp, error)) {
-	s.Handle(method, func(ctx context.Context, st *ServerStream) error {
+	method := m.Name()
+	s.Handle(m, func(ctx context.Context, st *ServerStream) error {
 		req := PReq(new(Req))
 		if err := req.UnmarshalWire(st.request); err != nil {
 			return Errorf(InvalidArgument, "%s: %v", method, err)
@@ -77,9 +82,10 @@ func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server,
 
 // HandleStream registers a server-streaming method: one request, any number
 // of replies.
-func HandleStream[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, method string,
+func HandleStream[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, m api.ServerStream[Req, Resp],
 	h func(ctx context.Context, id auth.Identity, req PReq, send func(PResp) error) error) {
-	s.Handle(method, func(ctx context.Context, st *ServerStream) error {
+	method := m.Name()
+	s.Handle(m, func(ctx context.Context, st *ServerStream) error {
 		req := PReq(new(Req))
 		if err := req.UnmarshalWire(st.request); err != nil {
 			return Errorf(InvalidArgument, "%s: %v", method, err)
