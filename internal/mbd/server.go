@@ -73,6 +73,9 @@ type Server struct {
 
 	st    *state.State
 	node  *raftNode
+	// unknown counts what applied log entries held that this version does
+	// not know (unknown.go).
+	unknown unknownLog
 	prop  *proposer
 	rpc   *rpc.Server
 	ln    net.Listener
@@ -151,7 +154,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer lock.Close()
-	f := &fsm{st: s.st, applied: s.applied, log: s.log}
+	f := &fsm{st: s.st, applied: s.applied, log: s.log, unknown: &s.unknown}
 	events, err := s.openEventLog(cfg)
 	if err != nil {
 		return fmt.Errorf("opening lsb.events: %w", err)
