@@ -71,15 +71,15 @@ type Server struct {
 	log   *slog.Logger
 	cfg   *config.Store[config.Config]
 
-	st    *state.State
-	node  *raftNode
+	st   *state.State
+	node *raftNode
 	// unknown counts what applied log entries held that this version does
 	// not know (unknown.go).
 	unknown unknownLog
-	prop  *proposer
-	rpc   *rpc.Server
-	ln    net.Listener
-	start time.Time
+	prop    *proposer
+	rpc     *rpc.Server
+	ln      net.Listener
+	start   time.Time
 
 	ids   idAlloc
 	hosts *hostTable
