@@ -71,15 +71,12 @@ type Server struct {
 	log   *slog.Logger
 	cfg   *config.Store[config.Config]
 
-	st   *state.State
-	node *raftNode
-	// unknown counts what applied log entries held that this version does
-	// not know (unknown.go).
-	unknown unknownLog
-	prop    *proposer
-	rpc     *rpc.Server
-	ln      net.Listener
-	start   time.Time
+	st    *state.State
+	node  *raftNode
+	prop  *proposer
+	rpc   *rpc.Server
+	ln    net.Listener
+	start time.Time
 
 	ids   idAlloc
 	hosts *hostTable
@@ -93,6 +90,10 @@ type Server struct {
 	waiters  map[state.Key][]chan struct{} // bsub -K, woken on any change of the job
 
 	sched *sched.Scheduler
+
+	// unknown counts what applied log entries held that this version does
+	// not know (unknown.go).
+	unknown unknownLog
 }
 
 // New loads the configuration and opens the state, but does not serve.
