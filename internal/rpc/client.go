@@ -223,7 +223,9 @@ func (c *Client) open(ctx context.Context, method string, req wire.Message) (*Cl
 		return nil, err
 	}
 	c.nextID++
-	st := &ClientStream{c: c, id: c.nextID, ctx: ctx, in: newInbox(), out: newOutbox(), end: make(chan struct{})}
+	st := &ClientStream{c: c, id: c.nextID, ctx: ctx, end: make(chan struct{})}
+	st.in.init()
+	st.out.init()
 	c.streams[st.id] = st
 	c.mu.Unlock()
 	f := &frame{typ: frameRequest, stream: st.id, method: method}
@@ -282,8 +284,8 @@ type ClientStream struct {
 	c   *Client
 	id  uint64
 	ctx context.Context
-	in  *inbox  // the server's messages
-	out *outbox // credit for ours
+	in  inbox  // the server's messages
+	out outbox // credit for ours
 
 	mu     sync.Mutex
 	ended  bool

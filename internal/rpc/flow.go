@@ -48,11 +48,19 @@ type inbox struct {
 	unacked int64 // consumed and not granted back yet
 	closed  bool  // the peer sent its last message
 	ready   chan struct{}
-	space   chan struct{}
+	space   chan struct{} // made by waitSpace (protocol 1 only); nil never fires
 }
 
 func newInbox() *inbox {
-	return &inbox{credit: StreamWindow, ready: make(chan struct{}, 1), space: make(chan struct{}, 1)}
+	in := &inbox{}
+	in.init()
+	return in
+}
+
+// init readies an inbox in place (streams embed theirs: one allocation
+// fewer per call).
+func (in *inbox) init() {
+	in.credit, in.ready = StreamWindow, make(chan struct{}, 1)
 }
 
 // push queues b. With enforce (a protocol-2 peer), a message the peer had
@@ -82,13 +90,17 @@ func (in *inbox) push(b []byte, enforce bool) error {
 func (in *inbox) waitSpace(done, gone <-chan struct{}) bool {
 	for {
 		in.mu.Lock()
+		if in.space == nil {
+			in.space = make(chan struct{}, 1)
+		}
+		space := in.space
 		full := in.bytes >= StreamWindow && !in.closed
 		in.mu.Unlock()
 		if !full {
 			return true
 		}
 		select {
-		case <-in.space:
+		case <-space:
 		case <-done:
 			return false
 		case <-gone:
@@ -102,9 +114,12 @@ func (in *inbox) waitSpace(done, gone <-chan struct{}) bool {
 func (in *inbox) close() {
 	in.mu.Lock()
 	in.closed = true
+	space := in.space
 	in.mu.Unlock()
 	kick(in.ready)
-	kick(in.space)
+	if space != nil {
+		kick(space)
+	}
 }
 
 // pop takes the next message: ok is false when none is queued, and closed
@@ -126,7 +141,7 @@ func (in *inbox) pop(flow bool) (b []byte, ok, closed bool, grant int64) {
 	}
 	c := msgCost(b)
 	in.bytes -= c
-	if !flow {
+	if !flow && in.space != nil {
 		kick(in.space) // a protocol-1 reader may wait in waitSpace
 	}
 	if flow && !in.closed {
@@ -146,7 +161,7 @@ type outbox struct {
 	kick   chan struct{}
 }
 
-func newOutbox() *outbox { return &outbox{credit: StreamWindow, kick: make(chan struct{}, 1)} }
+func (o *outbox) init() { o.credit, o.kick = StreamWindow, make(chan struct{}, 1) }
 
 // grant adds credit from a window frame.
 func (o *outbox) grant(n int64) {

@@ -354,7 +354,9 @@ func (c *serverConn) startStream(f *frame) {
 		cancel = func() { dcancel(); prev() }
 	}
 	st := &ServerStream{conn: c, id: f.stream, method: f.method, ident: c.ident, request: f.payload,
-		ctx: ctx, cancel: cancel, in: newInbox(), out: newOutbox()}
+		ctx: ctx, cancel: cancel}
+	st.in.init()
+	st.out.init()
 	c.streams[f.stream] = st
 	c.handlers.Add(1)
 	c.mu.Unlock()
@@ -395,8 +397,8 @@ type ServerStream struct {
 	request []byte
 	ctx     context.Context
 	cancel  context.CancelFunc
-	in      *inbox  // the client's messages
-	out     *outbox // credit for ours
+	in      inbox  // the client's messages
+	out     outbox // credit for ours
 
 	failMu sync.Mutex
 	fail   error // the client broke flow control
