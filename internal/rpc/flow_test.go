@@ -352,3 +352,21 @@ func TestInboxGrants(t *testing.T) {
 		t.Fatalf("pop after close: ok=%v closed=%v", ok, closed)
 	}
 }
+
+// TestMaxConns: past MaxConns the server stops accepting; a new peer waits
+// (in the listener's backlog) until a connection closes.
+func TestMaxConns(t *testing.T) {
+	s := testServer()
+	s.MaxConns = 1
+	addr := startServer(t, s)
+	first := dial(t, addr)
+	callsComplete(t, first, 1)
+	second := dial(t, addr)
+	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := second.Call(short, tEcho, &api.JobRef{JobID: 1}, &api.Status{}); CodeOf(err) != DeadlineExceeded {
+		t.Fatalf("call on a connection past the bound: %v", err)
+	}
+	first.Close()
+	callsComplete(t, second, 3)
+}

@@ -31,12 +31,17 @@ type Server struct {
 	Logf func(format string, args ...any)
 	// MaxStreams bounds concurrent streams per connection (default 4096).
 	MaxStreams int
+	// MaxConns bounds open connections (default 16384): past it Serve
+	// stops accepting until one closes, and new peers wait in the
+	// listener's backlog.
+	MaxConns int
 
 	mu        sync.Mutex
 	handlers  map[string]Handler
 	listeners map[net.Listener]struct{}
 	conns     map[*serverConn]struct{}
 	shutdown  bool
+	connSlots chan struct{} // one per open connection
 	base      context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // handlers and connection loops
@@ -110,10 +115,27 @@ func (s *Server) Serve(ln net.Listener) error {
 		return nil
 	}
 	s.listeners[ln] = struct{}{}
+	if s.connSlots == nil {
+		n := s.MaxConns
+		if n <= 0 {
+			n = 16384
+		}
+		s.connSlots = make(chan struct{}, n)
+	}
+	slots := s.connSlots
 	s.mu.Unlock()
 	for {
+		select {
+		case slots <- struct{}{}:
+		case <-s.base.Done(): // Shutdown
+			s.mu.Lock()
+			delete(s.listeners, ln)
+			s.mu.Unlock()
+			return nil
+		}
 		c, err := ln.Accept()
 		if err != nil {
+			<-slots
 			s.mu.Lock()
 			down := s.shutdown
 			delete(s.listeners, ln)
@@ -137,6 +159,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		if s.shutdown {
 			s.mu.Unlock()
 			c.Close()
+			<-slots
 			return nil
 		}
 		s.conns[sc] = struct{}{}
@@ -233,6 +256,7 @@ func (c *serverConn) writeFrame(f *frame, flush bool) error {
 
 func (c *serverConn) serve() {
 	defer c.srv.wg.Done()
+	defer func() { <-c.srv.connSlots }()
 	defer func() {
 		c.conn.Close()
 		c.mu.Lock()
