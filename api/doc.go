@@ -12,7 +12,13 @@
 // ARCHITECTURE.md, "Wire format").
 //
 // Rules for editing: never reuse or renumber a field number; add fields with
-// new numbers; run `go generate ./api/...` after any change.
+// new numbers; when a field goes, leave `// reserved: N (Name)` in its
+// struct, and N is never used again. Run `go generate ./api/` after any
+// change: it refuses an incompatible change and rewrites schema.lock, which
+// TestSchemaLock compares with the source (internal/wireschema). A new
+// event kind needs its golden fixture: `go test ./api/ -run TestGoldenLog
+// -update` writes the missing ones, never rewrites one (mbatchd replays
+// its log for ever: what this version wrote, every later one must read).
 package api
 
 //go:generate go run ../internal/tools/wiregen -dir .

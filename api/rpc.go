@@ -8,4 +8,70 @@ type ConnHello struct {
 	Host       string `wire:"3"` // client's cluster host name
 	Credential []byte `wire:"4"` // eauth -c output, when LSF_AUTH=eauth
 	Scheme     string `wire:"5"` // "ident" (local uid check) or "eauth"
+	Proto      int32  `wire:"6"` // internal/rpc framing version (0: 1)
+}
+
+// ConnHello.Proto and ServerHello.Proto are internal/rpc's framing version
+// (0 from a peer that predates versioning: version 1).
+
+// ServerHello answers a ConnHello whose Proto is 2 or more, on the
+// connection's stream 0, before any other frame: the server's framing
+// version. A version-1 client ignores it.
+type ServerHello struct {
+	Proto int32 `wire:"1"`
+}
+
+// The service description: every RPC method, its name on the wire and its
+// message types. Composite literals, so they cost no package
+// initialisation. Add a method here, then use the identifier; Methods lists
+// them all (a test checks the names are unique and well formed).
+
+// MBatchd: mbatchd's service, for commands and sbatchd.
+var (
+	MBatchdSubmit          = Unary[SubmitRequest, SubmitReply]{Method{"MBatchd.Submit", KindUnary}}
+	MBatchdJobs            = ServerStream[JobsRequest, JobsReply]{Method{"MBatchd.Jobs", KindServerStream}}
+	MBatchdControl         = Unary[ControlRequest, ControlReply]{Method{"MBatchd.Control", KindUnary}}
+	MBatchdModify          = Unary[ModifyRequest, ControlReply]{Method{"MBatchd.Modify", KindUnary}}
+	MBatchdWaitJob         = ServerStream[JobRef, JobRecord]{Method{"MBatchd.WaitJob", KindServerStream}}
+	MBatchdQueues          = Unary[QueuesRequest, QueuesReply]{Method{"MBatchd.Queues", KindUnary}}
+	MBatchdHosts           = Unary[HostsRequest, HostsReply]{Method{"MBatchd.Hosts", KindUnary}}
+	MBatchdSharedResources = Unary[SharedResourcesRequest, SharedResourcesReply]{Method{"MBatchd.SharedResources", KindUnary}}
+	MBatchdPartitions      = Unary[PartitionsRequest, PartitionsReply]{Method{"MBatchd.Partitions", KindUnary}}
+	MBatchdApplications    = Unary[ApplicationsRequest, ApplicationsReply]{Method{"MBatchd.Applications", KindUnary}}
+	MBatchdUsers           = Unary[UsersRequest, UsersReply]{Method{"MBatchd.Users", KindUnary}}
+	MBatchdGroups          = Unary[GroupsRequest, GroupsReply]{Method{"MBatchd.Groups", KindUnary}}
+	MBatchdParams          = Unary[ParamsRequest, ParamsReply]{Method{"MBatchd.Params", KindUnary}}
+	MBatchdInfo            = Unary[InfoRequest, InfoReply]{Method{"MBatchd.Info", KindUnary}}
+	MBatchdAdmin           = Unary[AdminRequest, AdminReply]{Method{"MBatchd.Admin", KindUnary}}
+	MBatchdHistory         = ServerStream[JobsRequest, HistoryReply]{Method{"MBatchd.History", KindServerStream}}
+	MBatchdAcct            = ServerStream[JobsRequest, JobsReply]{Method{"MBatchd.Acct", KindServerStream}}
+	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
+	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
+)
+
+// SBatchd: sbatchd's service.
+var (
+	SBatchdPeek = ServerStream[PeekRequest, PeekChunk]{Method{"SBatchd.Peek", KindServerStream}}
+)
+
+// LIM: the load information manager's service.
+var (
+	LIMPing    = Unary[PingRequest, PingReply]{Method{"LIM.Ping", KindUnary}}
+	LIMReport  = Unary[LoadReport, ReportReply]{Method{"LIM.Report", KindUnary}}
+	LIMCluster = Unary[ClusterRequest, ClusterReply]{Method{"LIM.Cluster", KindUnary}}
+	LIMControl = Unary[LimControlRequest, LimControlReply]{Method{"LIM.Control", KindUnary}}
+	LIMWatch   = ServerStream[PingRequest, PingReply]{Method{"LIM.Watch", KindServerStream}}
+)
+
+// Methods returns every method of the service description.
+func Methods() []Method {
+	return []Method{
+		MBatchdSubmit.Method, MBatchdJobs.Method, MBatchdControl.Method, MBatchdModify.Method,
+		MBatchdWaitJob.Method, MBatchdQueues.Method, MBatchdHosts.Method, MBatchdSharedResources.Method,
+		MBatchdPartitions.Method, MBatchdApplications.Method, MBatchdUsers.Method, MBatchdGroups.Method,
+		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
+		MBatchdAcct.Method, MBatchdSbdSession.Method,
+		SBatchdPeek.Method,
+		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,
+	}
 }

@@ -27,6 +27,9 @@ func (m *ConnHello) SizeWire() int {
 	if m.Scheme != "" {
 		n += 1 + wire.SizeBytes(len(m.Scheme))
 	}
+	if m.Proto != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Proto)))
+	}
 	return n
 }
 
@@ -54,6 +57,10 @@ func (m *ConnHello) AppendWire(b []byte) []byte {
 	if m.Scheme != "" {
 		b = wire.AppendTag(b, 5, wire.BytesType)
 		b = wire.AppendString(b, m.Scheme)
+	}
+	if m.Proto != 0 {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Proto)))
 	}
 	return b
 }
@@ -121,10 +128,78 @@ func (m *ConnHello) UnmarshalWire(b []byte) error {
 			}
 			m.Scheme = string(v)
 			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("ConnHello", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ConnHello", 6, off, n)
+			}
+			m.Proto = int32(x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("ConnHello", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *ServerHello) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Proto != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Proto)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *ServerHello) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Proto != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Proto)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *ServerHello) UnmarshalWire(b []byte) error {
+	*m = ServerHello{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("ServerHello", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("ServerHello", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ServerHello", 1, off, n)
+			}
+			m.Proto = int32(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("ServerHello", num, off, n)
 			}
 			off += n
 		}

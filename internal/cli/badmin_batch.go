@@ -25,7 +25,7 @@ func init() {
 
 func badminCall(ctx context.Context, env *Env, req *api.AdminRequest) (*api.AdminReply, bool) {
 	var reply api.AdminReply
-	if !batchCall(ctx, env, "MBatchd.Admin", req, &reply) {
+	if !batchCall(ctx, env, api.MBatchdAdmin, req, &reply) {
 		return nil, false
 	}
 	return &reply, true

@@ -69,7 +69,7 @@ func runBacct(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	defer c.Close()
-	st, err := c.Stream(ctx, "MBatchd.Acct", req)
+	st, err := c.Stream(ctx, api.MBatchdAcct, req)
 	if err != nil {
 		batchError(env, err)
 		return ExitUsage

@@ -38,7 +38,7 @@ func runBapp(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	var reply api.ApplicationsReply
-	if !batchCall(ctx, env, "MBatchd.Applications", &api.ApplicationsRequest{Names: res.Operands}, &reply) {
+	if !batchCall(ctx, env, api.MBatchdApplications, &api.ApplicationsRequest{Names: res.Operands}, &reply) {
 		return ExitUsage
 	}
 	rc := 0

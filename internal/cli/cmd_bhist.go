@@ -82,7 +82,7 @@ func runBhist(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	defer c.Close()
-	st, err := c.Stream(ctx, "MBatchd.History", req)
+	st, err := c.Stream(ctx, api.MBatchdHistory, req)
 	if err != nil {
 		batchError(env, err)
 		return ExitUsage

@@ -90,7 +90,7 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 // error was printed.
 func batchHosts(ctx context.Context, env *Env, req *api.HostsRequest) (*api.HostsReply, bool) {
 	var reply api.HostsReply
-	if !batchCall(ctx, env, "MBatchd.Hosts", req, &reply) {
+	if !batchCall(ctx, env, api.MBatchdHosts, req, &reply) {
 		return nil, false
 	}
 	return &reply, true
@@ -98,7 +98,7 @@ func batchHosts(ctx context.Context, env *Env, req *api.HostsRequest) (*api.Host
 
 func bhostsShared(ctx context.Context, env *Env, names []string) int {
 	var reply api.SharedResourcesReply
-	if !batchCall(ctx, env, "MBatchd.SharedResources", &api.SharedResourcesRequest{Names: names}, &reply) {
+	if !batchCall(ctx, env, api.MBatchdSharedResources, &api.SharedResourcesRequest{Names: names}, &reply) {
 		return ExitUsage
 	}
 	for _, n := range reply.NotFound {

@@ -34,7 +34,7 @@ func runBhpart(ctx context.Context, env *Env, args []string) int {
 		return printVersion(env)
 	}
 	var reply api.PartitionsReply
-	if !batchCall(ctx, env, "MBatchd.Partitions", &api.PartitionsRequest{Names: res.Operands}, &reply) {
+	if !batchCall(ctx, env, api.MBatchdPartitions, &api.PartitionsRequest{Names: res.Operands}, &reply) {
 		return ExitUsage
 	}
 	rc := 0

@@ -25,8 +25,8 @@ import (
 // batchClient is what the batch query commands need of mbatchd: unary calls
 // and server streams (MBatchd.Jobs, MBatchd.History, MBatchd.Acct).
 type batchClient interface {
-	Call(ctx context.Context, method string, req, resp wire.Message) error
-	Stream(ctx context.Context, method string, req wire.Message) (batchStream, error)
+	Call(ctx context.Context, method api.MethodDesc, req, resp wire.Message) error
+	Stream(ctx context.Context, method api.MethodDesc, req wire.Message) (batchStream, error)
 	Close() error
 }
 
@@ -60,11 +60,11 @@ func RPCBatchClient(c *rpc.Client) batchClient { return rpcBatchClient{c} }
 
 type rpcBatchClient struct{ c *rpc.Client }
 
-func (r rpcBatchClient) Call(ctx context.Context, method string, req, resp wire.Message) error {
+func (r rpcBatchClient) Call(ctx context.Context, method api.MethodDesc, req, resp wire.Message) error {
 	return r.c.Call(ctx, method, req, resp)
 }
 
-func (r rpcBatchClient) Stream(ctx context.Context, method string, req wire.Message) (batchStream, error) {
+func (r rpcBatchClient) Stream(ctx context.Context, method api.MethodDesc, req wire.Message) (batchStream, error) {
 	return r.c.Stream(ctx, method, req)
 }
 
@@ -82,7 +82,7 @@ func batchConnect(ctx context.Context, env *Env) (batchClient, bool) {
 
 // batchCall sends one request to mbatchd and reads its reply; false once
 // the failure was printed (the command exits 255).
-func batchCall(ctx context.Context, env *Env, method string, req, reply wire.Message) bool {
+func batchCall(ctx context.Context, env *Env, method api.MethodDesc, req, reply wire.Message) bool {
 	c, ok := batchConnect(ctx, env)
 	if !ok {
 		return false
@@ -306,7 +306,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	defer c.Close()
-	st, err := c.Stream(ctx, "MBatchd.Jobs", req)
+	st, err := c.Stream(ctx, api.MBatchdJobs, req)
 	if err != nil {
 		batchError(env, err)
 		return ExitUsage

@@ -21,7 +21,8 @@ type fakeBatch struct {
 	reqs    map[string]wire.Message
 }
 
-func (f *fakeBatch) Call(_ context.Context, method string, req, resp wire.Message) error {
+func (f *fakeBatch) Call(_ context.Context, m api.MethodDesc, req, resp wire.Message) error {
+	method := m.RPCMethod().Name()
 	f.reqs[method] = req
 	if f.err != nil {
 		return f.err
@@ -33,7 +34,8 @@ func (f *fakeBatch) Call(_ context.Context, method string, req, resp wire.Messag
 	return resp.UnmarshalWire(wire.Marshal(rs[0]))
 }
 
-func (f *fakeBatch) Stream(_ context.Context, method string, req wire.Message) (batchStream, error) {
+func (f *fakeBatch) Stream(_ context.Context, m api.MethodDesc, req wire.Message) (batchStream, error) {
+	method := m.RPCMethod().Name()
 	f.reqs[method] = req
 	if f.err != nil {
 		return nil, f.err

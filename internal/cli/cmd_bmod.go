@@ -91,7 +91,7 @@ func runBmod(ctx context.Context, env *Env, args []string) int {
 	}
 	req.Spec.Env = nil
 	var reply api.ControlReply
-	if !batchCall(ctx, env, "MBatchd.Modify", req, &reply) {
+	if !batchCall(ctx, env, api.MBatchdModify, req, &reply) {
 		return ExitUsage
 	}
 	ref := output.LongJobRef(refs[0].JobID, refs[0].Index)

@@ -38,7 +38,7 @@ func runBparams(ctx context.Context, env *Env, args []string) int {
 		return printVersion(env)
 	}
 	var reply api.ParamsReply
-	if !batchCall(ctx, env, "MBatchd.Params", &api.ParamsRequest{}, &reply) {
+	if !batchCall(ctx, env, api.MBatchdParams, &api.ParamsRequest{}, &reply) {
 		return ExitUsage
 	}
 	if res.Has("a") || res.Has("l") {

@@ -54,7 +54,7 @@ func runBpeek(ctx context.Context, env *Env, args []string) int {
 	}
 	var jobs []*api.JobRecord
 	var notFound []*api.JobRef
-	st, err := c.Stream(ctx, "MBatchd.Jobs", req)
+	st, err := c.Stream(ctx, api.MBatchdJobs, req)
 	if err == nil {
 		err = recvAll(st, func(r *api.JobsReply) {
 			jobs = append(jobs, r.Jobs...)
@@ -105,7 +105,7 @@ func runBpeek(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	defer sc.Close()
-	ps, err := sc.Stream(ctx, "SBatchd.Peek", &api.PeekRequest{JobID: j.JobID, Index: j.Index, Follow: res.Has("f")})
+	ps, err := sc.Stream(ctx, api.SBatchdPeek, &api.PeekRequest{JobID: j.JobID, Index: j.Index, Follow: res.Has("f")})
 	if err != nil {
 		env.Errorf("%v", err)
 		return ExitUsage

@@ -48,7 +48,7 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 	req.Host, _ = res.Last("m")
 	req.User, _ = res.Last("u")
 	var reply api.QueuesReply
-	if !batchCall(ctx, env, "MBatchd.Queues", req, &reply) {
+	if !batchCall(ctx, env, api.MBatchdQueues, req, &reply) {
 		return ExitUsage
 	}
 	rc := 0

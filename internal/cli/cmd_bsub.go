@@ -155,7 +155,7 @@ func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobS
 // ExitUsage when any job was not submitted.
 func submitPack(ctx context.Context, env *Env, c *rpc.Client, specs []*api.JobSpec) ([]*api.SubmitResult, int) {
 	var reply api.SubmitReply
-	if err := c.Call(ctx, "MBatchd.Submit", &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
+	if err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
 		return nil, notSubmitted(env, "%v", err)
 	}
 	status := 0
@@ -181,7 +181,7 @@ func submitPack(ctx context.Context, env *Env, c *rpc.Client, specs []*api.JobSp
 // job's exit code (126 when it never ran).
 func bsubWait(ctx context.Context, env *Env, c *rpc.Client, id int64) int {
 	fmt.Fprintln(env.Stderr, "<<Waiting for dispatch ...>>")
-	st, err := c.Stream(ctx, "MBatchd.WaitJob", &api.JobRef{JobID: id})
+	st, err := c.Stream(ctx, api.MBatchdWaitJob, &api.JobRef{JobID: id})
 	if err != nil {
 		env.Errorf("%v", err)
 		return ExitUsage

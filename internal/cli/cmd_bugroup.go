@@ -46,7 +46,7 @@ func runGroups(ctx context.Context, env *Env, args []string, hostGroups bool) in
 	}
 	var reply api.GroupsReply
 	req := &api.GroupsRequest{HostGroups: hostGroups, Names: res.Operands, Recursive: res.Has("r")}
-	if !batchCall(ctx, env, "MBatchd.Groups", req, &reply) {
+	if !batchCall(ctx, env, api.MBatchdGroups, req, &reply) {
 		return ExitUsage
 	}
 	rc := 0

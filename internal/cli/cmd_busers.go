@@ -34,7 +34,7 @@ func runBusers(ctx context.Context, env *Env, args []string) int {
 		return printVersion(env)
 	}
 	var reply api.UsersReply
-	if !batchCall(ctx, env, "MBatchd.Users", &api.UsersRequest{Users: res.Operands}, &reply) {
+	if !batchCall(ctx, env, api.MBatchdUsers, &api.UsersRequest{Users: res.Operands}, &reply) {
 		return ExitUsage
 	}
 	rc := 0

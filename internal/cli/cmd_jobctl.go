@@ -247,7 +247,7 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	var reply api.ControlReply
-	if !batchCall(ctx, env, "MBatchd.Control", req, &reply) {
+	if !batchCall(ctx, env, api.MBatchdControl, req, &reply) {
 		return ExitUsage
 	}
 	status := 0

@@ -120,7 +120,7 @@ func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
 	for time.Now().Before(deadline) {
 		c, err := dialMbd(context.Background(), env)
 		if err == nil {
-			st, err := c.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{Jobs: refs})
+			st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{Jobs: refs})
 			if err == nil {
 				var r api.JobsReply
 				if st.Recv(&r) == nil && len(r.Jobs) > 0 {

@@ -127,11 +127,11 @@ func BenchmarkSubmitToStart(b *testing.B) {
 		for n := 0; n < *latencyJobs; n++ {
 			var reply api.SubmitReply
 			t0 := time.Now()
-			if err := cl.Call(context.Background(), "MBatchd.Submit", &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null"}}}, &reply); err != nil {
+			if err := cl.Call(context.Background(), api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null"}}}, &reply); err != nil {
 				b.Fatal(err)
 			}
 			id := reply.Results[0].JobID
-			st, err := cl.Stream(context.Background(), "MBatchd.WaitJob", &api.JobRef{JobID: id})
+			st, err := cl.Stream(context.Background(), api.MBatchdWaitJob, &api.JobRef{JobID: id})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func BenchmarkThroughput(b *testing.B) {
 				req.Jobs = append(req.Jobs, spec)
 			}
 			var reply api.SubmitReply
-			if err := cl.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+			if err := cl.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
 				b.Fatal(err)
 			}
 			left -= n
@@ -182,7 +182,7 @@ func BenchmarkThroughput(b *testing.B) {
 		// each poll would itself load mbatchd.
 		for {
 			var qs api.QueuesReply
-			if err := cl.Call(context.Background(), "MBatchd.Queues", &api.QueuesRequest{}, &qs); err != nil {
+			if err := cl.Call(context.Background(), api.MBatchdQueues, &api.QueuesRequest{}, &qs); err != nil {
 				b.Fatal(err)
 			}
 			unfinished := int32(0)
@@ -231,7 +231,7 @@ func BenchmarkBigState(b *testing.B) {
 				req.Jobs = append(req.Jobs, spec)
 			}
 			var reply api.SubmitReply
-			if err := cl.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+			if err := cl.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
 				b.Fatal(err)
 			}
 			last = reply.Results[n-1].JobID

@@ -359,7 +359,7 @@ func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error
 	}
 	defer cl.Close()
 	var hosts api.HostsReply
-	if err := cl.Call(cctx, "MBatchd.Hosts", &api.HostsRequest{}, &hosts); err != nil {
+	if err := cl.Call(cctx, api.MBatchdHosts, &api.HostsRequest{}, &hosts); err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
 	if !wantSbd {

@@ -111,7 +111,7 @@ func BenchmarkIngestReports(b *testing.B) {
 	// Wait until host1 has elected itself.
 	for {
 		var r api.ReportReply
-		if err := clients[0].Call(ctx, "LIM.Report", benchReport("host2", 0), &r); err != nil {
+		if err := clients[0].Call(ctx, api.LIMReport, benchReport("host2", 0), &r); err != nil {
 			b.Fatal(err)
 		}
 		if r.Accepted {
@@ -138,7 +138,7 @@ func BenchmarkIngestReports(b *testing.B) {
 				if i >= int64(b.N) {
 					return
 				}
-				if err := cl.Call(ctx, "LIM.Report", reps[i%int64(n)], &r); err != nil || !r.Accepted {
+				if err := cl.Call(ctx, api.LIMReport, reps[i%int64(n)], &r); err != nil || !r.Accepted {
 					b.Errorf("report %d: %v accepted=%v", i, err, r.Accepted)
 					return
 				}

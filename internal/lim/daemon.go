@@ -407,7 +407,7 @@ func (l *LIM) shutdown() {
 	if m := l.elect.Master(); m != "" && m != l.host {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		var rep api.ReportReply
-		l.peers.call(ctx, m, "LIM.Report", l.report(true), &rep)
+		l.peers.call(ctx, m, api.LIMReport, l.report(true), &rep)
 		cancel()
 	}
 	if l.elim != nil {
@@ -472,7 +472,7 @@ func (l *LIM) sendReport(ctx context.Context) bool {
 	cctx, cancel := context.WithTimeout(ctx, l.probeTimeout+time.Second)
 	defer cancel()
 	var reply api.ReportReply
-	if err := l.peers.call(cctx, master, "LIM.Report", rep, &reply); err != nil || !reply.Accepted {
+	if err := l.peers.call(cctx, master, api.LIMReport, rep, &reply); err != nil || !reply.Accepted {
 		if ctx.Err() == nil {
 			l.elect.Poke()
 		}

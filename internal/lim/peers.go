@@ -79,7 +79,7 @@ func (p *peerPool) client(ctx context.Context, host string) (*rpc.Client, error)
 	return c, nil
 }
 
-func (p *peerPool) call(ctx context.Context, host, method string, req, resp wire.Message) error {
+func (p *peerPool) call(ctx context.Context, host string, method api.MethodDesc, req, resp wire.Message) error {
 	c, err := p.client(ctx, host)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func (p *peerPool) drop(host string, c *rpc.Client) {
 // Probe implements election.Prober.
 func (p *peerPool) Probe(ctx context.Context, host string) (election.View, error) {
 	var r api.PingReply
-	if err := p.call(ctx, host, "LIM.Ping", &api.PingRequest{From: p.self}, &r); err != nil {
+	if err := p.call(ctx, host, api.LIMPing, &api.PingRequest{From: p.self}, &r); err != nil {
 		return election.View{}, err
 	}
 	return election.View{Host: r.Host, Master: r.Master, IsMaster: r.IsMaster}, nil

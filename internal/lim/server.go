@@ -11,11 +11,11 @@ import (
 )
 
 func (l *LIM) register() {
-	rpc.HandleUnary(l.srv, "LIM.Ping", l.handlePing)
-	rpc.HandleUnary(l.srv, "LIM.Report", l.handleReport)
-	rpc.HandleUnary(l.srv, "LIM.Cluster", l.handleCluster)
-	rpc.HandleUnary(l.srv, "LIM.Control", l.handleControl)
-	rpc.HandleStream(l.srv, "LIM.Watch", l.handleWatch)
+	rpc.HandleUnary(l.srv, api.LIMPing, l.handlePing)
+	rpc.HandleUnary(l.srv, api.LIMReport, l.handleReport)
+	rpc.HandleUnary(l.srv, api.LIMCluster, l.handleCluster)
+	rpc.HandleUnary(l.srv, api.LIMControl, l.handleControl)
+	rpc.HandleStream(l.srv, api.LIMWatch, l.handleWatch)
 }
 
 func (l *LIM) ping(ctx context.Context) *api.PingReply {

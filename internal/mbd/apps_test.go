@@ -76,7 +76,7 @@ func TestApplicationProfiles(t *testing.T) {
 	c := m.client("alice")
 	defer c.Close()
 	var apps api.ApplicationsReply
-	if err := c.Call(t.Context(), "MBatchd.Applications", &api.ApplicationsRequest{Names: []string{"solver", "nope"}}, &apps); err != nil {
+	if err := c.Call(t.Context(), api.MBatchdApplications, &api.ApplicationsRequest{Names: []string{"solver", "nope"}}, &apps); err != nil {
 		t.Fatal(err)
 	}
 	if len(apps.Applications) != 1 || apps.Applications[0].Run != 2 || apps.Applications[0].SuccessExitValues != "3 4" ||

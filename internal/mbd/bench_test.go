@@ -53,7 +53,7 @@ func BenchmarkSubmit(b *testing.B) {
 					}
 					for left.Add(-int64(tc.batch)) > -int64(tc.batch) {
 						var reply api.SubmitReply
-						if err := c.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+						if err := c.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
 							b.Error(err)
 							return
 						}
@@ -104,7 +104,7 @@ func BenchmarkPendingMemory(b *testing.B) {
 					Env: env})
 			}
 			var reply api.SubmitReply
-			if err := c.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+			if err := c.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -22,6 +22,9 @@ type fsm struct {
 	// this goroutine. nil until opened.
 	events *eventlog.Writer
 	log    interface{ Warn(string, ...any) }
+	// unknown, when set, counts the fields and event kinds of applied
+	// entries that this version does not know.
+	unknown *unknownLog
 }
 
 // applyResult is what Apply returns for one log entry.
@@ -39,6 +42,9 @@ func (f *fsm) Apply(l *raft.Log) any {
 		// A committed entry that does not decode is a bug or corruption; it
 		// changes nothing and the proposer reports it.
 		return applyResult{err: fmt.Errorf("log entry %d: %w", l.Index, err)}
+	}
+	if f.unknown != nil {
+		f.unknown.scan(l.Index, l.Data, f.log)
 	}
 	errs := f.st.Apply(l.Index, &e)
 	if f.events != nil && l.Index > f.events.LastIndex() {

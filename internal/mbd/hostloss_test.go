@@ -49,7 +49,7 @@ func TestHostLossUnknownAndBack(t *testing.T) {
 	c := m.client("alice")
 	defer c.Close()
 	var res api.ControlReply
-	if err := c.Call(context.Background(), "MBatchd.Control", &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: 1}}}, &res); err != nil {
+	if err := c.Call(context.Background(), api.MBatchdControl, &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: 1}}}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if r := res.Results[0]; r.Status != nil && r.Status.Code != 0 {

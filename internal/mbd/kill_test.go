@@ -100,7 +100,7 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 		for {
 			c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
 			if err == nil {
-				err = c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+				err = c.Call(context.Background(), api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
 				c.Close()
 				if err == nil {
 					return
@@ -135,7 +135,7 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 					command := fmt.Sprintf("job %d from client %d", seq, w)
 					mu.Unlock()
 					var reply api.SubmitReply
-					err := c.Call(ctx, "MBatchd.Submit", &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: command, FromHost: "host1"}}}, &reply)
+					err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: command, FromHost: "host1"}}}, &reply)
 					if err != nil {
 						c.Close()
 						c = nil
@@ -168,7 +168,7 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if c, err = rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"}); err == nil {
-			if err = c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{}); err == nil {
+			if err = c.Call(context.Background(), api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{}); err == nil {
 				break
 			}
 			c.Close()
@@ -179,7 +179,7 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	defer c.Close()
-	st, err := c.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
+	st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestKillDuringStartup(t *testing.T) {
 	for {
 		c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
 		if err == nil {
-			err = c.Call(context.Background(), "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+			err = c.Call(context.Background(), api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
 			c.Close()
 			if err == nil {
 				return

@@ -100,7 +100,7 @@ func startMbdWith(t testing.TB, dir string, opt func(*Options)) *testMbd {
 		// The listener accepts before mbatchd serves: a call may wait.
 		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
 		c := m.client("root")
-		err := c.Call(cctx, "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+		err := c.Call(cctx, api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
 		c.Close()
 		ccancel()
 		if err == nil {
@@ -150,7 +150,7 @@ func (m *testMbd) submit(user string, specs ...*api.JobSpec) []*api.SubmitResult
 	c := m.client(user)
 	defer c.Close()
 	var reply api.SubmitReply
-	if err := c.Call(context.Background(), "MBatchd.Submit", &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
+	if err := c.Call(context.Background(), api.MBatchdSubmit, &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
 		m.t.Fatal(err)
 	}
 	return reply.Results
@@ -160,7 +160,7 @@ func (m *testMbd) jobs(user string, req *api.JobsRequest) *api.JobsReply {
 	m.t.Helper()
 	c := m.client(user)
 	defer c.Close()
-	st, err := c.Stream(context.Background(), "MBatchd.Jobs", req)
+	st, err := c.Stream(context.Background(), api.MBatchdJobs, req)
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ type fakeSbd struct {
 func connectSbd(t *testing.T, m *testMbd, host string, hello []*api.JobStatusReport) *fakeSbd {
 	t.Helper()
 	f := &fakeSbd{t: t, host: host, c: m.client("root"), running: map[int64]*api.JobLaunch{}, pid: 1000}
-	st, err := f.c.Bidi(context.Background(), "MBatchd.SbdSession", nil)
+	st, err := f.c.Bidi(context.Background(), api.MBatchdSbdSession, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestSubmitRunFinish(t *testing.T) {
 	}
 	c := m.client("alice")
 	defer c.Close()
-	st, err := c.Stream(context.Background(), "MBatchd.History", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}})
+	st, err := c.Stream(context.Background(), api.MBatchdHistory, &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestSubmitRunFinish(t *testing.T) {
 	if err := st.Recv(&h); err != nil || len(h.Jobs) != 1 || len(h.Jobs[0].Events) < 3 {
 		t.Fatalf("bhist: %v %+v", err, h)
 	}
-	st, err = c.Stream(context.Background(), "MBatchd.Acct", &api.JobsRequest{})
+	st, err = c.Stream(context.Background(), api.MBatchdAcct, &api.JobsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestControlAndPermissions(t *testing.T) {
 		c := m.client(user)
 		defer c.Close()
 		var r api.ControlReply
-		if err := c.Call(context.Background(), "MBatchd.Control", req, &r); err != nil {
+		if err := c.Call(context.Background(), api.MBatchdControl, req, &r); err != nil {
 			t.Fatal(err)
 		}
 		return &r
@@ -556,7 +556,7 @@ func TestReportBatch(t *testing.T) {
 	m.waitState(1, api.StateDone)
 	c := m.client("alice")
 	defer c.Close()
-	st, err := c.Stream(context.Background(), "MBatchd.History", &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}})
+	st, err := c.Stream(context.Background(), api.MBatchdHistory, &api.JobsRequest{Jobs: []*api.JobRef{{JobID: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,26 +1,29 @@
 package mbd
 
-import "github.com/basalt-lsf/basalt/internal/rpc"
+import (
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
 
 // register installs mbatchd's RPC methods.
 func (s *Server) register() {
 	r := s.rpc
-	rpc.HandleUnary(r, "MBatchd.Submit", s.submit)
-	rpc.HandleStream(r, "MBatchd.Jobs", s.jobs)
-	rpc.HandleUnary(r, "MBatchd.Control", s.control)
-	rpc.HandleUnary(r, "MBatchd.Modify", s.modify)
-	rpc.HandleStream(r, "MBatchd.WaitJob", s.waitJob)
-	rpc.HandleUnary(r, "MBatchd.Queues", s.queues)
-	rpc.HandleUnary(r, "MBatchd.Hosts", s.hostsInfo)
-	rpc.HandleUnary(r, "MBatchd.SharedResources", s.sharedResources)
-	rpc.HandleUnary(r, "MBatchd.Partitions", s.partitions)
-	rpc.HandleUnary(r, "MBatchd.Applications", s.applications)
-	rpc.HandleUnary(r, "MBatchd.Users", s.users)
-	rpc.HandleUnary(r, "MBatchd.Groups", s.groups)
-	rpc.HandleUnary(r, "MBatchd.Params", s.params)
-	rpc.HandleUnary(r, "MBatchd.Info", s.info)
-	rpc.HandleUnary(r, "MBatchd.Admin", s.admin)
-	rpc.HandleStream(r, "MBatchd.History", s.history)
-	rpc.HandleStream(r, "MBatchd.Acct", s.acct)
-	r.Handle("MBatchd.SbdSession", s.sbdSession)
+	rpc.HandleUnary(r, api.MBatchdSubmit, s.submit)
+	rpc.HandleStream(r, api.MBatchdJobs, s.jobs)
+	rpc.HandleUnary(r, api.MBatchdControl, s.control)
+	rpc.HandleUnary(r, api.MBatchdModify, s.modify)
+	rpc.HandleStream(r, api.MBatchdWaitJob, s.waitJob)
+	rpc.HandleUnary(r, api.MBatchdQueues, s.queues)
+	rpc.HandleUnary(r, api.MBatchdHosts, s.hostsInfo)
+	rpc.HandleUnary(r, api.MBatchdSharedResources, s.sharedResources)
+	rpc.HandleUnary(r, api.MBatchdPartitions, s.partitions)
+	rpc.HandleUnary(r, api.MBatchdApplications, s.applications)
+	rpc.HandleUnary(r, api.MBatchdUsers, s.users)
+	rpc.HandleUnary(r, api.MBatchdGroups, s.groups)
+	rpc.HandleUnary(r, api.MBatchdParams, s.params)
+	rpc.HandleUnary(r, api.MBatchdInfo, s.info)
+	rpc.HandleUnary(r, api.MBatchdAdmin, s.admin)
+	rpc.HandleStream(r, api.MBatchdHistory, s.history)
+	rpc.HandleStream(r, api.MBatchdAcct, s.acct)
+	r.Handle(api.MBatchdSbdSession, s.sbdSession)
 }

@@ -72,7 +72,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	// while one batch commits, the next accumulates, so a host's reports
 	// cost one commit per batch, not one each, and acknowledgements keep
 	// flowing meanwhile.
-	q := &reportQueue{wake: make(chan struct{}, 1)}
+	q := &reportQueue{wake: make(chan struct{}, 1), space: make(chan struct{}, 1)}
 	rctx, stop := context.WithCancel(ctx)
 	reporter := make(chan struct{})
 	go func() {
@@ -100,7 +100,9 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 		}
 		switch {
 		case m.Status != nil:
-			q.put(m.Status)
+			if !q.put(ctx, m.Status) {
+				return nil
+			}
 		case m.Ack != nil:
 			sess.acked(m.Ack)
 		}
@@ -108,20 +110,38 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 }
 
 // reportQueue holds status reports between the session's reader and its
-// reporter goroutine.
+// reporter goroutine, at most maxQueuedReports: when it is full the reader
+// waits, the session's RPC stream fills its window, and sbatchd's sends
+// wait in turn (its own queue is bounded too).
 type reportQueue struct {
 	mu    sync.Mutex
 	items []*api.JobStatusReport
 	wake  chan struct{}
+	space chan struct{}
 }
 
-func (q *reportQueue) put(r *api.JobStatusReport) {
-	q.mu.Lock()
-	q.items = append(q.items, r)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
+// maxQueuedReports bounds a session's queued reports.
+const maxQueuedReports = 4 * maxReportBatch
+
+// put queues r, waiting while the queue is full; false if ctx ends first.
+func (q *reportQueue) put(ctx context.Context, r *api.JobStatusReport) bool {
+	for {
+		q.mu.Lock()
+		if len(q.items) < maxQueuedReports {
+			q.items = append(q.items, r)
+			q.mu.Unlock()
+			select {
+			case q.wake <- struct{}{}:
+			default:
+			}
+			return true
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.space:
+		case <-ctx.Done():
+			return false
+		}
 	}
 }
 
@@ -134,6 +154,12 @@ func (q *reportQueue) take() []*api.JobStatusReport {
 	q.items = q.items[n:]
 	if len(q.items) == 0 {
 		q.items = nil
+	}
+	if n > 0 {
+		select {
+		case q.space <- struct{}{}:
+		default:
+		}
 	}
 	return rs
 }

@@ -90,6 +90,10 @@ type Server struct {
 	waiters  map[state.Key][]chan struct{} // bsub -K, woken on any change of the job
 
 	sched *sched.Scheduler
+
+	// unknown counts what applied log entries held that this version does
+	// not know (unknown.go).
+	unknown unknownLog
 }
 
 // New loads the configuration and opens the state, but does not serve.
@@ -151,7 +155,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer lock.Close()
-	f := &fsm{st: s.st, applied: s.applied, log: s.log}
+	f := &fsm{st: s.st, applied: s.applied, log: s.log, unknown: &s.unknown}
 	events, err := s.openEventLog(cfg)
 	if err != nil {
 		return fmt.Errorf("opening lsb.events: %w", err)

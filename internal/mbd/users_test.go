@@ -25,7 +25,7 @@ func TestUsersAll(t *testing.T) {
 	c := m.client("root")
 	defer c.Close()
 	var reply api.UsersReply
-	if err := c.Call(context.Background(), "MBatchd.Users", &api.UsersRequest{Users: []string{"all"}}, &reply); err != nil {
+	if err := c.Call(context.Background(), api.MBatchdUsers, &api.UsersRequest{Users: []string{"all"}}, &reply); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]*api.UserInfo{}

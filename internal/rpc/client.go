@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -16,6 +17,11 @@ import (
 // ErrClosed is returned for calls on a closed or broken connection.
 var ErrClosed = &Error{Code: Unavailable, Msg: "rpc: connection closed"}
 
+// MaxClientStreams bounds a client's calls in flight on one connection,
+// the server's default MaxStreams: a call past it waits (for a slot, its
+// context, or the connection's end) before it is sent.
+const MaxClientStreams = 4096
+
 // Client is one connection to a server; safe for concurrent use.
 type Client struct {
 	conn net.Conn
@@ -24,11 +30,16 @@ type Client struct {
 	w   *bufio.Writer
 	buf []byte
 
-	mu      sync.Mutex
-	streams map[uint64]*ClientStream
-	nextID  uint64
-	err     error // set once the connection is broken
-	done    chan struct{}
+	peer    atomic.Int32  // the server's protocol: 0 until its first frame
+	slots   chan struct{} // one per stream in flight
+	closing chan struct{} // closed by Close
+
+	mu        sync.Mutex
+	streams   map[uint64]*ClientStream
+	nextID    uint64
+	err       error // set once the connection is broken
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 // Dial connects to addr and sends hello.
@@ -47,13 +58,16 @@ func NewClient(conn net.Conn, hello *api.ConnHello) (*Client, error) {
 		_ = tc.SetNoDelay(true)
 		_ = tc.SetKeepAlivePeriod(15 * time.Second)
 	}
-	c := &Client{conn: conn, w: bufio.NewWriterSize(conn, 32<<10), streams: map[uint64]*ClientStream{}, done: make(chan struct{})}
-	if hello == nil {
-		hello = &api.ConnHello{}
+	c := &Client{conn: conn, w: bufio.NewWriterSize(conn, 32<<10), streams: map[uint64]*ClientStream{},
+		done: make(chan struct{}), closing: make(chan struct{}), slots: make(chan struct{}, MaxClientStreams)}
+	h := api.ConnHello{}
+	if hello != nil {
+		h = *hello
 	}
+	h.Proto = protoVersion
 	// The hello is buffered and goes out with the first request: no extra
 	// round trip per connection.
-	c.buf = appendFrame(c.buf[:0], &frame{typ: frameHello, payload: wire.Marshal(hello)})
+	c.buf = appendFrame(c.buf[:0], &frame{typ: frameHello, payload: wire.Marshal(&h)})
 	if _, err := c.w.Write(c.buf); err != nil {
 		conn.Close()
 		return nil, &Error{Code: Unavailable, Msg: err.Error()}
@@ -64,6 +78,7 @@ func NewClient(conn net.Conn, hello *api.ConnHello) (*Client, error) {
 
 // Close closes the connection; outstanding calls fail with ErrClosed.
 func (c *Client) Close() error {
+	c.closeOnce.Do(func() { close(c.closing) })
 	err := c.conn.Close()
 	<-c.done
 	return err
@@ -71,6 +86,32 @@ func (c *Client) Close() error {
 
 // Done is closed when the connection is gone.
 func (c *Client) Done() <-chan struct{} { return c.done }
+
+// recvFlow reports whether the server grants and takes window frames.
+func (c *Client) recvFlow() bool { return c.peer.Load() >= protoV2 }
+
+// sendFlow reports whether sends wait for credit: until the server's first
+// frame tells its version, a client assumes version 2's initial window.
+func (c *Client) sendFlow() bool { return c.peer.Load() != protoV1 }
+
+func (c *Client) setPeer(v int32) {
+	c.peer.Store(v)
+	c.mu.Lock()
+	for _, st := range c.streams {
+		st.out.wake()
+	}
+	c.mu.Unlock()
+}
+
+// remove forgets a stream and frees its slot (once).
+func (c *Client) remove(id uint64) {
+	c.mu.Lock()
+	if _, ok := c.streams[id]; ok {
+		delete(c.streams, id)
+		<-c.slots
+	}
+	c.mu.Unlock()
+}
 
 func (c *Client) readLoop() {
 	r := bufio.NewReaderSize(c.conn, 32<<10)
@@ -81,6 +122,16 @@ func (c *Client) readLoop() {
 		if err != nil {
 			break
 		}
+		if f.typ == frameHello {
+			var sh api.ServerHello
+			if sh.UnmarshalWire(f.payload) == nil && c.peer.Load() == 0 {
+				c.setPeer(max(protoV1, min(sh.Proto, protoVersion)))
+			}
+			continue
+		}
+		if c.peer.Load() == 0 {
+			c.setPeer(protoV1) // a version-2 server says hello first
+		}
 		c.mu.Lock()
 		st := c.streams[f.stream]
 		c.mu.Unlock()
@@ -89,7 +140,19 @@ func (c *Client) readLoop() {
 		}
 		switch f.typ {
 		case frameData:
-			st.deliver(f.payload)
+			if c.recvFlow() {
+				if e := st.in.push(f.payload, true); e != nil {
+					_ = c.write(&frame{typ: frameCancel, stream: st.id})
+					st.finish(e)
+					c.remove(st.id)
+				}
+				continue
+			}
+			if st.in.waitSpace(st.end, c.closing) {
+				_ = st.in.push(f.payload, false)
+			}
+		case frameWindow:
+			st.out.grant(f.grant)
 		case frameEnd:
 			var s api.Status
 			if e := s.UnmarshalWire(f.payload); e != nil {
@@ -97,9 +160,7 @@ func (c *Client) readLoop() {
 			} else {
 				st.finish(errorOf(&s))
 			}
-			c.mu.Lock()
-			delete(c.streams, f.stream)
-			c.mu.Unlock()
+			c.remove(f.stream)
 		}
 	}
 	if err == io.EOF || errors.Is(err, net.ErrClosed) {
@@ -111,6 +172,9 @@ func (c *Client) readLoop() {
 	c.err = err
 	streams := c.streams
 	c.streams = map[uint64]*ClientStream{}
+	for range streams {
+		<-c.slots
+	}
 	c.mu.Unlock()
 	for _, st := range streams {
 		st.finish(err)
@@ -132,15 +196,36 @@ func (c *Client) write(f *frame) error {
 	return nil
 }
 
+// ctxError is the RPC error for a context that ended.
+func ctxError(err error) error {
+	if err == context.DeadlineExceeded {
+		return &Error{Code: DeadlineExceeded, Msg: "rpc: deadline exceeded"}
+	}
+	return &Error{Code: Canceled, Msg: "rpc: canceled"}
+}
+
 func (c *Client) open(ctx context.Context, method string, req wire.Message) (*ClientStream, error) {
+	if method == "" {
+		return nil, &Error{Code: InvalidArgument, Msg: "rpc: a method outside the service description"}
+	}
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctxError(ctx.Err())
+	case <-c.done:
+		return nil, ErrClosed
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
+		<-c.slots
 		c.mu.Unlock()
 		return nil, err
 	}
 	c.nextID++
-	st := &ClientStream{c: c, id: c.nextID, in: make(chan []byte, 4), end: make(chan struct{})}
+	st := &ClientStream{c: c, id: c.nextID, ctx: ctx, end: make(chan struct{})}
+	st.in.init()
+	st.out.init()
 	c.streams[st.id] = st
 	c.mu.Unlock()
 	f := &frame{typ: frameRequest, stream: st.id, method: method}
@@ -151,17 +236,19 @@ func (c *Client) open(ctx context.Context, method string, req wire.Message) (*Cl
 		f.payload = wire.Marshal(req)
 	}
 	if err := c.write(f); err != nil {
-		c.mu.Lock()
-		delete(c.streams, st.id)
-		c.mu.Unlock()
+		c.remove(st.id)
 		return nil, err
 	}
-	st.ctx = ctx
 	return st, nil
 }
 
-// Call makes a unary call: req in, resp out.
-func (c *Client) Call(ctx context.Context, method string, req, resp wire.Message) error {
+// Call makes a unary call: req in, resp out. (A server-streaming method
+// may be called so when one reply is expected.)
+func (c *Client) Call(ctx context.Context, m api.MethodDesc, req, resp wire.Message) error {
+	method := m.RPCMethod().Name()
+	if m.RPCMethod().Kind() == api.KindBidi {
+		return &Error{Code: InvalidArgument, Msg: "rpc: " + method + " is bidirectional: use Bidi"}
+	}
 	st, err := c.open(ctx, method, req)
 	if err != nil {
 		return err
@@ -183,13 +270,13 @@ func (c *Client) Call(ctx context.Context, method string, req, resp wire.Message
 }
 
 // Stream opens a server-streaming call; read replies with Recv until io.EOF.
-func (c *Client) Stream(ctx context.Context, method string, req wire.Message) (*ClientStream, error) {
-	return c.open(ctx, method, req)
+func (c *Client) Stream(ctx context.Context, m api.MethodDesc, req wire.Message) (*ClientStream, error) {
+	return c.open(ctx, m.RPCMethod().Name(), req)
 }
 
 // Bidi opens a bidirectional call with an optional opening request.
-func (c *Client) Bidi(ctx context.Context, method string, req wire.Message) (*ClientStream, error) {
-	return c.open(ctx, method, req)
+func (c *Client) Bidi(ctx context.Context, m api.MethodDesc, req wire.Message) (*ClientStream, error) {
+	return c.open(ctx, m.RPCMethod().Name(), req)
 }
 
 // ClientStream is the client side of one call.
@@ -197,109 +284,89 @@ type ClientStream struct {
 	c   *Client
 	id  uint64
 	ctx context.Context
+	in  inbox  // the server's messages
+	out outbox // credit for ours
 
 	mu     sync.Mutex
-	in     chan []byte
-	queue  [][]byte // overflow when in is full; never blocks the read loop
 	ended  bool
 	err    error
 	end    chan struct{}
 	sentCl bool
 }
 
-func (st *ClientStream) deliver(b []byte) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if len(st.queue) == 0 {
-		select {
-		case st.in <- b:
-			return
-		default:
-		}
-	}
-	st.queue = append(st.queue, b)
-}
-
 func (st *ClientStream) finish(err error) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if st.ended {
+		st.mu.Unlock()
 		return
 	}
 	st.ended = true
 	st.err = err
 	close(st.end)
+	st.mu.Unlock()
+	st.in.close()
 }
 
-// next returns the next queued payload, if any. The channel is looked at
-// under the lock deliver holds: looked at before it, a channel that was
-// empty could fill and overflow into the queue before the queue is read,
-// and a newer payload would be returned first.
-func (st *ClientStream) next() ([]byte, bool) {
+func (st *ClientStream) endErr() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	select {
-	case b := <-st.in:
-		return b, true
-	default:
-	}
-	if len(st.queue) > 0 {
-		b := st.queue[0]
-		st.queue = st.queue[1:]
-		return b, true
-	}
-	return nil, false
+	return st.err
 }
 
 // Recv receives the next message into m. It returns io.EOF when the server
 // ended the stream successfully, or the stream's error. m may be nil to
-// discard.
+// discard. Messages the server sent before the stream ended are received
+// first.
 func (st *ClientStream) Recv(m wire.Message) error {
 	for {
-		if b, ok := st.next(); ok {
+		b, ok, closed, grant := st.in.pop(st.c.recvFlow())
+		if grant > 0 {
+			_ = st.c.write(&frame{typ: frameWindow, stream: st.id, grant: grant})
+		}
+		if ok {
 			if m == nil {
 				return nil
 			}
 			return m.UnmarshalWire(b)
 		}
-		select {
-		case b := <-st.in:
-			if m == nil {
-				return nil
-			}
-			return m.UnmarshalWire(b)
-		case <-st.end:
-			if b, ok := st.next(); ok {
-				if m == nil {
-					return nil
-				}
-				return m.UnmarshalWire(b)
-			}
-			if st.err != nil {
-				return st.err
+		if closed {
+			if err := st.endErr(); err != nil {
+				return err
 			}
 			return io.EOF
+		}
+		select {
+		case <-st.in.ready:
 		case <-st.ctx.Done():
 			st.Cancel()
-			if st.ctx.Err() == context.DeadlineExceeded {
-				return &Error{Code: DeadlineExceeded, Msg: "rpc: deadline exceeded"}
-			}
-			return &Error{Code: Canceled, Msg: "rpc: canceled"}
+			return ctxError(st.ctx.Err())
 		}
 	}
 }
 
-// Send sends one message on a bidirectional stream.
+// Send sends one message on a bidirectional stream. It waits while the
+// server has not granted room for it (its handler is not reading), until
+// the stream's context ends.
 func (st *ClientStream) Send(m wire.Message) error {
 	select {
 	case <-st.end:
-		if st.err != nil {
-			return st.err
+		if err := st.endErr(); err != nil {
+			return err
 		}
 		return ErrClosed
 	default:
 	}
-	return st.c.write(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)})
+	b := wire.Marshal(m)
+	if err := st.out.acquire(st.ctx, st.end, msgCost(b), st.c.sendFlow); err != nil {
+		if err == errStreamDone {
+			if e := st.endErr(); e != nil {
+				return e
+			}
+			return ErrClosed
+		}
+		return ctxError(err)
+	}
+	return st.c.write(&frame{typ: frameData, stream: st.id, payload: b})
 }
 
 // CloseSend tells the server no more messages follow.
@@ -322,9 +389,7 @@ func (st *ClientStream) Cancel() {
 	if !ended {
 		_ = st.c.write(&frame{typ: frameCancel, stream: st.id})
 		st.finish(&Error{Code: Canceled, Msg: "rpc: canceled"})
-		st.c.mu.Lock()
-		delete(st.c.streams, st.id)
-		st.c.mu.Unlock()
+		st.c.remove(st.id)
 	}
 }
 

@@ -20,10 +20,18 @@ const (
 	DeadlineExceeded Code = 4
 	NotFound         Code = 5
 	PermissionDenied Code = 7
-	Unimplemented    Code = 12
-	Internal         Code = 13
-	Unavailable      Code = 14
-	Unauthenticated  Code = 16
+	// ResourceExhausted: a bound was reached (a peer sent past its flow
+	// control window).
+	ResourceExhausted Code = 8
+	Unimplemented     Code = 12
+	Internal          Code = 13
+	Unavailable       Code = 14
+	Unauthenticated   Code = 16
+)
+
+var (
+	errFlowControl = &Error{Code: ResourceExhausted, Msg: "rpc: peer sent past the stream's flow control window"}
+	errStreamDone  = &Error{Code: Canceled, Msg: "rpc: stream ended"}
 )
 
 // Error is an RPC-level failure returned by a handler or seen by a client.

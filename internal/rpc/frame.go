@@ -17,7 +17,22 @@ const (
 	frameData    byte = 3 // either side: one message on a stream
 	frameEnd     byte = 4 // server: stream done (payload api.Status); client: done sending
 	frameCancel  byte = 5 // client: abandon a stream
+	frameWindow  byte = 6 // either side, protocol 2: grant the peer more bytes on a stream
 )
+
+// Protocol versions, carried in the hellos (api.ConnHello.Proto,
+// api.ServerHello.Proto). A peer of version 1 sends no version, never sends
+// window frames and ignores a server hello; version 2 adds per-stream flow
+// control (window frames). A version-2 side uses them only with a peer that
+// announced version 2.
+const (
+	protoV1      = 1
+	protoV2      = 2
+	protoVersion = protoV2
+)
+
+// maxWindowGrant bounds one window frame's grant.
+const maxWindowGrant = 1 << 31
 
 // MaxFrameSize bounds a frame so a bad peer cannot make us allocate without
 // limit.
@@ -31,6 +46,7 @@ type frame struct {
 	stream   uint64
 	method   string // frameRequest only
 	deadline int64  // frameRequest only: Unix nanoseconds, 0 = none
+	grant    int64  // frameWindow only: bytes granted (in the payload)
 	payload  []byte
 }
 
@@ -53,7 +69,11 @@ func appendFrame(b []byte, f *frame) []byte {
 		b = wire.AppendString(b, f.method)
 		b = wire.AppendVarint(b, uint64(f.deadline))
 	}
-	b = append(b, f.payload...)
+	if f.typ == frameWindow {
+		b = wire.AppendVarint(b, uint64(f.grant))
+	} else {
+		b = append(b, f.payload...)
+	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
 	return b
 }
@@ -65,7 +85,7 @@ func parseFrame(body []byte) (*frame, error) {
 		return nil, &FrameError{0, "empty frame"}
 	}
 	f := &frame{typ: body[0]}
-	if f.typ < frameHello || f.typ > frameCancel {
+	if f.typ < frameHello || f.typ > frameWindow {
 		return nil, &FrameError{0, fmt.Sprintf("unknown frame type %d", f.typ)}
 	}
 	off := 1
@@ -97,6 +117,20 @@ func parseFrame(body []byte) (*frame, error) {
 	}
 	if f.typ != frameHello && f.stream == 0 {
 		return nil, &FrameError{1, "stream id 0"}
+	}
+	if f.typ == frameWindow {
+		g, n := wire.ConsumeVarint(body[off:])
+		if n < 0 {
+			return nil, &FrameError{off, "bad window grant"}
+		}
+		if g == 0 || g > maxWindowGrant {
+			return nil, &FrameError{off, fmt.Sprintf("window grant of %d bytes", g)}
+		}
+		if off+n != len(body) {
+			return nil, &FrameError{off + n, "trailing bytes after window grant"}
+		}
+		f.grant = int64(g)
+		return f, nil
 	}
 	f.payload = body[off:]
 	return f, nil

@@ -60,22 +60,22 @@ func dial(t *testing.T, addr string) *Client {
 
 func testServer() *Server {
 	s := NewServer(auth.Static{User: "alice", UID: 1001})
-	HandleUnary(s, "T.Echo", func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
+	HandleUnary(s, tEcho, func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
 		return &api.Status{Code: int32(req.JobID), Message: id.User}, nil
 	})
-	HandleUnary(s, "T.Fail", func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
+	HandleUnary(s, tFail, func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
 		return nil, Errorf(PermissionDenied, "User permission denied")
 	})
-	HandleUnary(s, "T.Panic", func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
+	HandleUnary(s, tPanic, func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
 		var m map[string]int
 		m["boom"] = 1
 		return nil, nil
 	})
-	HandleUnary(s, "T.Block", func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
+	HandleUnary(s, tBlock, func(ctx context.Context, id auth.Identity, req *api.JobRef) (*api.Status, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	HandleStream(s, "T.Count", func(ctx context.Context, id auth.Identity, req *api.JobRef, send func(*api.JobRef) error) error {
+	HandleStream(s, tCount, func(ctx context.Context, id auth.Identity, req *api.JobRef, send func(*api.JobRef) error) error {
 		for i := int64(1); i <= req.JobID; i++ {
 			if err := send(&api.JobRef{JobID: i}); err != nil {
 				return err
@@ -86,7 +86,7 @@ func testServer() *Server {
 		}
 		return nil
 	})
-	s.Handle("T.Sum", func(ctx context.Context, st *ServerStream) error {
+	s.Handle(tSum, func(ctx context.Context, st *ServerStream) error {
 		var sum int64
 		for {
 			var r api.JobRef
@@ -109,7 +109,7 @@ func testServer() *Server {
 func TestUnary(t *testing.T) {
 	c := dial(t, startServer(t, testServer()))
 	var resp api.Status
-	if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: 42}, &resp); err != nil {
+	if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: 42}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	if resp.Code != 42 || resp.Message != "alice" {
@@ -120,13 +120,13 @@ func TestUnary(t *testing.T) {
 func TestErrors(t *testing.T) {
 	c := dial(t, startServer(t, testServer()))
 	tests := []struct {
-		method string
+		method api.MethodDesc
 		code   Code
 		msg    string
 	}{
-		{"T.Fail", PermissionDenied, "User permission denied"},
-		{"T.Panic", Internal, "rpc: T.Panic: internal error: assignment to entry in nil map"},
-		{"T.Nope", Unimplemented, `rpc: unknown method "T.Nope"`},
+		{tFail, PermissionDenied, "User permission denied"},
+		{tPanic, Internal, "rpc: T.Panic: internal error: assignment to entry in nil map"},
+		{tNope, Unimplemented, `rpc: unknown method "T.Nope"`},
 	}
 	for _, tc := range tests {
 		err := c.Call(context.Background(), tc.method, &api.JobRef{}, &api.Status{})
@@ -136,7 +136,7 @@ func TestErrors(t *testing.T) {
 	}
 	// The connection survives handler failures.
 	var resp api.Status
-	if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: 1}, &resp); err != nil || resp.Code != 1 {
+	if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: 1}, &resp); err != nil || resp.Code != 1 {
 		t.Fatalf("after errors: %v %+v", err, resp)
 	}
 }
@@ -145,7 +145,7 @@ func TestUnauthenticated(t *testing.T) {
 	s := testServer()
 	s.Auth = denyAll{}
 	c := dial(t, startServer(t, s))
-	err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: 1}, &api.Status{})
+	err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: 1}, &api.Status{})
 	if CodeOf(err) != Unauthenticated || !strings.Contains(err.Error(), "User permission denied") {
 		t.Fatalf("err = %v", err)
 	}
@@ -154,7 +154,7 @@ func TestUnauthenticated(t *testing.T) {
 func TestServerStream(t *testing.T) {
 	c := dial(t, startServer(t, testServer()))
 	for _, n := range []int64{0, 1, 1000} {
-		st, err := c.Stream(context.Background(), "T.Count", &api.JobRef{JobID: n})
+		st, err := c.Stream(context.Background(), tCount, &api.JobRef{JobID: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestServerStream(t *testing.T) {
 		}
 	}
 	// An error after some messages: the messages, then the error.
-	st, _ := c.Stream(context.Background(), "T.Count", &api.JobRef{JobID: 3, Index: 1})
+	st, _ := c.Stream(context.Background(), tCount, &api.JobRef{JobID: 3, Index: 1})
 	n := 0
 	var err error
 	for err == nil {
@@ -194,7 +194,7 @@ func TestServerStream(t *testing.T) {
 
 func TestBidi(t *testing.T) {
 	c := dial(t, startServer(t, testServer()))
-	st, err := c.Bidi(context.Background(), "T.Sum", nil)
+	st, err := c.Bidi(context.Background(), tSum, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,18 +226,18 @@ func TestCancelAndDeadline(t *testing.T) {
 	c := dial(t, startServer(t, testServer()))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err := c.Call(ctx, "T.Block", &api.JobRef{}, &api.Status{})
+	err := c.Call(ctx, tBlock, &api.JobRef{}, &api.Status{})
 	if CodeOf(err) != DeadlineExceeded {
 		t.Fatalf("err = %v", err)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	go func() { time.Sleep(20 * time.Millisecond); cancel2() }()
-	if err := c.Call(ctx2, "T.Block", &api.JobRef{}, &api.Status{}); CodeOf(err) != Canceled {
+	if err := c.Call(ctx2, tBlock, &api.JobRef{}, &api.Status{}); CodeOf(err) != Canceled {
 		t.Fatalf("err = %v", err)
 	}
 	// The server saw the cancellations: its handlers returned, so shutdown in
 	// the cleanup does not hang, and the connection still works.
-	if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: 5}, &api.Status{}); err != nil {
+	if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: 5}, &api.Status{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -253,7 +253,7 @@ func TestConcurrentCalls(t *testing.T) {
 			for i := 0; i < 200; i++ {
 				var resp api.Status
 				want := int64(g*1000 + i)
-				if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: want}, &resp); err != nil {
+				if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: want}, &resp); err != nil {
 					errs <- err
 					return
 				}
@@ -279,7 +279,7 @@ func TestServerGoneFailsCalls(t *testing.T) {
 	}
 	go s.Serve(ln)
 	c := dial(t, ln.Addr().String())
-	st, err := c.Bidi(context.Background(), "T.Sum", nil)
+	st, err := c.Bidi(context.Background(), tSum, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestServerGoneFailsCalls(t *testing.T) {
 		t.Fatalf("Recv after server shutdown: %v", err)
 	}
 	<-c.Done()
-	if err := c.Call(context.Background(), "T.Echo", &api.JobRef{}, &api.Status{}); CodeOf(err) != Unavailable {
+	if err := c.Call(context.Background(), tEcho, &api.JobRef{}, &api.Status{}); CodeOf(err) != Unavailable {
 		t.Fatalf("call on dead connection: %v", err)
 	}
 }
@@ -316,12 +316,23 @@ func TestParseFrame(t *testing.T) {
 		{"method truncated", []byte{frameRequest, 1, 5, 'a'}, "rpc: bad frame at byte 2: bad method name"},
 		{"method empty", []byte{frameRequest, 1, 0, 0}, "rpc: bad frame at byte 2: method name of 0 bytes"},
 		{"deadline truncated", []byte{frameRequest, 1, 1, 'm', 0x80}, "rpc: bad frame at byte 4: bad deadline"},
+		{"unknown type 7", []byte{7, 1}, "rpc: bad frame at byte 0: unknown frame type 7"},
+		{"window on stream 0", []byte{frameWindow, 0, 1}, "rpc: bad frame at byte 1: stream id 0"},
+		{"window without grant", []byte{frameWindow, 1}, "rpc: bad frame at byte 2: bad window grant"},
+		{"window grant truncated", []byte{frameWindow, 1, 0x80}, "rpc: bad frame at byte 2: bad window grant"},
+		{"window grant zero", []byte{frameWindow, 1, 0}, "rpc: bad frame at byte 2: window grant of 0 bytes"},
+		{"window grant too large", []byte{frameWindow, 1, 0x81, 0x80, 0x80, 0x80, 0x08}, "rpc: bad frame at byte 2: window grant of 2147483649 bytes"},
+		{"window trailing bytes", []byte{frameWindow, 1, 5, 0}, "rpc: bad frame at byte 3: trailing bytes after window grant"},
 	}
 	for _, tc := range tests {
 		_, err := parseFrame(tc.body)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	w := appendFrame(nil, &frame{typ: frameWindow, stream: 9, grant: StreamWindow})
+	if f, err := parseFrame(w[4:]); err != nil || f.typ != frameWindow || f.stream != 9 || f.grant != StreamWindow || len(f.payload) != 0 {
+		t.Fatalf("window round trip: %+v %v", f, err)
 	}
 	big := []byte{0xff, 0xff, 0xff, 0xff}
 	if _, err := readFrame(bufio.NewReader(bytes.NewReader(big))); !errors.Is(err, errFrameTooLarge) {
@@ -332,13 +343,17 @@ func TestParseFrame(t *testing.T) {
 func FuzzParseFrame(f *testing.F) {
 	f.Add(appendFrame(nil, &frame{typ: frameRequest, stream: 1, method: "MBatchd.Submit", payload: []byte{8, 1}})[4:])
 	f.Add(appendFrame(nil, &frame{typ: frameHello})[4:])
+	f.Add(appendFrame(nil, &frame{typ: frameWindow, stream: 3, grant: 1 << 17})[4:])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fr, err := parseFrame(body)
 		if err != nil {
 			return
 		}
+		if fr.typ == frameWindow && (fr.grant <= 0 || fr.grant > maxWindowGrant) {
+			t.Fatalf("window frame with grant %d", fr.grant)
+		}
 		again, err := parseFrame(appendFrame(nil, fr)[4:])
-		if err != nil || again.typ != fr.typ || again.stream != fr.stream || again.method != fr.method || !bytes.Equal(again.payload, fr.payload) {
+		if err != nil || again.typ != fr.typ || again.stream != fr.stream || again.method != fr.method || again.grant != fr.grant || !bytes.Equal(again.payload, fr.payload) {
 			t.Fatalf("re-encoded frame differs: %+v vs %+v (%v)", fr, again, err)
 		}
 	})
@@ -360,7 +375,7 @@ func TestMalformedPeer(t *testing.T) {
 	}
 	raw.Close()
 	c := dial(t, addr)
-	if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: 3}, &api.Status{}); err != nil {
+	if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: 3}, &api.Status{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -376,7 +391,7 @@ func BenchmarkUnaryCall(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		var resp api.Status
 		for pb.Next() {
-			if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: 1}, &resp); err != nil {
+			if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: 1}, &resp); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -422,7 +437,7 @@ func TestUnaryReplyOneWrite(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		before := writes.Load()
 		var resp api.Status
-		if err := c.Call(context.Background(), "T.Echo", &api.JobRef{JobID: int64(i)}, &resp); err != nil {
+		if err := c.Call(context.Background(), tEcho, &api.JobRef{JobID: int64(i)}, &resp); err != nil {
 			t.Fatal(err)
 		}
 		if resp.Code != int32(i) {
@@ -433,7 +448,7 @@ func TestUnaryReplyOneWrite(t *testing.T) {
 		}
 	}
 	before := writes.Load()
-	st, err := c.Stream(context.Background(), "T.Count", &api.JobRef{JobID: 3})
+	st, err := c.Stream(context.Background(), tCount, &api.JobRef{JobID: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,3 +464,47 @@ func TestUnaryReplyOneWrite(t *testing.T) {
 		t.Fatalf("a stream of 3 messages took %d writes, want 4 (each message, then the end)", n)
 	}
 }
+
+// BenchmarkStream: one server stream of 1000 small messages per op.
+func BenchmarkStream(b *testing.B) {
+	s := testServer()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	go s.Serve(ln)
+	defer s.Shutdown(context.Background())
+	c, _ := Dial(context.Background(), ln.Addr().String(), nil)
+	defer c.Close()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		st, err := c.Stream(context.Background(), tCount, &api.JobRef{JobID: 1000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			var r api.JobRef
+			if err := st.Recv(&r); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 1000 {
+			b.Fatalf("%d messages", n)
+		}
+	}
+}
+
+// The tests' own service description.
+var (
+	tEcho  = api.NewUnary[api.JobRef, api.Status]("T.Echo")
+	tFail  = api.NewUnary[api.JobRef, api.Status]("T.Fail")
+	tPanic = api.NewUnary[api.JobRef, api.Status]("T.Panic")
+	tBlock = api.NewUnary[api.JobRef, api.Status]("T.Block")
+	tNope  = api.NewUnary[api.JobRef, api.Status]("T.Nope")
+	tCount = api.NewServerStream[api.JobRef, api.JobRef]("T.Count")
+	tFlood = api.NewServerStream[api.JobRef, api.Status]("T.Flood")
+	tSum   = api.NewBidi[api.JobRef, api.JobRef]("T.Sum")
+	tStall = api.NewBidi[api.Status, api.Status]("T.Stall")
+	tOld   = api.NewBidi[api.Status, api.JobRef]("T.Old")
+)

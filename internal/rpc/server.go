@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -32,12 +31,17 @@ type Server struct {
 	Logf func(format string, args ...any)
 	// MaxStreams bounds concurrent streams per connection (default 4096).
 	MaxStreams int
+	// MaxConns bounds open connections (default 16384): past it Serve
+	// stops accepting until one closes, and new peers wait in the
+	// listener's backlog.
+	MaxConns int
 
 	mu        sync.Mutex
 	handlers  map[string]Handler
 	listeners map[net.Listener]struct{}
 	conns     map[*serverConn]struct{}
 	shutdown  bool
+	connSlots chan struct{} // one per open connection
 	base      context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // handlers and connection loops
@@ -50,8 +54,12 @@ func NewServer(a auth.Authenticator) *Server {
 		conns: map[*serverConn]struct{}{}, base: ctx, cancel: cancel}
 }
 
-// Handle registers a raw stream handler for method.
-func (s *Server) Handle(method string, h Handler) {
+// Handle registers a raw stream handler for m (bidirectional methods).
+func (s *Server) Handle(m api.MethodDesc, h Handler) {
+	method := m.RPCMethod().Name()
+	if method == "" {
+		panic("rpc: a method outside the service description")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.handlers[method]; dup {
@@ -61,9 +69,10 @@ func (s *Server) Handle(method string, h Handler) {
 }
 
 // HandleUnary registers a request/response method.
-func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, method string,
+func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, m api.Unary[Req, Resp],
 	h func(ctx context.Context, id auth.Identity, req PReq) (PResp, error)) {
-	s.Handle(method, func(ctx context.Context, st *ServerStream) error {
+	method := m.Name()
+	s.Handle(m, func(ctx context.Context, st *ServerStream) error {
 		req := PReq(new(Req))
 		if err := req.UnmarshalWire(st.request); err != nil {
 			return Errorf(InvalidArgument, "%s: %v", method, err)
@@ -78,9 +87,10 @@ func HandleUnary[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server,
 
 // HandleStream registers a server-streaming method: one request, any number
 // of replies.
-func HandleStream[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, method string,
+func HandleStream[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server, m api.ServerStream[Req, Resp],
 	h func(ctx context.Context, id auth.Identity, req PReq, send func(PResp) error) error) {
-	s.Handle(method, func(ctx context.Context, st *ServerStream) error {
+	method := m.Name()
+	s.Handle(m, func(ctx context.Context, st *ServerStream) error {
 		req := PReq(new(Req))
 		if err := req.UnmarshalWire(st.request); err != nil {
 			return Errorf(InvalidArgument, "%s: %v", method, err)
@@ -105,10 +115,27 @@ func (s *Server) Serve(ln net.Listener) error {
 		return nil
 	}
 	s.listeners[ln] = struct{}{}
+	if s.connSlots == nil {
+		n := s.MaxConns
+		if n <= 0 {
+			n = 16384
+		}
+		s.connSlots = make(chan struct{}, n)
+	}
+	slots := s.connSlots
 	s.mu.Unlock()
 	for {
+		select {
+		case slots <- struct{}{}:
+		case <-s.base.Done(): // Shutdown
+			s.mu.Lock()
+			delete(s.listeners, ln)
+			s.mu.Unlock()
+			return nil
+		}
 		c, err := ln.Accept()
 		if err != nil {
+			<-slots
 			s.mu.Lock()
 			down := s.shutdown
 			delete(s.listeners, ln)
@@ -132,6 +159,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		if s.shutdown {
 			s.mu.Unlock()
 			c.Close()
+			<-slots
 			return nil
 		}
 		s.conns[sc] = struct{}{}
@@ -188,6 +216,8 @@ type serverConn struct {
 	w   *bufio.Writer
 	buf []byte
 
+	proto int32 // the client's protocol version
+
 	mu       sync.Mutex
 	streams  map[uint64]*ServerStream
 	handlers sync.WaitGroup
@@ -204,6 +234,9 @@ func (c *serverConn) waitHandlers() {
 }
 
 func (c *serverConn) write(f *frame) error { return c.writeFrame(f, true) }
+
+// flow reports whether the client speaks protocol 2 (window frames).
+func (c *serverConn) flow() bool { return c.proto >= protoV2 }
 
 // writeFrame writes f, and sends what is buffered when flush is set. A
 // frame left unflushed goes with the next flushed one: a unary reply goes
@@ -223,12 +256,13 @@ func (c *serverConn) writeFrame(f *frame, flush bool) error {
 
 func (c *serverConn) serve() {
 	defer c.srv.wg.Done()
+	defer func() { <-c.srv.connSlots }()
 	defer func() {
 		c.conn.Close()
 		c.mu.Lock()
 		for _, st := range c.streams {
 			st.cancel()
-			st.closeIn()
+			st.in.close()
 		}
 		c.mu.Unlock()
 		c.handlers.Wait()
@@ -253,6 +287,13 @@ func (c *serverConn) serve() {
 		c.srv.logf("rpc: %s: %v", c.conn.RemoteAddr(), err)
 		return
 	}
+	c.proto = max(protoV1, min(hello.Proto, protoVersion))
+	if c.flow() {
+		// Before any other frame, so the client knows it may use window
+		// frames before it reads a stream's first message. It leaves with
+		// the first reply.
+		_ = c.writeFrame(&frame{typ: frameHello, payload: wire.Marshal(&api.ServerHello{Proto: c.proto})}, false)
+	}
 	ident, authErr := c.srv.Auth.Authenticate(c.srv.base, c.conn, &hello)
 	c.ident = ident
 	for {
@@ -276,14 +317,21 @@ func (c *serverConn) serve() {
 			st := c.streams[f.stream]
 			c.mu.Unlock()
 			if st != nil {
-				st.deliver(f.payload)
+				c.deliver(st, f.payload)
+			}
+		case frameWindow:
+			c.mu.Lock()
+			st := c.streams[f.stream]
+			c.mu.Unlock()
+			if st != nil {
+				st.out.grant(f.grant)
 			}
 		case frameEnd:
 			c.mu.Lock()
 			st := c.streams[f.stream]
 			c.mu.Unlock()
 			if st != nil {
-				st.closeIn()
+				st.in.close()
 			}
 		case frameCancel:
 			c.mu.Lock()
@@ -330,14 +378,18 @@ func (c *serverConn) startStream(f *frame) {
 		cancel = func() { dcancel(); prev() }
 	}
 	st := &ServerStream{conn: c, id: f.stream, method: f.method, ident: c.ident, request: f.payload,
-		ctx: ctx, cancel: cancel, in: make(chan []byte, 8), inDone: make(chan struct{})}
+		ctx: ctx, cancel: cancel}
+	st.in.init()
+	st.out.init()
 	c.streams[f.stream] = st
 	c.handlers.Add(1)
 	c.mu.Unlock()
 	go func() {
 		defer c.handlers.Done()
 		err := safeCall(h, ctx, st)
-		if err == nil && ctx.Err() == context.DeadlineExceeded {
+		if e := st.failure(); e != nil {
+			err = e
+		} else if err == nil && ctx.Err() == context.DeadlineExceeded {
 			err = Errorf(DeadlineExceeded, "rpc: %s: deadline exceeded", f.method)
 		}
 		c.mu.Lock()
@@ -369,11 +421,11 @@ type ServerStream struct {
 	request []byte
 	ctx     context.Context
 	cancel  context.CancelFunc
+	in      inbox  // the client's messages
+	out     outbox // credit for ours
 
-	inMu     sync.Mutex
-	in       chan []byte
-	inClosed bool
-	inDone   chan struct{}
+	failMu sync.Mutex
+	fail   error // the client broke flow control
 }
 
 // Identity is the authenticated identity of the caller.
@@ -386,7 +438,9 @@ func (st *ServerStream) Context() context.Context { return st.ctx }
 // Request decodes the message that opened the stream into m.
 func (st *ServerStream) Request(m wire.Message) error { return m.UnmarshalWire(st.request) }
 
-// Send sends one message to the client.
+// Send sends one message to the client. It waits while the client has not
+// granted room for it (its caller is not reading), until the stream's
+// context ends.
 func (st *ServerStream) Send(m wire.Message) error { return st.send(m, true) }
 
 // sendLast is Send for a stream's last message: the end frame, which the
@@ -397,43 +451,56 @@ func (st *ServerStream) send(m wire.Message, flush bool) error {
 	if err := st.ctx.Err(); err != nil {
 		return err
 	}
-	return st.conn.writeFrame(&frame{typ: frameData, stream: st.id, payload: wire.Marshal(m)}, flush)
+	b := wire.Marshal(m)
+	if err := st.out.acquire(st.ctx, nil, msgCost(b), st.conn.flow); err != nil {
+		return err
+	}
+	return st.conn.writeFrame(&frame{typ: frameData, stream: st.id, payload: b}, flush)
 }
 
 // Recv receives the client's next message into m (bidirectional calls). It
 // returns io.EOF once the client has finished sending.
 func (st *ServerStream) Recv(m wire.Message) error {
-	select {
-	case b, ok := <-st.in:
-		if !ok {
+	for {
+		b, ok, closed, grant := st.in.pop(st.conn.flow())
+		if grant > 0 {
+			_ = st.conn.write(&frame{typ: frameWindow, stream: st.id, grant: grant})
+		}
+		if ok {
+			return m.UnmarshalWire(b)
+		}
+		if closed {
 			return io.EOF
 		}
-		return m.UnmarshalWire(b)
-	case <-st.ctx.Done():
-		return st.ctx.Err()
+		select {
+		case <-st.in.ready:
+		case <-st.ctx.Done():
+			return st.ctx.Err()
+		}
 	}
 }
 
-func (st *ServerStream) deliver(b []byte) {
-	st.inMu.Lock()
-	closed := st.inClosed
-	st.inMu.Unlock()
-	if closed {
+func (st *ServerStream) failure() error {
+	st.failMu.Lock()
+	defer st.failMu.Unlock()
+	return st.fail
+}
+
+// deliver queues a client message for st. A protocol-2 client that sends
+// past its window fails the stream; for a protocol-1 client the read loop
+// waits while the stream's queue is full (as protocol 1 did).
+func (c *serverConn) deliver(st *ServerStream, b []byte) {
+	if c.flow() {
+		if err := st.in.push(b, true); err != nil {
+			st.failMu.Lock()
+			st.fail = err
+			st.failMu.Unlock()
+			st.in.close()
+			st.cancel()
+		}
 		return
 	}
-	select {
-	case st.in <- b:
-	case <-st.ctx.Done():
+	if st.in.waitSpace(st.ctx.Done(), nil) {
+		_ = st.in.push(b, false)
 	}
 }
-
-func (st *ServerStream) closeIn() {
-	st.inMu.Lock()
-	defer st.inMu.Unlock()
-	if !st.inClosed {
-		st.inClosed = true
-		close(st.in)
-	}
-}
-
-var _ = fmt.Sprintf

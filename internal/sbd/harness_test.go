@@ -112,7 +112,7 @@ func newFakeMbd(t *testing.T) *fakeMbd {
 	t.Helper()
 	m := &fakeMbd{t: t, sessions: make(chan *fakeSession, 16)}
 	m.srv = rpc.NewServer(auth.Static{User: "root"})
-	m.srv.Handle("MBatchd.SbdSession", func(ctx context.Context, st *rpc.ServerStream) error {
+	m.srv.Handle(api.MBatchdSbdSession, func(ctx context.Context, st *rpc.ServerStream) error {
 		var first api.SbdMessage
 		if err := st.Recv(&first); err != nil {
 			return err

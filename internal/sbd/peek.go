@@ -16,7 +16,7 @@ import (
 
 // Register adds sbatchd's RPC methods to srv: "SBatchd.Peek" (bpeek).
 func (d *Daemon) Register(srv *rpc.Server) {
-	rpc.HandleStream(srv, "SBatchd.Peek", d.peek)
+	rpc.HandleStream(srv, api.SBatchdPeek, d.peek)
 }
 
 // peekChunk is the largest piece of output sent at once.

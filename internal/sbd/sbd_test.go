@@ -507,7 +507,7 @@ func TestPeek(t *testing.T) {
 		b, _ := os.ReadFile(newRoot(cfg).Job("71").User().Output())
 		return strings.Contains(string(b), "line2")
 	})
-	st, err := cl.Stream(context.Background(), "SBatchd.Peek", &api.PeekRequest{JobID: 71})
+	st, err := cl.Stream(context.Background(), api.SBatchdPeek, &api.PeekRequest{JobID: 71})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestPeek(t *testing.T) {
 	if out.String() != "line1\nline2\n" {
 		t.Errorf("peek %q", out.String())
 	}
-	if err := cl.Call(context.Background(), "SBatchd.Peek", &api.PeekRequest{JobID: 999}, &api.PeekChunk{}); rpc.CodeOf(err) != rpc.NotFound {
+	if err := cl.Call(context.Background(), api.SBatchdPeek, &api.PeekRequest{JobID: 999}, &api.PeekChunk{}); rpc.CodeOf(err) != rpc.NotFound {
 		t.Errorf("peek of an unknown job: %v", err)
 	}
 	s.send(&api.MbdMessage{Signal: &api.JobSignal{JobID: 71, Action: api.ActTerminate}})

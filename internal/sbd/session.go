@@ -65,7 +65,7 @@ func (d *Daemon) session(ctx context.Context, id int) error {
 	defer cl.Close()
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, err := cl.Bidi(sctx, "MBatchd.SbdSession", nil)
+	st, err := cl.Bidi(sctx, api.MBatchdSbdSession, nil)
 	if err != nil {
 		return err
 	}

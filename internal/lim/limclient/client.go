@@ -117,7 +117,7 @@ func (c *Client) conn(ctx context.Context, host string) (*rpc.Client, error) {
 	return cl, nil
 }
 
-func (c *Client) call(ctx context.Context, host, method string, req, resp wire.Message) error {
+func (c *Client) call(ctx context.Context, host string, method api.MethodDesc, req, resp wire.Message) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
@@ -142,7 +142,7 @@ func (c *Client) call(ctx context.Context, host, method string, req, resp wire.M
 // Ping asks the LIM of host for its view of the master.
 func (c *Client) Ping(ctx context.Context, host string) (*api.PingReply, error) {
 	var r api.PingReply
-	if err := c.call(ctx, host, "LIM.Ping", &api.PingRequest{From: c.opts.LocalHost}, &r); err != nil {
+	if err := c.call(ctx, host, api.LIMPing, &api.PingRequest{From: c.opts.LocalHost}, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -216,7 +216,7 @@ func (c *Client) Cluster(ctx context.Context, hosts ...string) (*Cluster, error)
 			return nil, err
 		}
 		var r api.ClusterReply
-		if err := c.call(ctx, m, "LIM.Cluster", &api.ClusterRequest{Hosts: hosts}, &r); err != nil {
+		if err := c.call(ctx, m, api.LIMCluster, &api.ClusterRequest{Hosts: hosts}, &r); err != nil {
 			last = err
 			continue
 		}
@@ -228,7 +228,7 @@ func (c *Client) Cluster(ctx context.Context, hosts ...string) (*Cluster, error)
 // Control asks the LIM of host to lock, unlock, shut down or reconfigure.
 func (c *Client) Control(ctx context.Context, host string, req *api.LimControlRequest) (*api.LimControlReply, error) {
 	var r api.LimControlReply
-	if err := c.call(ctx, host, "LIM.Control", req, &r); err != nil {
+	if err := c.call(ctx, host, api.LIMControl, req, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -272,7 +272,7 @@ func (c *Client) WatchMaster(ctx context.Context) <-chan MasterEvent {
 			cl, err := c.conn(ctx, host)
 			var st *rpc.ClientStream
 			if err == nil {
-				st, err = cl.Stream(ctx, "LIM.Watch", &api.PingRequest{From: c.opts.LocalHost})
+				st, err = cl.Stream(ctx, api.LIMWatch, &api.PingRequest{From: c.opts.LocalHost})
 			}
 			if err == nil {
 				backoff = 100 * time.Millisecond

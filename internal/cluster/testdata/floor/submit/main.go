@@ -62,7 +62,7 @@ func submit(ctx context.Context) error {
 	}
 	var reply api.SubmitReply
 	req := &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: host, SubCwd: cwd, OutFile: "/dev/null", Hold: true}}}
-	if err := cl.Call(ctx, "MBatchd.Submit", req, &reply); err != nil {
+	if err := cl.Call(ctx, api.MBatchdSubmit, req, &reply); err != nil {
 		return err
 	}
 	fmt.Printf("Job <%d> is submitted.\n", reply.Results[0].JobID)
