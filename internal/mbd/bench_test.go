@@ -146,7 +146,7 @@ func BenchmarkKillAll(b *testing.B) {
 					Env: []string{"PATH=/usr/bin:/bin", "USER=alice"}})
 			}
 			var reply api.SubmitReply
-			if err := c.Call(context.Background(), "MBatchd.Submit", req, &reply); err != nil {
+			if err := c.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -161,7 +161,7 @@ func BenchmarkKillAll(b *testing.B) {
 			b.StartTimer()
 			start := time.Now()
 			var reply api.ControlReply
-			if err := c.Call(context.Background(), "MBatchd.Control", &api.ControlRequest{Op: api.OpKill, AllJobs: true}, &reply); err != nil {
+			if err := c.Call(context.Background(), api.MBatchdControl, &api.ControlRequest{Op: api.OpKill, AllJobs: true}, &reply); err != nil {
 				b.Fatal(err)
 			}
 			total += time.Since(start)

@@ -150,7 +150,7 @@ func TestJobIDsNeverGoBackwards(t *testing.T) {
 	}
 	c := m.client("alice")
 	var r api.ControlReply
-	if err := c.Call(context.Background(), "MBatchd.Control", &api.ControlRequest{Op: api.OpKill, AllJobs: true}, &r); err != nil {
+	if err := c.Call(context.Background(), api.MBatchdControl, &api.ControlRequest{Op: api.OpKill, AllJobs: true}, &r); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
