@@ -33,7 +33,8 @@ type Config struct {
 // Log is a daemon's logger and its file.
 type Log struct {
 	*slog.Logger
-	file *File // nil when logging to Stderr
+	file  *File // nil when logging to Stderr
+	level slog.LevelVar
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -50,6 +51,7 @@ func New(cfg Config) *Log {
 		stderr = os.Stderr
 	}
 	l := &Log{}
+	l.level.Set(level)
 	var w io.Writer = stderr
 	var openErr error
 	if cfg.Dir != "" {
@@ -61,7 +63,7 @@ func New(cfg Config) *Log {
 		}
 	}
 	name := fmt.Sprintf("%s[%d]", cfg.Daemon, os.Getpid())
-	l.Logger = slog.New(NewHandler(w, &HandlerOptions{Level: level, Name: name, Now: cfg.Now}))
+	l.Logger = slog.New(NewHandler(w, &HandlerOptions{Level: &l.level, Name: name, Now: cfg.Now}))
 	if openErr != nil {
 		l.Warn("LSF_LOGDIR unusable: logging to standard error", "dir", cfg.Dir, "err", openErr)
 	}
@@ -78,6 +80,9 @@ func (l *Log) Path() string {
 	}
 	return l.file.Path()
 }
+
+// SetLevel changes the least severe level logged.
+func (l *Log) SetLevel(level slog.Level) { l.level.Set(level) }
 
 // Reopen reopens the log file at its path (nothing when there is none).
 func (l *Log) Reopen() error {
