@@ -58,7 +58,7 @@ func New(cfg Config) *Log {
 		path := filepath.Join(cfg.Dir, cfg.Daemon+".log."+cfg.Host)
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			openErr = err
-		} else if l.file, openErr = OpenFile(path); openErr == nil {
+		} else if l.file, openErr = OpenFile(path, 0o644); openErr == nil {
 			w = l.file
 		}
 	}

@@ -11,26 +11,27 @@ import (
 // logrotate renamed it). Each Write goes whole to one file.
 type File struct {
 	path   string
+	perm   os.FileMode
 	stderr bool // dup each new file onto fd 2 as well
 
 	mu sync.Mutex
 	f  *os.File
 }
 
-// OpenFile opens (creating, appending) the log file at path.
-func OpenFile(path string) (*File, error) {
-	f, err := openLog(path)
+// OpenFile opens (creating with perm, appending) the log file at path.
+func OpenFile(path string, perm os.FileMode) (*File, error) {
+	f, err := openLog(path, perm)
 	if err != nil {
 		return nil, err
 	}
-	return &File{path: path, f: f}, nil
+	return &File{path: path, perm: perm, f: f}, nil
 }
 
 // OpenStderrFile is OpenFile for a process whose standard error is its
 // log (a shepherd host: runtime panics and its helpers' messages go
 // there): the file is also on fd 2, now and after every Reopen.
-func OpenStderrFile(path string) (*File, error) {
-	lf, err := OpenFile(path)
+func OpenStderrFile(path string, perm os.FileMode) (*File, error) {
+	lf, err := OpenFile(path, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +43,8 @@ func OpenStderrFile(path string) (*File, error) {
 	return lf, nil
 }
 
-func openLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+func openLog(path string, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, perm)
 	if err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}
@@ -74,7 +75,7 @@ func (lf *File) Write(p []byte) (int, error) {
 // Reopen opens the path anew and makes it the file written to; the old
 // file is closed once no write is on it. On error the old file stays.
 func (lf *File) Reopen() error {
-	nf, err := openLog(lf.path)
+	nf, err := openLog(lf.path, lf.perm)
 	if err != nil {
 		return err
 	}
