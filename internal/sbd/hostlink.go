@@ -120,7 +120,7 @@ func (l *hostLink) start(ctx context.Context, dir string, launch, params []byte)
 			return pid, nil
 		case errors.Is(err, shepherd.ErrUnanswered):
 			l.drop(c)
-			l.cfg.Log.Warn("shepherd host", "dir", dir, "err", err)
+			l.cfg.Log.Warn("the shepherd host did not answer a start", "dir", dir, "err", err)
 			return 0, nil
 		case errors.Is(err, shepherd.ErrHostGone) && attempt == 0:
 			l.drop(c)

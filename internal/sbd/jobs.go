@@ -506,7 +506,7 @@ func (d *Daemon) lost(j *job, reason string) {
 	j.status, j.shepSeq = st, st.Seq
 	if err := os.MkdirAll(string(j.dir), 0o700); err == nil {
 		if err := j.dir.WriteState(st); err != nil {
-			d.cfg.Log.Warn("job", "job", j.key, "err", err)
+			d.cfg.Log.Warn("writing a lost job's state", "job", j.key, "err", err)
 		}
 	}
 	d.cfg.Log.Warn("job lost", "job", j.key, "reason", reason)
