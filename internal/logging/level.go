@@ -81,25 +81,25 @@ type Params interface {
 	Get(name string) string
 }
 
+// maskChain is the parameters that set a daemon's mask, the first set
+// one winning (LSF 10.1 lsf.conf), before LSF_LOG_MASK.
+var maskChain = map[string][]string{
+	"mbatchd": {"LSB_LOG_MASK_MBD", "LSB_LOG_MASK"},
+	"sbatchd": {"LSB_LOG_MASK_SBD", "LSB_LOG_MASK"},
+	"mbschd":  {"LSB_LOG_MASK_SCH", "LSB_LOG_MASK"},
+	"lim":     {"LSF_LOG_MASK_LIM"},
+	"melim":   {"LSF_LOG_MASK_LIM"},
+}
+
 // MaskParam is the lsf.conf parameter that sets daemon's log mask and
-// its value: LSB_LOG_MASK for the batch daemons (mbatchd, sbatchd) and
-// LSF_LOG_MASK_LIM for the LIM and its MELIM when set, else LSF_LOG_MASK;
-// DefaultMask when none is set.
+// its value: for mbatchd LSB_LOG_MASK_MBD, else LSB_LOG_MASK (sbatchd:
+// LSB_LOG_MASK_SBD, else LSB_LOG_MASK; the LIM and its MELIM:
+// LSF_LOG_MASK_LIM), else LSF_LOG_MASK; DefaultMask when none is set.
 func MaskParam(p Params, daemon string) (name, value string) {
-	var own string
-	switch daemon {
-	case "mbatchd", "sbatchd", "mbschd":
-		own = "LSB_LOG_MASK"
-	case "lim", "melim":
-		own = "LSF_LOG_MASK_LIM"
-	}
-	if own != "" {
-		if v := strings.TrimSpace(p.Get(own)); v != "" {
-			return own, v
+	for _, n := range append(maskChain[daemon], "LSF_LOG_MASK") {
+		if v := strings.TrimSpace(p.Get(n)); v != "" {
+			return n, v
 		}
-	}
-	if v := strings.TrimSpace(p.Get("LSF_LOG_MASK")); v != "" {
-		return "LSF_LOG_MASK", v
 	}
 	return "LSF_LOG_MASK", DefaultMask
 }

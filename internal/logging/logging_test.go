@@ -76,6 +76,10 @@ func TestMaskParam(t *testing.T) {
 		{params{"LSF_LOG_MASK": "LOG_INFO", "LSF_LOG_MASK_LIM": "LOG_ERR"}, "lim", "LSF_LOG_MASK_LIM", "LOG_ERR"},
 		{params{"LSF_LOG_MASK": "LOG_INFO", "LSF_LOG_MASK_LIM": "LOG_ERR"}, "melim", "LSF_LOG_MASK_LIM", "LOG_ERR"},
 		{params{"LSF_LOG_MASK_LIM": "LOG_ERR"}, "sbatchd", "LSF_LOG_MASK", "LOG_WARNING"},
+		{params{"LSB_LOG_MASK": "LOG_DEBUG", "LSB_LOG_MASK_MBD": "LOG_ERR"}, "mbatchd", "LSB_LOG_MASK_MBD", "LOG_ERR"},
+		{params{"LSB_LOG_MASK": "LOG_DEBUG", "LSB_LOG_MASK_MBD": "LOG_ERR"}, "sbatchd", "LSB_LOG_MASK", "LOG_DEBUG"},
+		{params{"LSF_LOG_MASK": "LOG_INFO", "LSB_LOG_MASK_SBD": " LOG_DEBUG2 "}, "sbatchd", "LSB_LOG_MASK_SBD", "LOG_DEBUG2"},
+		{params{"LSB_LOG_MASK_SBD": "LOG_DEBUG2"}, "lim", "LSF_LOG_MASK", "LOG_WARNING"},
 	} {
 		n, v := MaskParam(c.p, c.daemon)
 		if n != c.wantName || v != c.wantVal {
