@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -363,4 +364,27 @@ func FuzzParseMask(f *testing.F) {
 			t.Errorf("ParseMask(%q) = %v with error", s, l)
 		}
 	})
+}
+
+// BenchmarkHandler compares a line's cost with slog.TextHandler's (the
+// handler mbatchd and sbatchd used before):
+//
+//	go test -run '^$' -bench Handler -benchtime 200000x ./internal/logging
+func BenchmarkHandler(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		h    slog.Handler
+	}{
+		{"basalt", NewHandler(io.Discard, &HandlerOptions{Name: "mbatchd[1]"})},
+		{"slog.TextHandler", slog.NewTextHandler(io.Discard, nil)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			l := slog.New(c.h)
+			err := errors.New("connection refused")
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				l.Info("launch not acknowledged", "job", i, "host", "host12", "err", err)
+			}
+		})
+	}
 }
