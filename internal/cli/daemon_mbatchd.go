@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -14,6 +10,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/mbd"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/sbd/mbdkeeper"
@@ -55,7 +52,7 @@ func runMbatchd(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("mbatchd: %v", err)
 		return 1
 	}
-	log, closeLog, err := daemonLog(env, base.Conf.LogDir(), "mbatchd", host)
+	log, closeLog, err := logging.Daemon(ctx, base.Conf, "mbatchd", host, env.Stderr)
 	if err != nil {
 		env.Errorf("mbatchd: %v", err)
 		return 1
@@ -113,20 +110,4 @@ func (l limLoad) Load(ctx context.Context, t *resreq.Table) (map[string]*mbd.Hos
 		out[h.Name] = hl
 	}
 	return out, nil
-}
-
-// daemonLog opens LSF_LOGDIR/<daemon>.log.<host> (stderr when LSF_LOGDIR is
-// unset or unwritable).
-func daemonLog(env *Env, dir, daemon, host string) (*slog.Logger, func(), error) {
-	if dir == "" {
-		return slog.New(slog.NewTextHandler(env.Stderr, nil)), func() {}, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return slog.New(slog.NewTextHandler(env.Stderr, nil)), func() {}, nil
-	}
-	f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%s.log.%s", daemon, host)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return slog.New(slog.NewTextHandler(env.Stderr, nil)), func() {}, nil
-	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
 }

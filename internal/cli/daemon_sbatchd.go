@@ -21,6 +21,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd"
@@ -70,7 +71,7 @@ func runSbatchd(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("sbatchd: %v", err)
 		return 1
 	}
-	log, closeLog, err := daemonLog(env, base.Conf.LogDir(), "sbatchd", host)
+	log, closeLog, err := logging.Daemon(ctx, base.Conf, "sbatchd", host, env.Stderr)
 	if err != nil {
 		env.Errorf("sbatchd: %v", err)
 		return 1
@@ -122,7 +123,7 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 	conf := base.Conf
 	cfg := sbd.Config{
 		Host: host, Cluster: base.ClusterName(), StateDir: sbatchdStateDir(conf, host),
-		Logf:      func(format string, a ...any) { log.Info(fmt.Sprintf(format, a...)) },
+		Log:       log,
 		Cgroups:   os.Geteuid() == 0,
 		Table:     base.ResourceTable(),
 		ServerDir: conf.ServerDir(),
@@ -233,7 +234,7 @@ func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Da
 		return nil, err
 	}
 	srv := rpc.NewServer(&auth.Ident{})
-	srv.Logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	srv.Log = log
 	d.Register(srv)
 	go srv.Serve(ln)
 	return srv, nil
@@ -271,7 +272,7 @@ func keepMbatchd(ctx context.Context, base *config.Base, host string, lim *limcl
 			}
 			return p, nil
 		},
-		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) },
+		Log: log,
 	}
 	k.Run(ctx)
 }

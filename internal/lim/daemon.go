@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -20,6 +21,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/lim/election"
 	"github.com/basalt-lsf/basalt/internal/lim/load"
 	"github.com/basalt-lsf/basalt/internal/lim/melim"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -80,9 +82,9 @@ type LIM struct {
 	cluster string // the cluster's name (fixed for the LIM's life)
 	// Timing fixed at start (reconfig does not change them).
 	exInterval, probeTimeout time.Duration
-	logger                   *log.Logger
-	logf                     io.Closer
-	melimW                   io.WriteCloser
+	log                      *slog.Logger
+	logFile                  *logging.Log // lim.log.<host>
+	melimLog                 *logging.Log // melim.log.<host>, opened with the first elim
 
 	ops     chan func()
 	stopped chan struct{}
@@ -166,9 +168,7 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 	}
 	l := &LIM{opts: opts, clk: opts.Clock, host: host, cluster: m.name, exInterval: m.params.ExInterval, probeTimeout: m.params.ProbeTimeout, base: b, m: m, ops: make(chan func(), 64),
 		stopped: make(chan struct{}), boot: opts.Clock.Now()}
-	if err := l.openLogs(); err != nil {
-		return nil, err
-	}
+	l.openLogs(ctx)
 	l.peers = newPeerPool(b, host)
 	ln := opts.Listener
 	if ln == nil {
@@ -189,7 +189,7 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 		l.opts.Sampler = opts.Sampler
 	}
 	l.srv = rpc.NewServer(opts.Auth)
-	l.srv.Logf = l.logger.Printf
+	l.srv.Log = l.log
 	l.register()
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -202,51 +202,45 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 	go l.srv.Serve(ln)
 	go l.elect.Run(ctx)
 	go l.reporter(ctx)
-	l.logger.Printf("LIM %s started: cluster %s, address %s, candidates %s", host, m.name, l.addr, strings.Join(m.candidates, " "))
+	l.log.Info(fmt.Sprintf("LIM %s started: cluster %s, address %s, candidates %s", host, m.name, l.addr, strings.Join(m.candidates, " ")))
 	if opts.Ready != nil {
 		close(opts.Ready)
 	}
 	return l, nil
 }
 
-func (l *LIM) openLogs() error {
-	dir := l.base.Conf.LogDir()
-	if dir == "" {
-		l.logger = log.New(l.opts.Stderr, "lim: ", log.LstdFlags)
-		return nil
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "lim.log."+l.host), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("lim: %w", err)
-	}
-	l.logf = f
-	l.logger = log.New(f, "", log.LstdFlags)
-	return nil
+// openLogs opens lim.log.<host> (standard error without LSF_LOGDIR),
+// reopened on SIGHUP.
+func (l *LIM) openLogs(ctx context.Context) {
+	conf := l.base.Conf
+	param, mask := logging.MaskParam(conf, "lim")
+	l.logFile = logging.New(logging.Config{Daemon: "lim", Host: l.host, Dir: conf.LogDir(), MaskParam: param, Mask: mask, Stderr: l.opts.Stderr})
+	l.logFile.ReopenOn(ctx, syscall.SIGHUP)
+	l.log = l.logFile.Logger
 }
 
 func (l *LIM) closeLogs() {
-	if l.logf != nil {
-		l.logf.Close()
-	}
-	if l.melimW != nil {
-		l.melimW.Close()
+	l.logFile.Close()
+	if l.melimLog != nil {
+		l.melimLog.Close()
 	}
 }
 
-func (l *LIM) melimLogger() *log.Logger {
-	dir := l.base.Conf.LogDir()
-	if dir == "" {
-		return log.New(l.opts.Stderr, "melim: ", log.LstdFlags)
+// melimLogger is the MELIM's log, melim.log.<host>, opened once; debug
+// (LSF_ELIM_DEBUG) lowers its level to LOG_DEBUG.
+func (l *LIM) melimLogger(debug bool) *slog.Logger {
+	conf := l.base.Conf
+	param, mask := logging.MaskParam(conf, "melim")
+	if l.melimLog == nil {
+		l.melimLog = logging.New(logging.Config{Daemon: "melim", Host: l.host, Dir: conf.LogDir(), MaskParam: param, Mask: mask, Stderr: l.opts.Stderr})
+		l.melimLog.ReopenOn(context.Background(), syscall.SIGHUP)
 	}
-	if l.melimW == nil {
-		f, err := os.OpenFile(filepath.Join(dir, "melim.log."+l.host), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			l.logger.Printf("cannot open melim log: %v", err)
-			return log.New(io.Discard, "", 0)
-		}
-		l.melimW = f
+	level, _ := logging.ParseMask(mask)
+	if debug {
+		level = min(level, slog.LevelDebug)
 	}
-	return log.New(l.melimW, "", log.LstdFlags)
+	l.melimLog.SetLevel(level)
+	return l.melimLog.Logger
 }
 
 // wait blocks until the LIM has shut down (ctx ended or limshutdown).
@@ -300,7 +294,7 @@ func (l *LIM) loop(ctx context.Context) {
 func (l *LIM) takeSample() {
 	v, st, err := l.opts.Sampler.Sample()
 	if err != nil && !l.sampled {
-		l.logger.Printf("load sampling: %v", err)
+		l.log.Warn("load sampling", "err", err)
 	}
 	l.sample, l.static, l.sampled = v, st, true
 }
@@ -376,9 +370,9 @@ func (l *LIM) restartElims() {
 	}
 	mgr, err := melim.Start(melim.Config{ServerDir: dir, Args: strings.Fields(p.ElimArgs), Env: l.opts.Environ(),
 		Resources: l.elimRes, Master: l.elimMast, BlockTime: bt, Restarts: p.ELIMRestarts, Debug: p.ELIMDebug,
-		Log: l.melimLogger(), Clock: l.clk})
+		Log: l.melimLogger(p.ELIMDebug), Clock: l.clk})
 	if err != nil {
-		l.logger.Printf("MELIM: %v", err)
+		l.log.Error("MELIM not started", "err", err)
 		return
 	}
 	l.elim = mgr
@@ -386,7 +380,7 @@ func (l *LIM) restartElims() {
 
 // masterChanged runs on the election goroutine.
 func (l *LIM) masterChanged(old, new string) {
-	l.logger.Printf("master LIM: %q -> %q", old, new)
+	l.log.Warn(fmt.Sprintf("master LIM: %q -> %q", old, new))
 	go l.do(context.Background(), func() {
 		if new == l.host {
 			if l.tbl == nil {
@@ -402,7 +396,7 @@ func (l *LIM) masterChanged(old, new string) {
 }
 
 func (l *LIM) shutdown() {
-	l.logger.Printf("LIM %s shutting down", l.host)
+	l.log.Info(fmt.Sprintf("LIM %s shutting down", l.host))
 	// Tell the master at once, so it shows the host unavail.
 	if m := l.elect.Master(); m != "" && m != l.host {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -108,7 +108,7 @@ func (l *LIM) handleControl(ctx context.Context, id auth.Identity, req *api.LimC
 			if l.lockedU && req.LockSeconds > 0 {
 				l.lockTill = l.clk.Now().Add(time.Duration(req.LockSeconds) * time.Second).Unix()
 			}
-			l.logger.Printf("LIM %s by %s", map[bool]string{true: "locked", false: "unlocked"}[l.lockedU], id.User)
+			l.log.Warn("LIM " + map[bool]string{true: "locked", false: "unlocked"}[l.lockedU] + " by " + id.User)
 			if l.tbl != nil {
 				l.tbl.apply(l.report(false), l.clk.Now())
 			}
@@ -118,7 +118,7 @@ func (l *LIM) handleControl(ctx context.Context, id auth.Identity, req *api.LimC
 		}
 		go l.sendReport(context.Background()) // let the master know now
 	case api.LimOpShutdown:
-		l.logger.Printf("limshutdown by %s", id.User)
+		l.log.Warn("limshutdown by " + id.User)
 		go l.cancel()
 	case api.LimOpRestart, api.LimOpReconfig:
 		b, err := loadBase(ctx, l.opts)
@@ -126,7 +126,7 @@ func (l *LIM) handleControl(ctx context.Context, id auth.Identity, req *api.LimC
 			return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
 		}
 		err = l.do(ctx, func() {
-			l.logger.Printf("reconfiguration by %s", id.User)
+			l.log.Warn("reconfiguration by " + id.User)
 			l.base, l.m = b, newModel(b)
 			if l.tbl != nil {
 				old := l.tbl

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/basalt-lsf/basalt/internal/logging"
 )
 
 // raftNode is the replicated log under mbatchd's state.
@@ -31,7 +32,7 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{log}})
+	hl := logging.HCLog(log.Handler(), "raft")
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(dir, "snapshots"), 2, hl)
 	if err != nil {
 		closer.Close()
@@ -117,19 +118,4 @@ func (n *raftNode) shutdown() error {
 		err = cerr
 	}
 	return err
-}
-
-// slogWriter adapts raft's hclog output to the daemon's log.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Warn(string(trimNL(p)))
-	return len(p), nil
-}
-
-func trimNL(p []byte) []byte {
-	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
-		p = p[:len(p)-1]
-	}
-	return p
 }

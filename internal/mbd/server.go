@@ -17,6 +17,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/mbd/raftlog"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
@@ -102,7 +103,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		opts.Clock = clock.Real()
 	}
 	if opts.Log == nil {
-		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		opts.Log = slog.New(logging.NewHandler(os.Stderr, &logging.HandlerOptions{Level: slog.LevelWarn, Name: "mbatchd"}))
 	}
 	if opts.Auth == nil {
 		opts.Auth = &auth.Ident{}
@@ -196,7 +197,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 
 	s.rpc = rpc.NewServer(s.opts.Auth)
-	s.rpc.Logf = func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) }
+	s.rpc.Log = s.log
 	s.register()
 	ln := s.opts.Listener
 	if ln == nil {

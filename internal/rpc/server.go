@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -27,8 +28,8 @@ type msgPtr[T any] interface {
 type Server struct {
 	// Auth authenticates each connection; required.
 	Auth auth.Authenticator
-	// Logf, when set, receives connection-level problems.
-	Logf func(format string, args ...any)
+	// Log, when set, receives connection-level problems.
+	Log *slog.Logger
 	// MaxStreams bounds concurrent streams per connection (default 4096).
 	MaxStreams int
 	// MaxConns bounds open connections (default 16384): past it Serve
@@ -99,9 +100,9 @@ func HandleStream[Req, Resp any, PReq msgPtr[Req], PResp msgPtr[Resp]](s *Server
 	})
 }
 
-func (s *Server) logf(format string, args ...any) {
-	if s.Logf != nil {
-		s.Logf(format, args...)
+func (s *Server) warn(msg string, args ...any) {
+	if s.Log != nil {
+		s.Log.Warn(msg, args...)
 	}
 }
 
@@ -274,17 +275,17 @@ func (c *serverConn) serve() {
 	f, err := readFrame(r)
 	if err != nil {
 		if err != io.EOF {
-			c.srv.logf("rpc: %s: reading hello: %v", c.conn.RemoteAddr(), err)
+			c.srv.warn("rpc: reading hello", "peer", c.conn.RemoteAddr(), "err", err)
 		}
 		return
 	}
 	if f.typ != frameHello {
-		c.srv.logf("rpc: %s: first frame is not a hello", c.conn.RemoteAddr())
+		c.srv.warn("rpc: first frame is not a hello", "peer", c.conn.RemoteAddr())
 		return
 	}
 	var hello api.ConnHello
 	if err := hello.UnmarshalWire(f.payload); err != nil {
-		c.srv.logf("rpc: %s: %v", c.conn.RemoteAddr(), err)
+		c.srv.warn("rpc: connection", "peer", c.conn.RemoteAddr(), "err", err)
 		return
 	}
 	c.proto = max(protoV1, min(hello.Proto, protoVersion))
@@ -301,7 +302,7 @@ func (c *serverConn) serve() {
 		if err != nil {
 			var fe *FrameError
 			if errors.As(err, &fe) || errors.Is(err, errFrameTooLarge) {
-				c.srv.logf("rpc: %s: %v", c.conn.RemoteAddr(), err)
+				c.srv.warn("rpc: connection", "peer", c.conn.RemoteAddr(), "err", err)
 			}
 			return
 		}
@@ -341,7 +342,7 @@ func (c *serverConn) serve() {
 				st.cancel()
 			}
 		default:
-			c.srv.logf("rpc: %s: unexpected frame type %d", c.conn.RemoteAddr(), f.typ)
+			c.srv.warn("rpc: unexpected frame type", "peer", c.conn.RemoteAddr(), "type", f.typ)
 			return
 		}
 	}
@@ -406,7 +407,7 @@ func safeCall(h Handler, ctx context.Context, st *ServerStream) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(Internal, "rpc: %s: internal error: %v", st.method, r)
-			st.conn.srv.logf("rpc: panic in %s: %v", st.method, r)
+			st.conn.srv.warn("rpc: panic in handler", "method", st.method, "panic", r)
 		}
 	}()
 	return h(ctx, st)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -44,8 +45,8 @@ type Config struct {
 	Master MasterFinder
 	Dial   func(ctx context.Context, addr string) (*rpc.Client, error)
 	Clock  clock.Clock
-	// Logf receives the daemon's log lines.
-	Logf func(format string, args ...any)
+	// Log receives the daemon's log lines (discarded if nil).
+	Log *slog.Logger
 	// ShepherdPath is the program that runs a job's shepherd (default:
 	// this executable), ShepherdArgv its arguments before the spool
 	// directory, argv[0] included (default: "basalt", "job-shepherd").
@@ -99,8 +100,8 @@ func (c *Config) fill() error {
 	if c.Clock == nil {
 		c.Clock = clock.Real()
 	}
-	if c.Logf == nil {
-		c.Logf = func(string, ...any) {}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.ShepherdPath == "" {
 		exe, err := os.Executable()

@@ -108,7 +108,7 @@ func New(cfg Config) (*Daemon, error) {
 			return nil, fmt.Errorf("sbatchd: %w", err)
 		}
 		d.userRoot = root
-		cfg.Logf("job users cannot traverse %s: their job files go to %s", d.root, root)
+		cfg.Log.Warn("job users cannot traverse the state directory: their job files go elsewhere", "state", d.root, "jobfiles", root)
 	}
 	if cfg.Cgroups && !d.nonRoot {
 		h, err := cgroup.Detect()
@@ -118,7 +118,7 @@ func New(cfg Config) (*Daemon, error) {
 				g.Remove()
 				d.cgm = m
 			} else {
-				cfg.Logf("cgroups unusable, jobs tracked by process descent: %v", err)
+				cfg.Log.Warn("cgroups unusable, jobs tracked by process descent", "err", err)
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.cgm != nil {
 		mode = "cgroups (" + d.cgm.Mode() + ")"
 	}
-	d.cfg.Logf("sbatchd on %s starting: state %s, job tracking by %s", d.cfg.Host, d.cfg.StateDir, mode)
+	d.cfg.Log.Info("sbatchd on "+d.cfg.Host+" starting", "state", d.cfg.StateDir, "tracking", mode)
 	d.recover(ctx)
 	go d.runSessions(ctx)
 	tick := d.cfg.Clock.NewTicker(d.cfg.SleepTime)
@@ -217,7 +217,7 @@ func (d *Daemon) shutdown() {
 			d.cgm.RemoveParents()
 		}
 	}
-	d.cfg.Logf("sbatchd on %s stopped; %d jobs left to their shepherds", d.cfg.Host, len(d.jobs))
+	d.cfg.Log.Info("sbatchd on "+d.cfg.Host+" stopped; jobs left to their shepherds", "jobs", len(d.jobs))
 }
 
 // query runs f on the main loop (for RPC handlers); false when the daemon
@@ -244,11 +244,11 @@ func (d *Daemon) query(ctx context.Context, f func()) bool {
 // reconnected; finished runs wait for mbatchd's acknowledgement.
 func (d *Daemon) recover(ctx context.Context) {
 	if err := d.root.Sweep(); err != nil {
-		d.cfg.Logf("removing the spools of acknowledged jobs: %v", err)
+		d.cfg.Log.Warn("removing the spools of acknowledged jobs", "err", err)
 	}
 	keys, err := d.root.Keys()
 	if err != nil {
-		d.cfg.Logf("reading %s: %v", d.root, err)
+		d.cfg.Log.Error("reading the state directory", "dir", d.root, "err", err)
 	}
 	for _, k := range keys {
 		dir := d.root.Job(k)
@@ -281,7 +281,7 @@ func (d *Daemon) recover(ctx context.Context) {
 		}
 		j := d.newJob(k)
 		if d.connect(ctx, j) {
-			d.cfg.Logf("job %s: re-adopted from its cgroup and shepherd (state directory lost)", k)
+			d.cfg.Log.Warn("job re-adopted from its cgroup and shepherd (state directory lost)", "job", k)
 			d.jobs[k] = j
 			d.shepCommand(j, &cmdPersist, 0)
 		}
@@ -293,7 +293,7 @@ func (d *Daemon) onSession(ctx context.Context, ev sessEvent) {
 	switch {
 	case ev.up != nil:
 		d.sess = ev.up
-		d.cfg.Logf("session %d with mbatchd open", ev.up.id)
+		d.cfg.Log.Info("session with mbatchd open", "session", ev.up.id)
 		d.sendMbd(&api.SbdMessage{Hello: d.hello()})
 	case ev.down != nil:
 		if d.sess != nil && d.sess.id == ev.down.id {
@@ -353,7 +353,7 @@ func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
 		d.acked(m.Ack.Seq)
 	case m.Control != nil:
 		if m.Control.Shutdown {
-			d.cfg.Logf("mbatchd asked sbatchd to shut down")
+			d.cfg.Log.Warn("mbatchd asked sbatchd to shut down")
 			go func() {
 				select {
 				case d.stop <- struct{}{}:
@@ -362,7 +362,7 @@ func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
 			}()
 		}
 		if m.Control.Reconfig {
-			d.cfg.Logf("reconfiguration requested: lsb.params and lsb.hosts are read at start-up; restart sbatchd to apply changes")
+			d.cfg.Log.Warn("reconfiguration requested: lsb.params and lsb.hosts are read at start-up; restart sbatchd to apply changes")
 		}
 		if m.Seq != 0 {
 			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq}})
@@ -482,6 +482,6 @@ func userRootFor(stateDir string) (string, error) {
 
 func (d *Daemon) removeSpool(k string, dir spool.Dir) {
 	if err := d.pool.Retire(dir); err != nil {
-		d.cfg.Logf("job %s: removing its spool: %v", k, err)
+		d.cfg.Log.Warn("removing a job's spool", "job", k, "err", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
@@ -68,9 +70,7 @@ func runSbatchd(args []string) int {
 	if *shepherdPath != "" {
 		cfg.ShepherdPath, cfg.ShepherdArgv[0] = *shepherdPath, *shepherdPath
 	}
-	cfg.Logf = func(format string, a ...any) {
-		fmt.Fprintf(os.Stderr, "%s sbatchd: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
-	}
+	cfg.Log = slog.New(logging.NewHandler(os.Stderr, &logging.HandlerOptions{Level: slog.LevelDebug, Name: "sbatchd"}))
 	d, err := New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -315,10 +315,18 @@ func mapValues(m map[string]string) []string {
 	return out
 }
 
+// testLog writes log lines with t.Log.
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
 // inProcess runs a Daemon in the test process.
 func inProcess(t *testing.T, cfg Config) *Daemon {
 	t.Helper()
-	cfg.Logf = func(format string, a ...any) { t.Logf("sbatchd: "+format, a...) }
+	cfg.Log = slog.New(logging.NewHandler(testLog{t}, &logging.HandlerOptions{Level: slog.LevelDebug, Name: "sbatchd"}))
 	cleanupCgroups(t, cfg)
 	d, err := New(cfg)
 	if err != nil {

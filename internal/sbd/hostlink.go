@@ -45,7 +45,7 @@ func (l *hostLink) client(ctx context.Context) (*shepherd.HostClient, error) {
 		c, err := shepherd.DialHost(ctx, l.name, time.Now().Add(5*time.Second))
 		if err == nil {
 			if want != "" && c.Hello.Build != want {
-				l.cfg.Logf("shepherd host %d runs another build of %s: retiring it (it keeps its %d jobs)", c.Hello.PID, l.cfg.ShepherdPath, c.Hello.Jobs)
+				l.cfg.Log.Warn("the shepherd host runs another build: retiring it (it keeps its jobs)", "pid", c.Hello.PID, "program", l.cfg.ShepherdPath, "jobs", c.Hello.Jobs)
 				rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 				err = c.Retire(rctx)
 				cancel()
@@ -69,7 +69,7 @@ func (l *hostLink) client(ctx context.Context) (*shepherd.HostClient, error) {
 		if err != nil {
 			return nil, fmt.Errorf("starting the shepherd host: %w", err)
 		}
-		l.cfg.Logf("shepherd host %d started", pid)
+		l.cfg.Log.Info("shepherd host started", "pid", pid)
 	}
 	return nil, fmt.Errorf("no shepherd host: %w", last)
 }
@@ -120,7 +120,7 @@ func (l *hostLink) start(ctx context.Context, dir string, launch, params []byte)
 			return pid, nil
 		case errors.Is(err, shepherd.ErrUnanswered):
 			l.drop(c)
-			l.cfg.Logf("%s: %v", dir, err)
+			l.cfg.Log.Warn("the shepherd host did not answer a start", "dir", dir, "err", err)
 			return 0, nil
 		case errors.Is(err, shepherd.ErrHostGone) && attempt == 0:
 			l.drop(c)
@@ -158,7 +158,7 @@ func (l *hostLink) retire() {
 		}
 	}
 	if err := c.Retire(ctx); err != nil {
-		l.cfg.Logf("retiring the shepherd host: %v", err)
+		l.cfg.Log.Warn("retiring the shepherd host", "err", err)
 	}
 	c.Close()
 }

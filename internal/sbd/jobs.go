@@ -167,11 +167,11 @@ func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *
 		dir.Remove()
 		return &launchResult{err: &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}}
 	}
-	d.cfg.Logf("job %s: started for user %s, shepherd host %d", k, acct.User, pid)
+	d.cfg.Log.Info("job started", "job", k, "user", acct.User, "shepherd", pid)
 	r := &launchResult{pid: pid}
 	r.client, r.status, r.launch, err = d.dialShepherd(ctx, k)
 	if err != nil {
-		d.cfg.Logf("job %s: cannot reach its new shepherd: %v", k, err)
+		d.cfg.Log.Warn("cannot reach the job's new shepherd", "job", k, "err", err)
 	}
 	return r
 }
@@ -190,7 +190,7 @@ func (d *Daemon) launched(ctx context.Context, r *launchResult) {
 	j.launching, j.launchSeqs, j.queued = false, nil, nil
 	if r.err != nil {
 		delete(d.jobs, r.key)
-		d.cfg.Logf("job %s: not started: %v", r.key, r.err)
+		d.cfg.Log.Warn("job not started", "job", r.key, "err", r.err)
 		for _, s := range seqs {
 			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: s, Status: statusOf(r.err)}})
 		}
@@ -280,7 +280,7 @@ func (d *Daemon) dialShepherd(ctx context.Context, k string) (*shepherd.Client, 
 	// next hello lists it.
 	st, l, _, err := c.Handshake(time.Now().Add(5 * time.Second)) // an I/O deadline
 	if err != nil {
-		d.cfg.Logf("job %s: shepherd handshake: %v", k, err)
+		d.cfg.Log.Warn("shepherd handshake", "job", k, "err", err)
 		c.Close()
 		return nil, nil, nil, err
 	}
@@ -396,7 +396,7 @@ func (d *Daemon) sendReport(j *job) {
 	}
 	d.stamp(j, r)
 	if r.Final {
-		d.cfg.Logf("job %s: final report (state %#x, status %#x, %s) sent", j.key, r.State, r.ExitStatus, r.TermReason)
+		d.cfg.Log.Info("final report sent", "job", j.key, "state", fmt.Sprintf("%#x", r.State), "status", fmt.Sprintf("%#x", r.ExitStatus), "reason", r.TermReason)
 	}
 	d.sendMbd(&api.SbdMessage{Status: r})
 }
@@ -462,7 +462,7 @@ func (d *Daemon) shepherdGone(ctx context.Context, j *job) {
 	if d.cgm != nil {
 		if g, err := d.cgm.Open("job." + j.key); err == nil {
 			if empty, _ := g.Empty(); !empty {
-				d.cfg.Logf("job %s: shepherd gone, processes still running: watching its cgroup", j.key)
+				d.cfg.Log.Warn("shepherd gone, processes still running: watching its cgroup", "job", j.key)
 				j.orphan = g
 				return
 			}
@@ -506,10 +506,10 @@ func (d *Daemon) lost(j *job, reason string) {
 	j.status, j.shepSeq = st, st.Seq
 	if err := os.MkdirAll(string(j.dir), 0o700); err == nil {
 		if err := j.dir.WriteState(st); err != nil {
-			d.cfg.Logf("job %s: %v", j.key, err)
+			d.cfg.Log.Warn("writing a lost job's state", "job", j.key, "err", err)
 		}
 	}
-	d.cfg.Logf("job %s: lost (%s)", j.key, reason)
+	d.cfg.Log.Warn("job lost", "job", j.key, "reason", reason)
 	d.sendReport(j)
 }
 
@@ -525,7 +525,7 @@ func (d *Daemon) adopt(ctx context.Context, l *api.JobLaunch) {
 	j.launch = l
 	d.jobs[k] = j
 	if d.connect(ctx, j) {
-		d.cfg.Logf("job %s: re-adopted (its shepherd is alive)", k)
+		d.cfg.Log.Info("job re-adopted (its shepherd is alive)", "job", k)
 		d.shepCommand(j, &cmdPersist, 0)
 		return
 	}
@@ -549,7 +549,7 @@ func (d *Daemon) shepCommand(j *job, c *sbdwire.Command, mbdSeq uint64) bool {
 		j.pending = map[uint64]uint64{}
 	}
 	if err := j.client.Send(&cmd); err != nil {
-		d.cfg.Logf("job %s: command to the shepherd: %v", j.key, err)
+		d.cfg.Log.Warn("command to the shepherd", "job", j.key, "err", err)
 		return false
 	}
 	j.pending[cmd.Seq] = mbdSeq

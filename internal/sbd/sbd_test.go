@@ -604,7 +604,7 @@ func BenchmarkJobLifecycle(b *testing.B) {
 	t := &testing.T{}
 	mbd := newFakeMbd(t)
 	cfg := testConfig(state, fmt.Sprintf("bench%d", os.Getpid()), mbd.addr)
-	cfg.Logf = func(string, ...any) {}
+	cfg.Log = nil // discarded
 	d, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)

@@ -40,7 +40,7 @@ func (d *Daemon) runSessions(ctx context.Context) {
 		if d.cfg.Clock.Now().Sub(started) > d.cfg.RetryMax {
 			delay = d.cfg.RetryMin
 		}
-		d.cfg.Logf("session with mbatchd: %v; retrying in %v", err, delay)
+		d.cfg.Log.Warn("session with mbatchd lost; retrying", "err", err, "in", delay)
 		t := d.cfg.Clock.NewTimer(delay)
 		select {
 		case <-t.C():
@@ -119,7 +119,7 @@ func (d *Daemon) sendMbd(m *api.SbdMessage) bool {
 	case d.sess.out <- m:
 		return true
 	default:
-		d.cfg.Logf("session with mbatchd is %d messages behind; reconnecting", outQueue)
+		d.cfg.Log.Warn("session with mbatchd is behind; reconnecting", "messages", outQueue)
 		d.sess.cancel()
 		d.sess = nil
 		return false

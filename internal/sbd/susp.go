@@ -2,6 +2,7 @@ package sbd
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -33,16 +34,16 @@ func (d *Daemon) loadCheck(ctx context.Context) {
 			lj.Thresholds = loadsusp.Thresholds(d.cfg.Table, q.Thresholds)
 			var err error
 			if lj.StopCond, err = loadsusp.Cond(d.cfg.Table, q.StopCond); err != nil {
-				d.cfg.Logf("queue %s: STOP_COND: %v", q.Name, err)
+				d.cfg.Log.Warn("STOP_COND not usable", "queue", q.Name, "err", err)
 			}
 			if lj.ResumeCond, err = loadsusp.Cond(d.cfg.Table, q.ResumeCond); err != nil {
-				d.cfg.Logf("queue %s: RESUME_COND: %v", q.Name, err)
+				d.cfg.Log.Warn("RESUME_COND not usable", "queue", q.Name, "err", err)
 			}
 			if q.RunWindow != "" {
 				if w, err := timewin.Parse(q.RunWindow); err == nil {
 					lj.WindowOpen = w.Open(now)
 				} else {
-					d.cfg.Logf("queue %s: RUN_WINDOW: %v", q.Name, err)
+					d.cfg.Log.Warn("RUN_WINDOW not usable", "queue", q.Name, "err", err)
 				}
 			}
 			for _, t := range q.TerminateWhen {
@@ -67,7 +68,7 @@ func (d *Daemon) loadCheck(ctx context.Context) {
 		l, err := d.cfg.Loads.Load(lctx)
 		cancel()
 		if err != nil {
-			d.cfg.Logf("load of %s unavailable: %v", d.cfg.Host, err)
+			d.cfg.Log.Warn("load of the host unavailable", "host", d.cfg.Host, "err", err)
 		} else {
 			host.Load = l
 		}
@@ -81,16 +82,16 @@ func (d *Daemon) loadCheck(ctx context.Context) {
 		j := byKey[a.Key]
 		switch a.Op {
 		case loadsusp.Suspend:
-			d.cfg.Logf("job %s: suspended (reasons %#x, index %d)", j.key, a.Reasons, a.Subreason)
+			d.cfg.Log.Info("job suspended", "job", j.key, "reasons", fmt.Sprintf("%#x", a.Reasons), "index", a.Subreason)
 			d.shepCommand(j, &sbdwire.Command{Op: sbdwire.OpSuspend, SuspReasons: a.Reasons, SuspSubreason: a.Subreason}, 0)
 			if a.Reasons&loadsusp.SuspQueueWindow == 0 {
 				d.lastSusp = now
 			}
 		case loadsusp.Resume:
-			d.cfg.Logf("job %s: resumed", j.key)
+			d.cfg.Log.Info("job resumed", "job", j.key)
 			d.shepCommand(j, &sbdwire.Command{Op: sbdwire.OpResume}, 0)
 		case loadsusp.Terminate:
-			d.cfg.Logf("job %s: terminated (%s)", j.key, a.TermReason)
+			d.cfg.Log.Info("job terminated", "job", j.key, "reason", a.TermReason)
 			d.shepCommand(j, &sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: a.TermReason}, 0)
 		}
 	}

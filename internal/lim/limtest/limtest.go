@@ -88,6 +88,7 @@ func Write(o Options) (*Layout, error) {
 		"LSF_CONFDIR=" + l.ConfDir,
 		"LSF_SERVERDIR=" + l.ServerDir,
 		"LSF_LOGDIR=" + l.LogDir,
+		"LSF_LOG_MASK=LOG_INFO", // the lines tests look for (elims started) are LOG_INFO
 		"BASALT_STATEDIR=" + l.StateDir,
 		"LSB_SHAREDIR=" + filepath.Join(o.Dir, "work"),
 		fmt.Sprintf("LSF_LIM_PORT=%d", o.Port),

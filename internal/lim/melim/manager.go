@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +41,11 @@ type Config struct {
 	BlockTime time.Duration
 	// Restarts is LSF_ELIM_RESTARTS; negative is no cap.
 	Restarts int
-	// Debug is LSF_ELIM_DEBUG: log every update.
+	// Debug is LSF_ELIM_DEBUG: log every update (at slog.LevelDebug; the
+	// LIM lowers the melim log's level to it).
 	Debug bool
 	// Log receives the activity log (melim.log.<host>); discarded if nil.
-	Log *log.Logger
+	Log *slog.Logger
 	// Clock times restarts and block time; the wall clock when nil.
 	Clock clock.Clock
 	// OnEvent, when set, is called from the Manager's goroutine for every
@@ -158,7 +158,7 @@ func Start(cfg Config) (*Manager, error) {
 		cfg.AbortValue = DefaultAbortValue
 	}
 	if cfg.Log == nil {
-		cfg.Log = log.New(io.Discard, "", 0)
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, clk: cfg.Clock, events: make(chan any, 64), done: make(chan struct{}),
 		stop: make(chan context.Context), stopped: make(chan error, 1)}
@@ -244,7 +244,7 @@ func (m *Manager) run(names []string) {
 				switch ev.kind {
 				case 0:
 					if e.running && len(e.partial) > 0 {
-						m.cfg.Log.Printf("elim %s: incomplete load update string %q for more than %v; restarting it", e.name, e.partial, m.cfg.BlockTime)
+						m.cfg.Log.Warn(fmt.Sprintf("elim %s: incomplete load update string %q for more than %v; restarting it", e.name, e.partial, m.cfg.BlockTime))
 						m.emit(e, Blocked, string(e.partial))
 						e.partial = nil
 						m.kill(e, syscall.SIGTERM)
@@ -297,14 +297,14 @@ func (m *Manager) start(e *elim) {
 		err = cmd.Start()
 	}
 	if err != nil {
-		m.cfg.Log.Printf("elim %s: cannot start: %v", e.name, err)
+		m.cfg.Log.Error(fmt.Sprintf("elim %s: cannot start: %v", e.name, err))
 		m.emit(e, StartFailed, err.Error())
 		m.scheduleRestart(e)
 		return
 	}
 	e.cmd = cmd
 	e.running = true
-	m.cfg.Log.Printf("elim %s: started, pid %d, LSF_RESOURCES=%q", e.name, cmd.Process.Pid, strings.Join(m.cfg.Resources, " "))
+	m.cfg.Log.Info(fmt.Sprintf("elim %s: started, pid %d, LSF_RESOURCES=%q", e.name, cmd.Process.Pid, strings.Join(m.cfg.Resources, " ")))
 	m.emit(e, Started, strconv.Itoa(cmd.Process.Pid))
 	gen, name := e.gen, e.name
 	go func() {
@@ -342,7 +342,7 @@ func (m *Manager) data(e *elim, b []byte, vals map[string]value) {
 		e.partial = e.partial[i+1:]
 		vs, err := ParseUpdate(line)
 		if err != nil {
-			m.cfg.Log.Printf("elim %s: bad load update string %q: %v; ignored", e.name, line, err)
+			m.cfg.Log.Warn(fmt.Sprintf("elim %s: bad load update string %q: %v; ignored", e.name, line, err))
 			m.emit(e, BadUpdate, err.Error())
 			continue
 		}
@@ -351,7 +351,7 @@ func (m *Manager) data(e *elim, b []byte, vals map[string]value) {
 			vals[v.Name] = value{v.Value, e.name, now}
 		}
 		if m.cfg.Debug {
-			m.cfg.Log.Printf("elim %s: %s", e.name, line)
+			m.cfg.Log.Debug(fmt.Sprintf("elim %s: %s", e.name, line))
 		}
 		m.emit(e, Updated, line)
 	}
@@ -415,11 +415,11 @@ func (m *Manager) exited(e *elim, err error, vals map[string]value) {
 	}
 	if code == m.cfg.AbortValue {
 		e.finished = true
-		m.cfg.Log.Printf("elim %s: exited with ELIM_ABORT_VALUE %d; not restarted", e.name, code)
+		m.cfg.Log.Warn(fmt.Sprintf("elim %s: exited with ELIM_ABORT_VALUE %d; not restarted", e.name, code))
 		m.emit(e, Aborted, strconv.Itoa(code))
 		return
 	}
-	m.cfg.Log.Printf("elim %s: exited (%v)", e.name, exitText(err))
+	m.cfg.Log.Warn(fmt.Sprintf("elim %s: exited (%v)", e.name, exitText(err)))
 	m.emit(e, Exited, exitText(err))
 	m.scheduleRestart(e)
 }
@@ -427,7 +427,7 @@ func (m *Manager) exited(e *elim, err error, vals map[string]value) {
 func (m *Manager) scheduleRestart(e *elim) {
 	if m.cfg.Restarts >= 0 && e.restarts >= m.cfg.Restarts {
 		e.finished = true
-		m.cfg.Log.Printf("elim %s: restarted %d times (LSF_ELIM_RESTARTS); not restarted again", e.name, e.restarts)
+		m.cfg.Log.Error(fmt.Sprintf("elim %s: restarted %d times (LSF_ELIM_RESTARTS); not restarted again", e.name, e.restarts))
 		m.emit(e, GaveUp, strconv.Itoa(e.restarts))
 		return
 	}
@@ -440,7 +440,7 @@ func (m *Manager) scheduleRestart(e *elim) {
 	e.restartT = t
 	go m.fire(t, timerEv{e.name, 1, e.gen})
 	// Logged once the timer runs (tests advance their clock on this line).
-	m.cfg.Log.Printf("elim %s: restarting in %v", e.name, wait.Round(time.Second))
+	m.cfg.Log.Warn(fmt.Sprintf("elim %s: restarting in %v", e.name, wait.Round(time.Second)))
 }
 
 func exitText(err error) string {
@@ -477,7 +477,7 @@ func (m *Manager) shutdown(ctx context.Context, elims map[string]*elim) error {
 				if e := elims[ev.name]; e != nil && e.gen == ev.gen && e.running {
 					e.running = false
 					running--
-					m.cfg.Log.Printf("elim %s: terminated", e.name)
+					m.cfg.Log.Info(fmt.Sprintf("elim %s: terminated", e.name))
 				}
 			case valuesReq:
 				ev <- nil
@@ -496,13 +496,13 @@ func (m *Manager) shutdown(ctx context.Context, elims map[string]*elim) error {
 }
 
 type logWriter struct {
-	l    *log.Logger
+	l    *slog.Logger
 	name string
 }
 
 func (w logWriter) Write(b []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		w.l.Printf("elim %s: stderr: %s", w.name, line)
+		w.l.Warn(fmt.Sprintf("elim %s: stderr: %s", w.name, line))
 	}
 	return len(b), nil
 }

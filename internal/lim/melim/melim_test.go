@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/logging"
 )
 
 func TestParseUpdate(t *testing.T) {
@@ -124,7 +125,7 @@ func newHarness(t *testing.T, scripts map[string]string) *harness {
 func (h *harness) start(cfg Config) {
 	cfg.ServerDir = h.dir
 	cfg.Clock = h.clk
-	cfg.Log = log.New(h.logBuf, "", 0)
+	cfg.Log = slog.New(logging.NewHandler(h.logBuf, &logging.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.OnEvent = func(e Event) { h.events <- e }
 	if cfg.Env == nil {
 		cfg.Env = []string{"PATH=" + os.Getenv("PATH")}

@@ -2,6 +2,8 @@ package mbdkeeper
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -34,7 +36,8 @@ type Keeper struct {
 	Alive func(ctx context.Context) bool
 	// Start starts mbatchd on this host.
 	Start func() (Process, error)
-	Logf  func(format string, args ...any)
+	// Log receives the keeper's lines (discarded if nil).
+	Log *slog.Logger
 	// Grace is how long this host must stay master before mbatchd is
 	// started (default 2 s; not waited for when the first event already
 	// names this host: sbatchd starting on the master). Retry is the
@@ -49,10 +52,11 @@ type Keeper struct {
 
 func (k *Keeper) self(h string) bool { return h != "" && strings.EqualFold(h, k.Host) }
 
-func (k *Keeper) logf(format string, args ...any) {
-	if k.Logf != nil {
-		k.Logf(format, args...)
+func (k *Keeper) log() *slog.Logger {
+	if k.Log == nil {
+		return slog.New(slog.DiscardHandler)
 	}
+	return k.Log
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -107,13 +111,13 @@ func (k *Keeper) Run(ctx context.Context) {
 				case wasFirst:
 					arm(0)
 				case !k.self(prev):
-					k.logf("this host is the master: mbatchd is started here unless one answers within %v", grace)
+					k.log().Warn(fmt.Sprintf("this host is the master: mbatchd is started here unless one answers within %v", grace))
 					arm(grace)
 				}
 			case ev.Master != "":
 				disarm()
 				if child != nil {
-					k.logf("the master is now %s: stopping the mbatchd of this host", ev.Master)
+					k.log().Warn("the master is now "+ev.Master+": stopping the mbatchd of this host", "master", ev.Master)
 					child.Stop()
 				}
 			default:
@@ -130,9 +134,9 @@ func (k *Keeper) Run(ctx context.Context) {
 			if child == nil && !k.Alive(ctx) {
 				p, err := k.Start()
 				if err != nil {
-					k.logf("cannot start mbatchd: %v", err)
+					k.log().Error("cannot start mbatchd", "err", err)
 				} else {
-					k.logf("mbatchd started on the master host")
+					k.log().Warn("mbatchd started on the master host")
 					child, childDone = p, p.Done()
 				}
 			}
@@ -141,9 +145,9 @@ func (k *Keeper) Run(ctx context.Context) {
 			failed := child.Failed()
 			child, childDone = nil, nil
 			if failed {
-				k.logf("mbatchd failed")
+				k.log().Error("mbatchd failed")
 			} else {
-				k.logf("mbatchd exited")
+				k.log().Warn("mbatchd exited")
 				if k.self(master) {
 					arm(0)
 				}
@@ -156,7 +160,7 @@ func (k *Keeper) Run(ctx context.Context) {
 				select {
 				case <-childDone:
 				case <-t.C():
-					k.logf("mbatchd did not exit within %v", orDefault(k.StopWait, 10*time.Second))
+					k.log().Error("mbatchd did not exit in time", "wait", orDefault(k.StopWait, 10*time.Second))
 				}
 				t.Stop()
 			}

@@ -3,6 +3,7 @@ package mbdkeeper
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -51,7 +52,7 @@ func startKeeper(t *testing.T) *keeperRig {
 			r.started = append(r.started, p)
 			return p, nil
 		},
-		Logf: t.Logf, Grace: 3 * time.Second, Retry: 5 * time.Second}
+		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Grace: 3 * time.Second, Retry: 5 * time.Second}
 	ctx, cancel := context.WithCancel(t.Context())
 	r.cancel = cancel
 	go func() { k.Run(ctx); close(r.done) }()

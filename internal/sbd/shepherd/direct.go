@@ -90,7 +90,7 @@ func (s *Shepherd) startDirect(spec *sbdwire.ExecSpec) {
 		syscall.Close(cgfd)
 	}
 	if f.res.Err != "" {
-		s.logf("job: %s failed: %s", f.res.Step, f.res.Err)
+		s.warnf("job: %s failed: %s", f.res.Step, f.res.Err)
 		s.finishSetupFailed(f.res, f.ws)
 		return
 	}
@@ -135,7 +135,7 @@ func (s *Shepherd) gateSetup(pid int, spec *sbdwire.ExecSpec, inUnified bool) (s
 	}
 	for _, rl := range spec.Rlimits {
 		if rl.Resource == syscall.RLIMIT_STACK && !awaitGate(s.clk, pid) {
-			s.logf("the job's process did not reach its gate within a second: its stack limit may not hold")
+			s.warnf("the job's process did not reach its gate within a second: its stack limit may not hold")
 		}
 		lim := syscall.Rlimit{Cur: rl.Cur, Max: rl.Max}
 		if err := prlimit(pid, int(rl.Resource), &lim); err != nil {
@@ -233,7 +233,7 @@ func (h *Host) forker() {
 	defer h.forkers.Add(-1)
 	if err := syscall.Unshare(syscall.CLONE_FS); err != nil {
 		err = fmt.Errorf("unshare(CLONE_FS): %w", err)
-		h.logf("forker: %v", err)
+		h.warnf("forker: %v", err)
 		h.forkErr.Store(err)
 		for w := range h.forkCh {
 			close(w.done)
@@ -245,7 +245,7 @@ func (h *Host) forker() {
 		_ = syscall.Chdir("/") // hold no job's directory
 		close(w.done)
 		if !ok {
-			h.logf("forker: cannot restore the thread's identity: discarding it")
+			h.warnf("forker: cannot restore the thread's identity: discarding it")
 			return
 		}
 	}
@@ -256,7 +256,7 @@ func (h *Host) forker() {
 func (h *Host) runOnForker(fn func() bool) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.logf("forker: %v\n%s", r, debug.Stack())
+			h.errorf("forker: %v\n%s", r, debug.Stack())
 			ok = false
 		}
 	}()
@@ -421,7 +421,7 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 		var err2 error
 		if pid, err2 = s.host.forkExec(s, path, argv, attr); err2 == nil {
 			s.host.noCloneCg.Store(true)
-			s.logf("cannot clone into the job's cgroup (%v): joining it at the gate from now on", err)
+			s.warnf("cannot clone into the job's cgroup (%v): joining it at the gate from now on", err)
 			inUnified = false
 		}
 		err = err2
@@ -430,7 +430,7 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 		syscall.Close(gw)
 		if s.gated && gateFailure(err) {
 			if !s.host.noGate.Swap(true) {
-				s.logf("cannot execute the job gate (%v): jobs wait at their job file's gate from now on", err)
+				s.warnf("cannot execute the job gate (%v): jobs wait at their job file's gate from now on", err)
 			}
 			return fail(StepGate, fmt.Errorf("job gate: %w", err), 1)
 		}

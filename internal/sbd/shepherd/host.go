@@ -5,7 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobgate"
 	"github.com/basalt-lsf/basalt/internal/sbd/procfs"
@@ -29,7 +31,8 @@ import (
 // (job-shepherd SPOOLDIR) or serves many (Serve, job-shepherd -host).
 type Host struct {
 	clk     clock.Clock
-	log     *log.Logger
+	log     *slog.Logger
+	logw    io.Writer // the host's log, for shepherds without their own
 	pid     int
 	devnull *os.File
 	// devnullFD is devnull's descriptor, for the forks.
@@ -70,17 +73,21 @@ type Host struct {
 }
 
 // NewHost prepares a host process; logw receives the host's own
-// diagnostics (each job logs to its spool directory).
-func NewHost(clk clock.Clock, logw *os.File) (*Host, error) {
+// diagnostics (each job logs to its spool directory; nil discards them).
+func NewHost(clk clock.Clock, logw io.Writer) (*Host, error) {
 	if clk == nil {
 		clk = clock.Real()
+	}
+	if logw == nil {
+		logw = io.Discard
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return nil, fmt.Errorf("shepherd host: %w", err)
 	}
-	h := &Host{clk: clk, log: log.New(logw, "", 0), pid: os.Getpid(), devnull: devnull, devnullFD: int(devnull.Fd()),
+	h := &Host{clk: clk, logw: logw, pid: os.Getpid(), devnull: devnull, devnullFD: int(devnull.Fd()),
 		procs: map[int]*Shepherd{}, forkCh: make(chan threadWork)}
+	h.log = slog.New(logging.NewHandler(logw, &logging.HandlerOptions{Level: slog.LevelInfo, Name: fmt.Sprintf("shepherd host %d", h.pid), Now: clk.Now}))
 	// Every thread has the slack the process started with; its jobs get
 	// the one the daemon had before it raised it.
 	h.jobSlack = timerslack.Job(os.Getenv)
@@ -91,7 +98,7 @@ func NewHost(clk clock.Clock, logw *os.File) (*Host, error) {
 	if os.Getenv("BASALT_JOBGATE") != "off" {
 		var err error
 		if h.gate, err = processGate(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-			h.logf("job gate unusable, jobs wait at their job file's gate: %v", err)
+			h.warnf("job gate unusable, jobs wait at their job file's gate: %v", err)
 		}
 	}
 	return h, nil
@@ -119,16 +126,20 @@ func (h *Host) jobGate() *jobgate.Gate {
 	return h.gate
 }
 
-func (h *Host) logf(format string, args ...any) {
-	h.log.Printf("%s shepherd host %d: %s", h.clk.Now().Format("Jan 02 15:04:05.000"), h.pid, fmt.Sprintf(format, args...))
-}
+// logf and warnf write the host's lines at LOG_INFO and LOG_WARNING.
+func (h *Host) logf(format string, args ...any) { h.log.Info(fmt.Sprintf(format, args...)) }
+
+func (h *Host) warnf(format string, args ...any) { h.log.Warn(fmt.Sprintf(format, args...)) }
+
+// errorf writes a line at LOG_ERR (a shepherd's or a forker's panic).
+func (h *Host) errorf(format string, args ...any) { h.log.Error(fmt.Sprintf(format, args...)) }
 
 // startReaper makes the process the subreaper of its descendants (orphans
 // of the jobs become its children) and starts the reaper, once.
 func (h *Host) startReaper(ctx context.Context) {
 	h.reapOnce.Do(func() {
 		if err := prctl(pr_SET_CHILD_SUBREAPER, 1); err != nil {
-			h.logf("cannot become subreaper: %v", err)
+			h.warnf("cannot become subreaper: %v", err)
 		}
 		// Before any child can end unseen: the reaper looks for ended
 		// children first, then at every SIGCHLD.
@@ -214,7 +225,7 @@ func (h *Host) reap(ctx context.Context, sigs <-chan os.Signal) {
 				continue
 			}
 			if err != nil && err != syscall.ECHILD {
-				h.logf("wait4: %v", err)
+				h.warnf("wait4: %v", err)
 			}
 			if pid <= 0 {
 				break // none ended (or no child at all)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -212,6 +213,48 @@ func TestHostSIGTERMRetires(t *testing.T) {
 	if st, err := dir.ReadState(); err != nil || st.State != api.StateDone {
 		t.Errorf("the job did not finish: %+v, %v", st, err)
 	}
+}
+
+// TestHostSIGUSR1ReopensLog: logrotate renames shepherd.log and sends
+// SIGUSR1 (SIGHUP retires a host): the host writes to a new shepherd.log,
+// its earlier lines stay in the renamed one, and it still serves.
+func TestHostSIGUSR1ReopensLog(t *testing.T) {
+	h := startHost(t, time.Hour)
+	path := filepath.Join(h.state, "shepherd.log")
+	waitLog := func(path, want string) string {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			b, _ := os.ReadFile(path)
+			if strings.Contains(string(b), want) {
+				return string(b)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s has no %q:\n%s", path, want, b)
+			}
+		}
+	}
+	waitLog(path, "serving (build")
+	if err := os.Rename(path, path+".1"); err != nil {
+		t.Fatal(err)
+	}
+	h.cmd.Process.Signal(syscall.SIGUSR1)
+	cur := waitLog(path, "user defined signal 1: log reopened")
+	if strings.Contains(cur, "serving") {
+		t.Errorf("new log has the old lines:\n%s", cur)
+	}
+	if old, _ := os.ReadFile(path + ".1"); strings.Contains(string(old), "reopened") {
+		t.Errorf("old log has the new lines:\n%s", old)
+	}
+	if h.exited(100 * time.Millisecond) {
+		t.Fatal("the host exited on SIGUSR1")
+	}
+	c := h.dial()
+	dir, l, p := h.jobFor(t, 75, "true")
+	if _, err := c.Start(context.Background(), string(dir), l, p); err != nil {
+		t.Fatal(err)
+	}
+	h.follow("75")
+	waitLog(path, "job 75")
 }
 
 // TestFinalWaitsForSbatchd: a job that ends before sbatchd's first

@@ -17,6 +17,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 )
@@ -133,7 +134,7 @@ func (h *Host) accept(ctx context.Context, srv *server) {
 func (h *Host) serveConn(ctx context.Context, srv *server, c net.Conn) {
 	defer c.Close()
 	if uid, err := peerUID(c); err != nil || (uid != 0 && uid != os.Geteuid()) {
-		h.logf("refusing connection from uid %d: %v", uid, err)
+		h.warnf("refusing connection from uid %d: %v", uid, err)
 		return
 	}
 	var jobs int
@@ -255,14 +256,14 @@ func (h *Host) Prepare(cfg Config) (*Shepherd, error) {
 func (h *Host) RunJob(ctx context.Context, s *Shepherd) {
 	defer func() {
 		if r := recover(); r != nil {
-			h.logf("job %s: shepherd failed: %v\n%s", spool.Key(s.l.JobID, s.l.Index), r, debug.Stack())
+			h.errorf("job %s: shepherd failed: %v\n%s", spool.Key(s.l.JobID, s.l.Index), r, debug.Stack())
 			s.abort()
 		}
 		h.release(s)
 		s.close()
 	}()
 	if err := s.Run(ctx); err != nil {
-		s.logf("exiting: %v", err)
+		s.warnf("exiting: %v", err)
 	}
 }
 
@@ -279,7 +280,8 @@ func Build(path string) string {
 // HostMain is "job-shepherd -host STATEDIR [-idle DURATION]": the host's
 // shepherd service for the sbatchd of STATEDIR, its socket on fd 3 (bound
 // by sbatchd), its log STATEDIR/shepherd.log. SIGTERM, SIGINT and SIGHUP
-// retire it: no new job, exit after the last.
+// retire it: no new job, exit after the last. SIGUSR1 reopens the log
+// (logrotate: SIGHUP is taken).
 func HostMain(args []string) int {
 	usage := func() int {
 		fmt.Fprintln(os.Stderr, "usage: basalt job-shepherd -host STATEDIR [-idle DURATION]")
@@ -299,21 +301,29 @@ func HostMain(args []string) int {
 		}
 		idle = d
 	}
-	_, lst, h, ok := openHost(filepath.Join(stateDir, "shepherd.log"))
+	logFile, lst, h, ok := openHost(filepath.Join(stateDir, "shepherd.log"))
 	if !ok {
 		return 1
 	}
 	ctx := context.Background()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1)
 	go func() {
 		for sig := range sigs {
+			if sig == syscall.SIGUSR1 {
+				if err := logFile.Reopen(); err != nil {
+					h.warnf("cannot reopen the log: %v", err)
+				} else {
+					h.logf("%v: log reopened", sig)
+				}
+				continue
+			}
 			h.logf("%v: retiring", sig)
 			h.Retire(ctx)
 		}
 	}()
 	if err := h.Serve(ctx, lst, idle); err != nil {
-		h.logf("exiting: %v", err)
+		h.warnf("exiting: %v", err)
 		return 1
 	}
 	return 0
@@ -322,13 +332,12 @@ func HostMain(args []string) int {
 // openHost opens a shepherd process's log (its standard error from then
 // on: runtime panics and helpers' messages go there), its socket on fd 3
 // and its Host; false when it cannot (said on the log, or on stderr).
-func openHost(logPath string) (*os.File, net.Listener, *Host, bool) {
-	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+func openHost(logPath string) (*logging.File, net.Listener, *Host, bool) {
+	logFile, err := logging.OpenStderrFile(logPath, 0o600)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "job-shepherd: %v\n", err)
 		return nil, nil, nil, false
 	}
-	_ = syscall.Dup3(int(logFile.Fd()), 2, 0)
 	// FileListener dups the descriptor: fd 3 itself must be closed, or the
 	// socket keeps listening (queueing connections nobody accepts) after
 	// the listener is closed.

@@ -5,8 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"log"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
@@ -71,7 +73,7 @@ type Shepherd struct {
 	clk     clock.Clock
 	logFile *os.File
 	ownLog  bool // logFile was opened for the helpers (closed at the end)
-	log     *log.Logger
+	log     *slog.Logger
 	devnull *os.File
 	lst     net.Listener
 	// lstClosed: the job's socket is released (see releaseSocket).
@@ -190,13 +192,14 @@ func Main(args []string) int {
 		return 1
 	}
 	h.single = true
-	s, err := New(Config{Dir: dir, Listener: lst, Clock: clock.Real(), LogFile: logFile, Host: h})
+	// The log is on standard error too (openHost): the helpers get fd 2.
+	s, err := New(Config{Dir: dir, Listener: lst, Clock: clock.Real(), LogFile: os.Stderr, Host: h})
 	if err != nil {
 		fmt.Fprintf(logFile, "job-shepherd: %v\n", err)
 		return 1
 	}
 	if err := s.Run(context.Background()); err != nil {
-		s.logf("exiting: %v", err)
+		s.warnf("exiting: %v", err)
 		return 1
 	}
 	return 0
@@ -221,22 +224,28 @@ func New(cfg Config) (*Shepherd, error) {
 	}
 	h := cfg.Host
 	if h == nil {
-		if h, err = NewHost(cfg.Clock, cfg.LogFile); err != nil {
+		var logw io.Writer // not a nil *os.File in an interface
+		if cfg.LogFile != nil {
+			logw = cfg.LogFile
+		}
+		if h, err = NewHost(cfg.Clock, logw); err != nil {
 			return nil, err
 		}
 		h.single = true
 	}
 	s := &Shepherd{
 		dir: cfg.Dir, l: l, p: p, clk: cfg.Clock, logFile: cfg.LogFile, devnull: h.devnull, lst: cfg.Listener, host: h,
-		log:      h.log,
 		children: map[int]*child{}, conns: map[*sconn]bool{},
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4),
 		reports: make(chan error, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
 	}
+	logw := h.logw
 	if cfg.LogFile != nil {
-		s.log = log.New(cfg.LogFile, "", 0)
+		logw = cfg.LogFile
 	}
+	s.log = slog.New(logging.NewHandler(logw, &logging.HandlerOptions{Level: slog.LevelInfo,
+		Name: "job " + spool.Key(l.JobID, l.Index), Now: func() time.Time { return s.clk.Now() }}))
 	s.udir = cfg.Dir.User()
 	if p.UserDir != "" {
 		s.udir = spool.UserDir(p.UserDir)
@@ -250,10 +259,10 @@ func New(cfg Config) (*Shepherd, error) {
 	return s, nil
 }
 
-func (s *Shepherd) logf(format string, args ...any) {
-	s.log.Printf("%s job %s: %s", s.clk.Now().Format("Jan 02 15:04:05.000"), spool.Key(s.l.JobID, s.l.Index),
-		fmt.Sprintf(format, args...))
-}
+// logf and warnf write the job's lines at LOG_INFO and LOG_WARNING.
+func (s *Shepherd) logf(format string, args ...any) { s.log.Info(fmt.Sprintf(format, args...)) }
+
+func (s *Shepherd) warnf(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) }
 
 func (s *Shepherd) now() time.Time { return s.clk.Now() }
 
@@ -392,7 +401,7 @@ func (s *Shepherd) accept(ctx context.Context) {
 
 func (s *Shepherd) onConn(c net.Conn) {
 	if uid, err := peerUID(c); err != nil || (uid != 0 && uid != os.Geteuid()) {
-		s.logf("refusing connection from uid %d: %v", uid, err)
+		s.warnf("refusing connection from uid %d: %v", uid, err)
 		c.Close()
 		return
 	}
@@ -469,7 +478,7 @@ func (s *Shepherd) update() {
 	s.st.Time = s.now().Unix()
 	if s.st.Final {
 		if err := s.dir.WriteState(&s.st); err != nil {
-			s.logf("%v", err)
+			s.warnf("%v", err)
 		}
 	}
 	if s.st.Final && len(s.conns) > 0 {
@@ -495,7 +504,7 @@ func (s *Shepherd) begin() {
 		s.files.Script = s.udir.Script()
 	}
 	if err := s.prepareFiles(); err != nil {
-		s.logf("preparing job files: %v", err)
+		s.warnf("preparing job files: %v", err)
 		s.finishPending(PendJobNoFile)
 		return
 	}
@@ -516,10 +525,10 @@ func (s *Shepherd) begin() {
 			s.cg = g
 		}
 		if err != nil {
-			s.logf("no cgroup, tracking processes by descent: %v", err)
+			s.warnf("no cgroup, tracking processes by descent: %v", err)
 		} else if s.p.MemLimitEnforce && s.l.Limits != nil && s.l.Limits.Mem > 0 {
 			if err := s.cg.SetMemoryLimit(s.l.Limits.Mem * 1024); err != nil {
-				s.logf("memory limit: %v", err)
+				s.warnf("memory limit: %v", err)
 			}
 		}
 	}
@@ -707,12 +716,12 @@ func (s *Shepherd) startQueuePre() {
 	}
 	spec, err := s.prePostSpec(q.PreExec, append(s.env[:len(s.env):len(s.env)], "LSB_EXIT_PRE_ABORT="+strconv.Itoa(jobenv.ExitPreAbort)))
 	if err != nil {
-		s.logf("queue pre-exec: %v", err)
+		s.warnf("queue pre-exec: %v", err)
 		s.finishPending(PendQueuePreExec)
 		return
 	}
 	if _, err := s.spawn(kindQueuePre, spec, nil); err != nil {
-		s.logf("%v", err)
+		s.warnf("%v", err)
 		s.finishPending(PendJobExecInit)
 	}
 }
@@ -754,7 +763,7 @@ func (s *Shepherd) startJobPre() {
 	s.ioSpecs(spec)
 	s.jobPre = true
 	if _, err := s.spawn(kindJobPre, spec, nil); err != nil {
-		s.logf("%v", err)
+		s.warnf("%v", err)
 		s.finishPending(PendJobExecInit)
 	}
 }
@@ -832,7 +841,7 @@ func (s *Shepherd) startJobNow() {
 	}
 	c, err := s.spawn(kindJob, spec, nil)
 	if err != nil {
-		s.logf("%v", err)
+		s.warnf("%v", err)
 		s.finishPending(PendJobExecInit)
 		return
 	}
@@ -918,7 +927,7 @@ func (s *Shepherd) complete(c *child) {
 	delete(s.children, c.pid)
 	failed := c.res != nil && c.res.Err != ""
 	if failed {
-		s.logf("%s: %s failed: %s", c.kind, c.res.Step, c.res.Err)
+		s.warnf("%s: %s failed: %s", c.kind, c.res.Step, c.res.Err)
 	}
 	switch c.kind {
 	case kindQueuePre, kindJobPre:
@@ -938,11 +947,11 @@ func (s *Shepherd) complete(c *child) {
 				s.startJob()
 			}
 		case c.ws.Exited() && c.ws.ExitStatus() == jobenv.ExitPreAbort:
-			s.logf("%s exited %d: job aborted", c.kind, jobenv.ExitPreAbort)
+			s.warnf("%s exited %d: job aborted", c.kind, jobenv.ExitPreAbort)
 			s.st.Abort = true
 			s.finish(api.StateExit, c.ws)
 		default:
-			s.logf("%s failed (status %#x): job back to pending", c.kind, int(c.ws))
+			s.warnf("%s failed (status %#x): job back to pending", c.kind, int(c.ws))
 			s.finishPending(int32(pend))
 		}
 	case kindJob:
@@ -960,12 +969,12 @@ func (s *Shepherd) complete(c *child) {
 	case kindJobPost, kindQueuePost:
 		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
 			s.postFail = true
-			s.logf("%s failed (status %#x)", c.kind, int(c.ws))
+			s.warnf("%s failed (status %#x)", c.kind, int(c.ws))
 		}
 		s.runPosts()
 	case kindControl:
 		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
-			s.logf("job control command failed (status %#x)", int(c.ws))
+			s.warnf("job control command failed (status %#x)", int(c.ws))
 		}
 	}
 }
@@ -1031,7 +1040,7 @@ func (s *Shepherd) finishKilled() {
 // finishSetupFailed ends a run whose helper could not set the process up.
 func (s *Shepherd) finishSetupFailed(res *sbdwire.ExecResult, ws syscall.WaitStatus) {
 	if res == nil {
-		s.logf("helper ended without a result (status %#x)", int(ws))
+		s.warnf("helper ended without a result (status %#x)", int(ws))
 		s.finishPending(PendJobExecInit)
 		return
 	}
@@ -1076,10 +1085,10 @@ func (s *Shepherd) killLeftovers() {
 			return
 		}
 		if err := s.cg.Kill(); err != nil {
-			s.logf("killing the job's cgroup: %v", err)
+			s.warnf("killing the job's cgroup: %v", err)
 		}
 		if err := s.cg.WaitEmpty(s.clk, 10*time.Second); err != nil {
-			s.logf("waiting for the job's processes to exit: %v", err)
+			s.warnf("waiting for the job's processes to exit: %v", err)
 		}
 		return
 	}
@@ -1227,7 +1236,7 @@ func (s *Shepherd) writeReport() {
 		return
 	}
 	if err := s.appendReport(s.reportTarget()); err != nil {
-		s.logf("report: %v", err)
+		s.warnf("report: %v", err)
 		s.runPosts()
 	}
 }
@@ -1286,7 +1295,7 @@ func (s *Shepherd) reportFailed(err error) {
 	if errors.As(err, &pe) {
 		why = pe.Err.Error()
 	}
-	s.logf("appending the report to %s: %v", s.reportTarget(), err)
+	s.warnf("appending the report to %s: %v", s.reportTarget(), err)
 	if s.reportTarget() != s.udir.Output() {
 		s.notes = append(s.notes, fmt.Sprintf("Unable to append this report to the output file <%s>: %s.", s.reportTarget(), why))
 		if s.execRes != nil {
@@ -1376,7 +1385,7 @@ func (s *Shepherd) runPosts() {
 		_, err = s.spawn(pc.kind, spec, nil)
 	}
 	if err != nil {
-		s.logf("%s: %v", pc.kind, err)
+		s.warnf("%s: %v", pc.kind, err)
 		s.postFail = true
 		s.runPosts()
 	}
@@ -1396,7 +1405,7 @@ func (s *Shepherd) finalize() {
 			s.cg.WaitEmpty(s.clk, 2*time.Second)
 		}
 		if err := s.cg.Remove(); err != nil {
-			s.logf("cgroup left for sbatchd to remove: %v", err)
+			s.warnf("cgroup left for sbatchd to remove: %v", err)
 		}
 	}
 	s.update()
@@ -1598,7 +1607,7 @@ func (s *Shepherd) signal(sig syscall.Signal) {
 	if s.cg != nil {
 		if sig == syscall.SIGKILL {
 			if err := s.cg.Kill(); err != nil {
-				s.logf("kill: %v", err)
+				s.warnf("kill: %v", err)
 			}
 			return
 		}
@@ -1610,7 +1619,7 @@ func (s *Shepherd) signal(sig syscall.Signal) {
 		}
 		n, err := s.cg.Signal(sig)
 		if err != nil {
-			s.logf("signal %d: %v", sig, err)
+			s.warnf("signal %d: %v", sig, err)
 		}
 		s.logf("%s sent to %d processes", report.SignalText(sig), n)
 		return
@@ -1635,7 +1644,7 @@ func (s *Shepherd) runControl(cmd string, extraEnv []string) {
 	spec := s.baseSpec([]string{"/bin/sh", "-c", cmd}, env)
 	spec.Dirs = []string{"/tmp"}
 	if _, err := s.spawn(kindControl, spec, nil); err != nil {
-		s.logf("job control command: %v", err)
+		s.warnf("job control command: %v", err)
 	}
 }
 
@@ -1655,7 +1664,7 @@ func (s *Shepherd) jobPIDs() []int {
 	if s.cg != nil {
 		pids, err := s.cg.PIDs()
 		if err != nil {
-			s.logf("%v", err)
+			s.warnf("%v", err)
 		}
 		return pids
 	}
