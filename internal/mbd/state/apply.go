@@ -139,6 +139,13 @@ func (s *State) ownJob(j *Job, fix bool) *Job {
 	if fix && c.listed {
 		s.pendingList(c.Queue).replace(s.gen, c)
 	}
+	if started(c.State) {
+		for _, h := range c.ExecHosts {
+			if ks, _ := s.onHost.get(h.Host); ks != nil && ks.jobs[c.Key] != nil {
+				s.hostSet(h.Host).jobs[c.Key] = c
+			}
+		}
+	}
 	return c
 }
 
@@ -219,13 +226,13 @@ func (s *State) unlist(j *Job) {
 }
 
 // hostSet returns host's set of started jobs, writable.
-func (s *State) hostSet(host string) *keySet {
+func (s *State) hostSet(host string) *hostJobs {
 	ks, _ := s.onHost.get(host)
 	switch {
 	case ks == nil:
-		ks = &keySet{gen: s.gen, keys: map[Key]struct{}{}}
+		ks = &hostJobs{gen: s.gen, jobs: map[Key]*Job{}}
 	case ks.gen != s.gen:
-		ks = &keySet{gen: s.gen, keys: maps.Clone(ks.keys)}
+		ks = &hostJobs{gen: s.gen, jobs: maps.Clone(ks.jobs)}
 	default:
 		return ks
 	}
@@ -235,7 +242,7 @@ func (s *State) hostSet(host string) *keySet {
 
 func (s *State) enterHosts(j *Job) {
 	for _, h := range j.ExecHosts {
-		s.hostSet(h.Host).keys[j.Key] = struct{}{}
+		s.hostSet(h.Host).jobs[j.Key] = j
 	}
 }
 
@@ -245,12 +252,12 @@ func (s *State) leaveHosts(j *Job) {
 		if ks == nil {
 			continue
 		}
-		if _, ok := ks.keys[j.Key]; !ok {
+		if _, ok := ks.jobs[j.Key]; !ok {
 			continue
 		}
 		ks = s.hostSet(h.Host)
-		delete(ks.keys, j.Key)
-		if len(ks.keys) == 0 {
+		delete(ks.jobs, j.Key)
+		if len(ks.jobs) == 0 {
 			s.onHost.del(s.gen, h.Host)
 		}
 	}

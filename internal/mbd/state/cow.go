@@ -169,11 +169,11 @@ func hashName(k nameKey) uint64 {
 	return maphash.String(hashSeed, k.name) ^ mix(maphash.String(hashSeed, k.user))
 }
 
-// keySet is the started jobs of one host, copied whole on the first write
-// of a generation.
-type keySet struct {
+// hostJobs is the started jobs of one host, copied whole on the first
+// write of a generation (a new record of a job started there is a write).
+type hostJobs struct {
 	gen  uint64
-	keys map[Key]struct{}
+	jobs map[Key]*Job
 }
 
 // nameList is the jobs of one (user, name), in submission order. Entries

@@ -54,7 +54,7 @@ type tables struct {
 	jobs    cowMap[Key, *Job]
 	arrays  cowMap[int64, *Array]
 	pending cowSmall[string, *pendingList] // by queue
-	onHost  cowMap[string, *keySet]        // started jobs by execution host
+	onHost  cowMap[string, *hostJobs]      // started jobs by execution host
 	byName  cowMap[nameKey, *nameList]     // jobs by (user, name), submission order
 	queues  cowSmall[string, QueueState]
 	hosts   cowSmall[string, HostState]
@@ -75,7 +75,7 @@ func New() *State {
 		tables: tables{
 			jobs:   newCowMap[Key, *Job](hashKey),
 			arrays: newCowMap[int64, *Array](hashID),
-			onHost: newCowMap[string, *keySet](hashString),
+			onHost: newCowMap[string, *hostJobs](hashString),
 			byName: newCowMap[nameKey, *nameList](hashName),
 		},
 		envs:  newEnvTable(),
@@ -247,8 +247,8 @@ func (v *View) OnHost(host string, fn func(*Job) bool) {
 	if ks == nil {
 		return
 	}
-	for k := range ks.keys {
-		if j := v.Job(k); j != nil && !fn(j) {
+	for _, j := range ks.jobs {
+		if !fn(j) {
 			return
 		}
 	}
@@ -257,8 +257,8 @@ func (v *View) OnHost(host string, fn func(*Job) bool) {
 // StartedHosts lists the hosts that hold started jobs.
 func (v *View) StartedHosts() []string {
 	hs := make([]string, 0, v.s.onHost.n)
-	v.s.onHost.each(func(h string, ks *keySet) bool {
-		if len(ks.keys) > 0 {
+	v.s.onHost.each(func(h string, ks *hostJobs) bool {
+		if len(ks.jobs) > 0 {
 			hs = append(hs, h)
 		}
 		return true

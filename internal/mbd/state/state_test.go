@@ -579,7 +579,7 @@ func checkInvariants(t *testing.T, s *State) {
 			for _, h := range j.ExecHosts {
 				onHost[h.Host]++
 				ks, _ := s.onHost.get(h.Host)
-				if _, ok := ks.keys[k]; !ok {
+				if ks.jobs[k] != j {
 					t.Fatalf("started job %v missing from host %s index", k, h.Host)
 				}
 			}
@@ -601,9 +601,9 @@ func checkInvariants(t *testing.T, s *State) {
 	if len(counts) != len(s.counts.m) {
 		t.Fatalf("counts %v, recount %v", s.counts.m, counts)
 	}
-	s.onHost.each(func(h string, ks *keySet) bool {
-		if len(ks.keys) != onHost[h] {
-			t.Fatalf("host %s index has %d jobs, recount %d", h, len(ks.keys), onHost[h])
+	s.onHost.each(func(h string, ks *hostJobs) bool {
+		if len(ks.jobs) != onHost[h] {
+			t.Fatalf("host %s index has %d jobs, recount %d", h, len(ks.jobs), onHost[h])
 		}
 		return true
 	})
