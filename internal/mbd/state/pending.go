@@ -313,7 +313,7 @@ func orderAt(live []*Job, cur int64, pos int, bottom bool) int64 {
 	if pos > len(live) {
 		return live[len(live)-1].Order + orderGap
 	}
-	if pos == 1 {
+	if pos <= 1 { // (bbot past the top)
 		return live[0].Order - orderGap
 	}
 	// Between live[pos-2] and live[pos-1]; equal keys fall back to IDs, so

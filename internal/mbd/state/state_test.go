@@ -698,3 +698,19 @@ func BenchmarkMemoryPerPendingJob(b *testing.B) {
 		runtime.KeepAlive(s)
 	}
 }
+
+// TestMoveBeyondTheList: bbot and btop to a position past the list's
+// length put the job at the far end (bbot past the top panicked).
+func TestMoveBeyondTheList(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"), submit(2, "normal", "alice"))
+	l.must(&api.Event{JobMove: &api.EvJobMove{JobID: 1, Position: 5, Bottom: true}})
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[1 2]" {
+		t.Fatalf("bbot past the top: %s", got)
+	}
+	l.must(&api.Event{JobMove: &api.EvJobMove{JobID: 1, Position: 5}})
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[2 1]" {
+		t.Fatalf("btop past the bottom: %s", got)
+	}
+	checkInvariants(t, l.s)
+}
