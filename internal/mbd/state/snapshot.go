@@ -15,7 +15,13 @@ const snapVersion = 1
 // Snapshot encodes the whole state as of the last entry applied (whose
 // index it returns). It encodes an immutable view: entries apply meanwhile.
 func (s *State) Snapshot() ([]byte, uint64) {
-	t := s.snapshot()
+	v := s.Latest()
+	return v.Encode(), v.Applied()
+}
+
+// Encode encodes the view as a snapshot for Restore.
+func (v *View) Encode() []byte {
+	t := v.s
 	var b []byte
 	put := func(r *api.SnapRecord) {
 		b = wire.AppendVarint(b, uint64(r.SizeWire()))
@@ -72,7 +78,7 @@ func (s *State) Snapshot() ([]byte, uint64) {
 		}
 		put(&api.SnapRecord{Job: snapJob(j, ref)})
 	}
-	return b, t.applied
+	return b
 }
 
 func sortedKeys[V any](m map[string]V) []string {
