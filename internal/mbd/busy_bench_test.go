@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,21 +25,24 @@ import (
 var (
 	busyHosts = flag.Int("mbd.busy.hosts", 100, "hosts of BenchmarkBusyMaster")
 	busyJobs  = flag.Int("mbd.busy.jobs", 10000, "pending jobs of BenchmarkBusyMaster")
+	busyGap   = flag.Duration("mbd.busy.gap", time.Millisecond, "pause after each request of BenchmarkBusyMaster")
 )
 
 // BenchmarkBusyMaster measures what users wait for while scheduling passes
 // run back to back over many pending jobs: the latency of a submission (one
 // job, durable: through the submit handler, raft and the log's fsync, to
-// the state) and of bjobs <id> (the jobs handler, one job by ID), each
-// b.N times, alternately, while a goroutine runs passes without a pause
-// (its own Scheduler over the server's state, with the input schedLoop
-// builds) besides mbatchd's own scheduling loop. Every host has an sbatchd
-// session that never answers, so hosts are ok, the cluster fills and every
-// pass looks at every pending job. It also reports the live heap and the
-// resident set size that the pending jobs added to the started master.
+// the state) and of bjobs <id> (the jobs handler, one job by ID), b.N of
+// each from two goroutines at once, each pausing -mbd.busy.gap after each
+// request (so that the requests span passes), while a goroutine runs
+// passes without a pause (its own Scheduler over the server's state, with
+// the input schedLoop builds) besides mbatchd's own scheduling loop. Every
+// host has an sbatchd session that never answers, so hosts are ok, the
+// cluster fills and every pass looks at every pending job. It also reports
+// the live heap and the resident set size that the pending jobs added to
+// the started master (both after a GC that returns free memory to the OS).
 //
 //	go test -run '^$' -bench BusyMaster -benchtime 300x ./internal/mbd/ \
-//	    -mbd.busy.hosts 10000 -mbd.busy.jobs 1000000
+//	    -mbd.busy.hosts 10000 -mbd.busy.jobs 1000000 -mbd.busy.gap 10ms
 func BenchmarkBusyMaster(b *testing.B) {
 	dir := writeCluster(b, *busyHosts, 8)
 	editBatchConf(b, dir, "lsb.params", func(c []byte) []byte { // IDs past a million
@@ -63,21 +67,21 @@ func BenchmarkBusyMaster(b *testing.B) {
 		return &api.JobSpec{Command: fmt.Sprintf("bwa mem ref.fa sample_%d.fq", n), FromHost: "host1",
 			SubCwd: "/home/alice/project", OutFile: "logs/%J.out", ResReq: []string{"rusage[mem=4000]"}, Env: env}
 	}
-	submit := func(specs ...*api.JobSpec) []int64 {
+	submit := func(specs ...*api.JobSpec) ([]int64, error) {
 		reply, err := srv.submit(ctx, id, &api.SubmitRequest{Jobs: specs})
 		if err != nil {
-			b.Fatal(err)
+			return nil, err
 		}
 		var ids []int64
 		for _, r := range reply.Results {
 			if r.Status != nil && r.Status.Code != 0 {
-				b.Fatalf("submit: %s", r.Status.Message)
+				return nil, fmt.Errorf("submit: %s", r.Status.Message)
 			}
 			ids = append(ids, r.JobID)
 		}
-		return ids
+		return ids, nil
 	}
-	runtime.GC()
+	debug.FreeOSMemory()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	rss0 := rssBytes()
@@ -88,7 +92,11 @@ func BenchmarkBusyMaster(b *testing.B) {
 		for k := range specs {
 			specs[k] = spec(left - k)
 		}
-		ids = append(ids, submit(specs...)...)
+		got, err := submit(specs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, got...)
 		left -= n
 	}
 
@@ -125,7 +133,7 @@ func BenchmarkBusyMaster(b *testing.B) {
 	for passes.Load() < 2 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	runtime.GC()
+	debug.FreeOSMemory()
 	runtime.ReadMemStats(&after)
 	rss1 := rssBytes()
 	var pending, running int
@@ -135,22 +143,39 @@ func BenchmarkBusyMaster(b *testing.B) {
 	query := make([]time.Duration, 0, b.N)
 	p0, pn0 := passes.Load(), passNanos.Load()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		submit(spec(i))
-		sub = append(sub, time.Since(t0))
-		k := ids[(i*7919)%len(ids)]
-		t0 = time.Now()
-		var got int
-		err := srv.jobs(ctx, id, &api.JobsRequest{Jobs: []*api.JobRef{{JobID: k}}}, func(r *api.JobsReply) error {
-			got += len(r.Jobs)
-			return nil
-		})
-		query = append(query, time.Since(t0))
-		if err != nil || got != 1 {
-			b.Fatalf("bjobs %d: %d records, %v", k, got, err)
+	var clients sync.WaitGroup
+	clients.Add(2)
+	go func() {
+		defer clients.Done()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := submit(spec(i)); err != nil {
+				b.Error(err)
+				return
+			}
+			sub = append(sub, time.Since(t0))
+			time.Sleep(*busyGap)
 		}
-	}
+	}()
+	go func() {
+		defer clients.Done()
+		for i := 0; i < b.N; i++ {
+			k := ids[(i*7919)%len(ids)]
+			t0 := time.Now()
+			var got int
+			err := srv.jobs(ctx, id, &api.JobsRequest{Jobs: []*api.JobRef{{JobID: k}}}, func(r *api.JobsReply) error {
+				got += len(r.Jobs)
+				return nil
+			})
+			query = append(query, time.Since(t0))
+			if err != nil || got != 1 {
+				b.Errorf("bjobs %d: %d records, %v", k, got, err)
+				return
+			}
+			time.Sleep(*busyGap)
+		}
+	}()
+	clients.Wait()
 	b.StopTimer()
 	np := passes.Load() - p0
 	b.ReportMetric(pct(sub, 50), "submit-p50-ms")
