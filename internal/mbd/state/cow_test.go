@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"slices"
 	"strings"
 	"sync"
@@ -346,4 +347,66 @@ func snapshotOf(s *State) (*State, []byte, error) {
 	b, idx := s.Snapshot()
 	r := New()
 	return r, b, r.Restore(bytes.NewReader(b), idx)
+}
+
+// TestLongListsAgainstReferenceFold is the fold test at a size where
+// pending lists span many chunks: insertions in the middle (user
+// priorities, orders out of sequence) split chunks, removals and moves
+// mark entries dead and compact, and views are taken every few entries.
+func TestLongListsAgainstReferenceFold(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	cow, ref := New(), New()
+	var views []*View
+	var texts []string
+	now := int64(1_800_000_000) * sec
+	var next int64
+	for i := 1; i <= 6000; i++ {
+		now += sec
+		var e *api.Event
+		id := 1 + r.Int63n(next+1)
+		switch k := r.Intn(10); {
+		case k < 6 || next == 0:
+			next++
+			e = &api.Event{User: "alice", UID: 1000, JobNew: &api.EvJobNew{JobID: next, Queue: "normal",
+				Order: (next + r.Int63n(200) - 100) << 20, UserPriority: int32(r.Intn(4)),
+				Spec: &api.JobSpec{Command: "x"}}}
+		case k < 7:
+			e = &api.Event{JobStart: &api.EvJobStart{JobID: id, ExecHosts: []*api.ExecHost{{Host: "host1", Slots: 1}}}}
+		case k < 8:
+			e = &api.Event{JobStatus: &api.EvJobStatus{JobID: id, State: api.StatePend}}
+		case k < 9:
+			e = &api.Event{JobMove: &api.EvJobMove{JobID: id, Position: int32(1 + r.Intn(3000)), Bottom: r.Intn(2) == 0}}
+		default:
+			e = &api.Event{JobModify: &api.EvJobModify{JobID: id, Spec: &api.JobSpec{Command: "y", UserPriority: int32(r.Intn(4))}}}
+		}
+		e.Time = now
+		cow.Apply(uint64(i), &api.LogEntry{Events: []*api.Event{e}})
+		ref.Apply(uint64(i), &api.LogEntry{Events: []*api.Event{e}})
+		if r.Intn(5) == 0 {
+			v := cow.Latest()
+			if i%500 == 0 {
+				views, texts = append(views, v), append(texts, render(v.s, true))
+			}
+		}
+		if i%1000 == 0 {
+			if got, want := render(&cow.tables, false), render(&ref.tables, false); got != want {
+				t.Fatalf("entry %d: the state differs from the reference", i)
+			}
+			checkInvariants(t, cow)
+		}
+	}
+	// Several chunks, some split in the middle.
+	p := cow.pending.m["normal"]
+	split := false
+	for _, c := range p.chunks[:len(p.chunks)-1] {
+		split = split || len(c.es) != chunkMax
+	}
+	if len(p.chunks) < 4 || !split {
+		t.Fatalf("the list has %d chunks, none split: the test does not exercise chunks", len(p.chunks))
+	}
+	for i, v := range views {
+		if render(v.s, true) != texts[i] {
+			t.Fatalf("view %d changed after it was taken", i)
+		}
+	}
 }
