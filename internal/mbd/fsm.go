@@ -74,8 +74,9 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 			f.log.Warn("syncing lsb.events before a snapshot", "err", err)
 		}
 	}
-	b, _ := f.st.Snapshot()
-	return snapshotBytes(b), nil
+	// A view of the state as of this entry; raft's snapshot goroutine
+	// encodes it (Persist) while entries go on applying.
+	return viewSnapshot{f.st.Latest()}, nil
 }
 
 func (f *fsm) Restore(rc io.ReadCloser) error {
@@ -83,19 +84,19 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	return f.st.Restore(rc, 0)
 }
 
-type snapshotBytes []byte
+type viewSnapshot struct{ v *state.View }
 
-func (s snapshotBytes) Persist(sink raft.SnapshotSink) error {
-	if _, err := sink.Write(s); err != nil {
+func (s viewSnapshot) Persist(sink raft.SnapshotSink) error {
+	if _, err := sink.Write(s.v.Encode()); err != nil {
 		sink.Cancel()
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	return sink.Close()
 }
 
-func (snapshotBytes) Release() {}
+func (viewSnapshot) Release() {}
 
 var (
 	_ raft.BatchingFSM = (*fsm)(nil)
-	_ raft.FSMSnapshot = snapshotBytes(nil)
+	_ raft.FSMSnapshot = viewSnapshot{}
 )

@@ -3,6 +3,8 @@ package state
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/job"
@@ -26,6 +28,7 @@ var (
 func (s *State) Apply(idx uint64, e *api.LogEntry) []error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dirty.Store(true)
 	errs := make([]error, len(e.Events))
 	s.applying = idx
 	for i, ev := range e.Events {
@@ -64,11 +67,7 @@ func (s *State) apply(ev *api.Event) error {
 		_, err := s.get(ev.JobForce.JobID, ev.JobForce.Index)
 		return err
 	case ev.QueueCtrl != nil:
-		q := s.queues[ev.QueueCtrl.Queue]
-		if q == nil {
-			q = &QueueState{}
-			s.queues[s.strs.get(ev.QueueCtrl.Queue)] = q
-		}
+		q := s.queues.m[ev.QueueCtrl.Queue]
 		switch ev.QueueCtrl.Op {
 		case api.QueueOpen:
 			q.Closed = false
@@ -81,13 +80,10 @@ func (s *State) apply(ev *api.Event) error {
 		default:
 			return fmt.Errorf("queue control: unknown operation %d", ev.QueueCtrl.Op)
 		}
+		s.queues.w(s.gen)[s.strs.get(ev.QueueCtrl.Queue)] = q
 		return nil
 	case ev.HostCtrl != nil:
-		h := s.hosts[ev.HostCtrl.Host]
-		if h == nil {
-			h = &HostState{}
-			s.hosts[s.strs.get(ev.HostCtrl.Host)] = h
-		}
+		h := s.hosts.m[ev.HostCtrl.Host]
 		switch ev.HostCtrl.Op {
 		case api.HostOpen:
 			h.Closed, h.Comment = false, ""
@@ -97,6 +93,7 @@ func (s *State) apply(ev *api.Event) error {
 			return fmt.Errorf("host control: unknown operation %d", ev.HostCtrl.Op)
 		}
 		h.Time = t
+		s.hosts.w(s.gen)[s.strs.get(ev.HostCtrl.Host)] = h
 		return nil
 	case ev.MbdStart != nil:
 		s.masterStart = t
@@ -108,22 +105,65 @@ func (s *State) apply(ev *api.Event) error {
 }
 
 func (s *State) get(id int64, idx int32) (*Job, error) {
-	j := s.jobs[Key{id, idx}]
+	j, _ := s.jobs.get(Key{id, idx})
 	if j == nil {
 		return nil, fmt.Errorf("job %s: %w", Key{id, idx}, ErrNoSuchJob)
 	}
 	return j, nil
 }
 
+// getW is get for a change: the job's record is the applier's own.
+func (s *State) getW(id int64, idx int32) (*Job, error) {
+	j, err := s.get(id, idx)
+	if err != nil {
+		return nil, err
+	}
+	return s.own(j), nil
+}
+
+// own returns the applier's writable record of j: j itself if it is of
+// the current generation, else a copy put in j's place (the jobs map, its
+// pending list's entry).
+func (s *State) own(j *Job) *Job { return s.ownJob(j, true) }
+
+// ownJob is own; with fix false it leaves the pending list's entry to the
+// caller (who rebuilds the list).
+func (s *State) ownJob(j *Job, fix bool) *Job {
+	if j.gen == s.gen {
+		return j
+	}
+	c := new(Job)
+	*c = *j
+	c.gen = s.gen
+	s.jobs.set(s.gen, c.Key, c)
+	if fix && c.listed {
+		s.pendingList(c.Queue).replace(s.gen, c)
+	}
+	if started(c.State) {
+		for _, h := range c.ExecHosts {
+			if ks, _ := s.onHost.get(h.Host); ks != nil && ks.jobs[c.Key] != nil {
+				s.hostSet(h.Host).jobs[c.Key] = c
+			}
+		}
+	}
+	return c
+}
+
+// count adds d to the number of jobs in state st.
+func (s *State) count(st api.JobState, d int) {
+	c := s.counts.w(s.gen)
+	c[st] += d
+	if c[st] <= 0 {
+		delete(c, st)
+	}
+}
+
 func (s *State) setState(j *Job, st api.JobState, t int64) {
 	if j.State == st {
 		return
 	}
-	s.counts[j.State]--
-	if s.counts[j.State] <= 0 {
-		delete(s.counts, j.State)
-	}
-	s.counts[st]++
+	s.count(j.State, -1)
+	s.count(st, 1)
 	j.State = st
 	j.StateTime = t
 	j.StateIndex = s.applying
@@ -143,11 +183,11 @@ func (s *State) transition(j *Job, in job.Input, t int64) error {
 	s.setState(j, next, t)
 	nowPending, nowStarted := job.Pending(next), job.Started(next)
 	if wasPending && !nowPending {
-		s.pendingList(j.Queue).remove(j)
+		s.unlist(j)
 	}
 	if !wasPending && nowPending {
 		j.PendSince = t
-		s.pendingList(j.Queue).insert(j)
+		s.list(j)
 	}
 	if wasStarted && !nowStarted {
 		s.leaveHosts(j)
@@ -159,45 +199,101 @@ func (s *State) transition(j *Job, in job.Input, t int64) error {
 	return nil
 }
 
+// pendingList returns queue's pending list, writable.
 func (s *State) pendingList(queue string) *pendingList {
-	p := s.pending[queue]
-	if p == nil {
-		p = &pendingList{queue: queue}
-		s.pending[s.strs.get(queue)] = p
+	p := s.pending.m[queue]
+	switch {
+	case p == nil:
+		p = newPendingList(queue, s.gen)
+	case p.gen != s.gen:
+		p = p.own(s.gen)
+	default:
+		return p
 	}
+	s.pending.w(s.gen)[s.strs.get(queue)] = p
 	return p
+}
+
+// list inserts j (the applier's record) in its queue's pending list.
+func (s *State) list(j *Job) { s.pendingList(j.Queue).insert(s.gen, j) }
+
+// unlist takes j (the applier's record) out of its queue's pending list.
+func (s *State) unlist(j *Job) {
+	if j.listed {
+		s.pendingList(j.Queue).remove(s.gen, j)
+		j.listed = false
+	}
+}
+
+// hostSet returns host's set of started jobs, writable.
+func (s *State) hostSet(host string) *hostJobs {
+	ks, _ := s.onHost.get(host)
+	switch {
+	case ks == nil:
+		ks = &hostJobs{gen: s.gen, jobs: map[Key]*Job{}}
+	case ks.gen != s.gen:
+		ks = &hostJobs{gen: s.gen, jobs: maps.Clone(ks.jobs)}
+	default:
+		return ks
+	}
+	s.onHost.set(s.gen, s.strs.get(host), ks)
+	return ks
 }
 
 func (s *State) enterHosts(j *Job) {
 	for _, h := range j.ExecHosts {
-		m := s.onHost[h.Host]
-		if m == nil {
-			m = map[Key]*Job{}
-			s.onHost[s.strs.get(h.Host)] = m
-		}
-		m[j.Key] = j
+		s.hostSet(h.Host).jobs[j.Key] = j
 	}
 }
 
 func (s *State) leaveHosts(j *Job) {
 	for _, h := range j.ExecHosts {
-		if m := s.onHost[h.Host]; m != nil {
-			delete(m, j.Key)
-			if len(m) == 0 {
-				delete(s.onHost, h.Host)
-			}
+		ks, _ := s.onHost.get(h.Host)
+		if ks == nil {
+			continue
+		}
+		if _, ok := ks.jobs[j.Key]; !ok {
+			continue
+		}
+		ks = s.hostSet(h.Host)
+		delete(ks.jobs, j.Key)
+		if len(ks.jobs) == 0 {
+			s.onHost.del(s.gen, h.Host)
 		}
 	}
+}
+
+// appendName adds job k to the jobs of nk.
+func (s *State) appendName(nk nameKey, k Key) {
+	l, _ := s.byName.get(nk)
+	switch {
+	case l == nil:
+		l = &nameList{gen: s.gen}
+	case l.gen != s.gen:
+		// Append past the snapshot's entries, in the same array.
+		l = &nameList{gen: s.gen, frozen: len(l.keys), keys: l.keys}
+	default:
+		if len(l.keys) == cap(l.keys) {
+			l.frozen = 0 // append copies
+		}
+		l.keys = append(l.keys, k)
+		return
+	}
+	if len(l.keys) == cap(l.keys) {
+		l.frozen = 0
+	}
+	l.keys = append(l.keys, k)
+	s.byName.set(s.gen, nk, l)
 }
 
 func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 	if n.JobID <= 0 || n.Spec == nil {
 		return fmt.Errorf("job new: bad job ID %d or missing spec", n.JobID)
 	}
-	if _, ok := s.jobs[Key{n.JobID, 0}]; ok {
+	if _, ok := s.jobs.get(Key{n.JobID, 0}); ok {
 		return fmt.Errorf("job %d: %w", n.JobID, ErrJobExists)
 	}
-	if _, ok := s.arrays[n.JobID]; ok {
+	if _, ok := s.arrays.get(n.JobID); ok {
 		return fmt.Errorf("job %d: %w", n.JobID, ErrJobExists)
 	}
 	spec := s.internSpec(n.Spec)
@@ -217,7 +313,7 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 	keys := []Key{{n.JobID, 0}}
 	if len(n.ArrayIndices) > 0 {
 		arr = &Array{ID: n.JobID, Spec: n.ArraySpec, Limit: n.ArrayLimit, Indices: n.ArrayIndices}
-		s.arrays[n.JobID] = arr
+		s.arrays.set(s.gen, n.JobID, arr)
 		keys = keys[:0]
 		for _, i := range n.ArrayIndices {
 			keys = append(keys, Key{n.JobID, i})
@@ -231,12 +327,13 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 		j.Key = k
 		j.Array = arr
 		j.State = st
-		s.counts[st]++
-		s.jobs[k] = j
+		j.gen = s.gen
+		s.count(st, 1)
+		s.jobs.set(s.gen, k, j)
 		s.specs[spec]++
-		p.insert(j)
+		p.insert(s.gen, j)
 		if base.Name != "" {
-			s.byName[nk] = append(s.byName[nk], j)
+			s.appendName(nk, k)
 		}
 	}
 	s.specs[spec]-- // internSpec counted the first use
@@ -262,7 +359,7 @@ func (s *State) releaseSpec(sp *Spec) {
 }
 
 func (s *State) jobStart(t int64, e *api.EvJobStart) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
@@ -299,7 +396,7 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 }
 
 func (s *State) jobExecute(e *api.EvJobExecute) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
@@ -312,7 +409,7 @@ func (s *State) jobExecute(e *api.EvJobExecute) error {
 }
 
 func (s *State) jobStatus(t int64, e *api.EvJobStatus) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
@@ -399,7 +496,7 @@ func (s *State) jobStatus(t int64, e *api.EvJobStatus) error {
 }
 
 func (s *State) jobSignal(t int64, e *api.EvJobSignal) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
@@ -430,7 +527,7 @@ func (s *State) jobSignal(t int64, e *api.EvJobSignal) error {
 }
 
 func (s *State) jobSwitch(e *api.EvJobSwitch) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
@@ -439,7 +536,7 @@ func (s *State) jobSwitch(e *api.EvJobSwitch) error {
 	}
 	pending := job.Pending(j.State)
 	if pending {
-		s.pendingList(j.Queue).remove(j)
+		s.unlist(j)
 	}
 	j.Queue = s.strs.get(e.Queue)
 	if e.Order != 0 {
@@ -449,37 +546,37 @@ func (s *State) jobSwitch(e *api.EvJobSwitch) error {
 		}
 	}
 	if pending {
-		s.pendingList(j.Queue).insert(j)
+		s.list(j)
 	}
 	return nil
 }
 
 func (s *State) jobMove(e *api.EvJobMove) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
 	if !job.Pending(j.State) {
 		return fmt.Errorf("job %s: only pending jobs can be moved: %w", j.Key, job.ErrIllegalTransition)
 	}
-	s.pendingList(j.Queue).moveTo(j, int(e.Position), e.Bottom)
+	s.moveJob(j, int(e.Position), e.Bottom)
 	return nil
 }
 
 func (s *State) jobModify(e *api.EvJobModify) error {
-	var targets []*Job
-	if a := s.arrays[e.JobID]; a != nil && e.Index == 0 {
+	var targets []Key
+	if a, _ := s.arrays.get(e.JobID); a != nil && e.Index == 0 {
 		// The whole array: its unfinished elements (pending ones for a
 		// change only they may have).
 		started := 0
 		for _, i := range a.Indices {
-			x := s.jobs[Key{e.JobID, i}]
+			x, _ := s.jobs.get(Key{e.JobID, i})
 			switch {
 			case x == nil || job.Finished(x.State):
 			case e.PendingOnly && job.Started(x.State):
 				started++
 			default:
-				targets = append(targets, x)
+				targets = append(targets, x.Key)
 			}
 		}
 		if len(targets) == 0 && started > 0 {
@@ -489,7 +586,15 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 			return fmt.Errorf("job %d: modify of a finished array: %w", e.JobID, job.ErrIllegalTransition)
 		}
 		if e.SetArrayLimit {
-			a.Limit = e.ArrayLimit
+			// A new record of the array, and of each of its jobs.
+			na := *a
+			na.Limit = e.ArrayLimit
+			s.arrays.set(s.gen, a.ID, &na)
+			for _, i := range a.Indices {
+				if x, _ := s.jobs.get(Key{a.ID, i}); x != nil {
+					s.own(x).Array = &na
+				}
+			}
 		}
 	} else {
 		j, err := s.get(e.JobID, e.Index)
@@ -502,22 +607,23 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 		if e.PendingOnly && job.Started(j.State) {
 			return fmt.Errorf("job %s: %w", j.Key, ErrStartedSince)
 		}
-		targets = []*Job{j}
+		targets = []Key{j.Key}
 	}
 	if e.Spec == nil {
 		return nil // the array's running limit alone (bmod -J %limit)
 	}
 	spec := s.internSpec(e.Spec)
 	s.specs[spec]--
-	for _, x := range targets {
+	for _, k := range targets {
+		x, _ := s.jobs.get(k)
+		x = s.own(x)
 		s.releaseSpec(x.Spec)
 		x.Spec = spec
 		s.specs[spec]++
 		if e.JobName != "" && e.JobName != x.Name {
 			s.unindexName(x)
 			x.Name = e.JobName
-			nk := nameKey{x.User, x.Name}
-			s.byName[nk] = append(s.byName[nk], x)
+			s.appendName(nameKey{x.User, x.Name}, x.Key)
 		}
 		if e.Project != "" {
 			x.Project = s.strs.get(e.Project)
@@ -525,11 +631,11 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 		if e.Queue != "" && e.Queue != x.Queue {
 			pending := job.Pending(x.State)
 			if pending {
-				s.pendingList(x.Queue).remove(x)
+				s.unlist(x)
 			}
 			x.Queue = s.strs.get(e.Queue)
 			if pending {
-				s.pendingList(x.Queue).insert(x)
+				s.list(x)
 			}
 		}
 		if job.Pending(x.State) {
@@ -537,13 +643,16 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 				x.NumProcs, x.MaxProcs = e.Spec.MinProcs, e.Spec.MaxProcs
 			}
 			if e.Spec.UserPriority != x.UserPriority {
-				s.pendingList(x.Queue).remove(x)
+				listed := x.listed
+				s.unlist(x)
 				x.UserPriority = e.Spec.UserPriority
-				s.pendingList(x.Queue).insert(x)
+				if listed {
+					s.list(x)
+				}
 			}
 		}
-		if x.inPending != nil {
-			x.inPending.version++ // a new submission, perhaps other slots
+		if x.listed {
+			s.pendingList(x.Queue).version++ // a new submission, perhaps other slots
 		}
 	}
 	if s.specs[spec] <= 0 {
@@ -554,17 +663,22 @@ func (s *State) jobModify(e *api.EvJobModify) error {
 
 func (s *State) unindexName(j *Job) {
 	nk := nameKey{j.User, j.Name}
-	list := s.byName[nk]
-	for i, x := range list {
-		if x == j {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
+	l, _ := s.byName.get(nk)
+	if l == nil {
+		return
 	}
-	if len(list) == 0 {
-		delete(s.byName, nk)
-	} else {
-		s.byName[nk] = list
+	i := slices.Index(l.keys, j.Key)
+	switch {
+	case i < 0:
+	case len(l.keys) == 1:
+		s.byName.del(s.gen, nk)
+	case l.gen != s.gen || i < l.frozen:
+		// The entries may be in a snapshot: a new array.
+		keys := make([]Key, 0, len(l.keys)-1)
+		keys = append(append(keys, l.keys[:i]...), l.keys[i+1:]...)
+		s.byName.set(s.gen, nk, &nameList{gen: s.gen, keys: keys})
+	default:
+		l.keys = append(l.keys[:i], l.keys[i+1:]...)
 	}
 }
 
@@ -580,34 +694,33 @@ func (s *State) jobClean(e *api.EvJobClean) error {
 	if j.Array != nil {
 		left := false
 		for _, i := range j.Array.Indices {
-			if _, ok := s.jobs[Key{j.ID, i}]; ok {
+			if _, ok := s.jobs.get(Key{j.ID, i}); ok {
 				left = true
 				break
 			}
 		}
 		if !left {
-			delete(s.arrays, j.ID)
+			s.arrays.del(s.gen, j.ID)
 		}
 	}
 	return nil
 }
 
+// remove takes j out of the state; its record (perhaps in a snapshot) is
+// left as it is.
 func (s *State) remove(j *Job) {
-	if j.inPending != nil {
-		j.inPending.remove(j)
+	if j.listed {
+		s.pendingList(j.Queue).remove(s.gen, j)
 	}
 	s.leaveHosts(j)
 	s.unindexName(j)
-	s.counts[j.State]--
-	if s.counts[j.State] <= 0 {
-		delete(s.counts, j.State)
-	}
-	delete(s.jobs, j.Key)
+	s.count(j.State, -1)
+	s.jobs.del(s.gen, j.Key)
 	s.releaseSpec(j.Spec)
 }
 
 func (s *State) jobRequeue(t int64, e *api.EvJobRequeue) error {
-	j, err := s.get(e.JobID, e.Index)
+	j, err := s.getW(e.JobID, e.Index)
 	if err != nil {
 		return err
 	}
@@ -617,12 +730,9 @@ func (s *State) jobRequeue(t int64, e *api.EvJobRequeue) error {
 	}
 	if job.Finished(j.State) {
 		// brequeue of a DONE/EXIT job: back to the queue as a new run.
-		s.counts[j.State]--
-		if s.counts[j.State] <= 0 {
-			delete(s.counts, j.State)
-		}
+		s.count(j.State, -1)
 		j.State = api.StateRun // a finished job behaves as if it just stopped running
-		s.counts[j.State]++
+		s.count(j.State, 1)
 	}
 	if e.Order != 0 {
 		j.Order = e.Order

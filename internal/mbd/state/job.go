@@ -111,8 +111,8 @@ type Job struct {
 	PostDone      bool
 	PostFailed    bool
 
-	inPending *pendingList // the pending list holding the job, if any
-	pendGen   uint32       // generation of its entry in that list
+	gen    uint64 // generation of this record (see generations)
+	listed bool   // in its queue's pending list
 }
 
 // Slots is the number of slots the job holds (or will hold).

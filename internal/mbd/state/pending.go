@@ -3,29 +3,45 @@ package state
 import "sort"
 
 // pendingList holds a queue's pending jobs in dispatch order: higher user
-// priority first, then by Order (FCFS, adjusted by btop/bbot). Jobs leave
-// lazily: entries whose job is no longer pending in this queue are skipped
-// and compacted away once they are the majority.
+// priority first, then by Order (FCFS, adjusted by btop/bbot). The entries
+// are in chunks of up to chunkMax (a chunk splits in two past twice that),
+// copied on the applier's first write after a snapshot (see generations),
+// so that a write copies one chunk and the chunk index, not the list. Jobs
+// leave lazily: their entry is marked dead, keeps its sort key (the list
+// stays sorted for binary search) and is compacted away once the dead are
+// the majority.
 type pendingList struct {
-	queue string
-	jobs  []entry
-	dead  int
+	id     *listID // the same for every version of the list
+	gen    uint64
+	chunks []*chunk
+	n      int // entries, dead ones included
+	dead   int
 	// version counts the changes of what the list holds: jobs in or out,
-	// their order, and the submissions of the jobs in it (jobModify).
+	// their order, the submissions of the jobs in it (jobModify) and new
+	// records of them.
 	version uint64
 }
 
-// entry is one slot of a pending list. It is live while the job is still in
-// this list with the same generation: a job removed and inserted again gets a
-// new generation, so its old slot stays dead.
-type entry struct {
-	j     *Job
-	gen   uint32
-	prio  int32 // the job's sort key when inserted: dead slots keep
-	order int64 // theirs, so the slice stays sorted for binary search
+// listID identifies a queue's list across versions (PendingStamp).
+type listID struct{ queue string }
+
+const chunkMax = 512
+
+type chunk struct {
+	gen uint64
+	es  []entry
 }
 
-func mkEntry(j *Job) entry { return entry{j: j, gen: j.pendGen, prio: j.UserPriority, order: j.Order} }
+// entry is one slot of a pending list: the job's record as of the list's
+// version, and its sort key when inserted.
+type entry struct {
+	j     *Job
+	prio  int32
+	dead  bool
+	order int64
+}
+
+func mkEntry(j *Job) entry { return entry{j: j, prio: j.UserPriority, order: j.Order} }
 
 // entryLess orders slots as less orders jobs.
 func entryLess(a, b entry) bool {
@@ -41,117 +57,218 @@ func entryLess(a, b entry) bool {
 	return a.j.Index < b.j.Index
 }
 
-func (p *pendingList) isLive(e entry) bool { return e.j.inPending == p && e.j.pendGen == e.gen }
+func less(a, b *Job) bool { return entryLess(mkEntry(a), mkEntry(b)) }
 
-func less(a, b *Job) bool {
-	if a.UserPriority != b.UserPriority {
-		return a.UserPriority > b.UserPriority
-	}
-	if a.Order != b.Order {
-		return a.Order < b.Order
-	}
-	if a.ID != b.ID {
-		return a.ID < b.ID
-	}
-	return a.Index < b.Index
+func newPendingList(queue string, gen uint64) *pendingList {
+	return &pendingList{id: &listID{queue}, gen: gen}
 }
 
-// insert adds j in order; the common case (a new job, highest Order) appends.
-func (p *pendingList) insert(j *Job) {
+// own returns p writable in generation gen: p or a copy (with a copy of
+// the chunk index; the chunks are copied as they are written).
+func (p *pendingList) own(gen uint64) *pendingList {
+	if p.gen == gen {
+		return p
+	}
+	c := *p
+	c.gen = gen
+	c.chunks = append(make([]*chunk, 0, len(p.chunks)+1), p.chunks...)
+	return &c
+}
+
+// chunkW returns chunk i, writable in generation gen.
+func (p *pendingList) chunkW(gen uint64, i int) *chunk {
+	c := p.chunks[i]
+	if c.gen != gen {
+		es := make([]entry, len(c.es), max(cap(c.es), len(c.es)+1))
+		copy(es, c.es)
+		c = &chunk{gen: gen, es: es}
+		p.chunks[i] = c
+	}
+	return c
+}
+
+func (p *pendingList) last() (entry, bool) {
+	if len(p.chunks) == 0 {
+		return entry{}, false
+	}
+	es := p.chunks[len(p.chunks)-1].es
+	return es[len(es)-1], true
+}
+
+// insert adds j (the applier's record) in order; the common case (a new
+// job, highest Order) appends to the last chunk.
+func (p *pendingList) insert(gen uint64, j *Job) {
 	p.version++
-	j.inPending = p
-	j.pendGen++
+	j.listed = true
 	e := mkEntry(j)
-	n := len(p.jobs)
-	if n == 0 || entryLess(p.jobs[n-1], e) {
-		p.jobs = append(p.jobs, e)
+	p.n++
+	if l, ok := p.last(); !ok || entryLess(l, e) {
+		if n := len(p.chunks); n == 0 || len(p.chunks[n-1].es) >= chunkMax {
+			p.chunks = append(p.chunks, &chunk{gen: gen, es: make([]entry, 0, chunkMax)})
+		}
+		c := p.chunkW(gen, len(p.chunks)-1)
+		c.es = append(c.es, e)
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return entryLess(e, p.jobs[i]) })
-	p.jobs = append(p.jobs, entry{})
-	copy(p.jobs[i+1:], p.jobs[i:])
-	p.jobs[i] = e
+	// The first chunk whose last entry sorts after e.
+	ci := sort.Search(len(p.chunks), func(i int) bool {
+		es := p.chunks[i].es
+		return entryLess(e, es[len(es)-1])
+	})
+	if ci == len(p.chunks) {
+		ci-- // after a dead entry with e's key
+	}
+	c := p.chunkW(gen, ci)
+	i := sort.Search(len(c.es), func(i int) bool { return entryLess(e, c.es[i]) })
+	c.es = append(c.es, entry{})
+	copy(c.es[i+1:], c.es[i:])
+	c.es[i] = e
+	if len(c.es) > 2*chunkMax {
+		h := len(c.es) / 2
+		a := &chunk{gen: gen, es: append(make([]entry, 0, chunkMax+h), c.es[:h]...)}
+		b := &chunk{gen: gen, es: append(make([]entry, 0, chunkMax+h), c.es[h:]...)}
+		p.chunks = append(p.chunks, nil)
+		copy(p.chunks[ci+2:], p.chunks[ci+1:])
+		p.chunks[ci], p.chunks[ci+1] = a, b
+	}
 }
 
-// remove marks j as gone from the list.
-func (p *pendingList) remove(j *Job) {
-	if j.inPending == p {
+// find returns the chunk and index of j's live entry; ok false if j has
+// none. j's sort key (UserPriority, Order) is the one it was inserted with.
+func (p *pendingList) find(j *Job) (ci, ei int, ok bool) {
+	e := mkEntry(j)
+	ci = sort.Search(len(p.chunks), func(i int) bool {
+		es := p.chunks[i].es
+		return !entryLess(es[len(es)-1], e)
+	})
+	if ci < len(p.chunks) {
+		es := p.chunks[ci].es
+		ei = sort.Search(len(es), func(i int) bool { return !entryLess(es[i], e) })
+		// Dead entries of the job with the same key may come first.
+		for ; ci < len(p.chunks); ci, ei = ci+1, 0 {
+			es := p.chunks[ci].es
+			for ; ei < len(es); ei++ {
+				x := es[ei]
+				if entryLess(e, x) {
+					goto linear
+				}
+				if !x.dead && x.j.Key == j.Key {
+					return ci, ei, true
+				}
+			}
+		}
+	}
+linear:
+	// Not where its key says (a key changed in place): look everywhere.
+	for ci, c := range p.chunks {
+		for ei, x := range c.es {
+			if !x.dead && x.j.Key == j.Key {
+				return ci, ei, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// remove marks j's entry dead; the caller clears j.listed.
+func (p *pendingList) remove(gen uint64, j *Job) {
+	ci, ei, ok := p.find(j)
+	if !ok {
+		return
+	}
+	p.version++
+	p.chunkW(gen, ci).es[ei].dead = true
+	p.dead++
+	if p.dead > 64 && p.dead > p.n/2 {
+		p.compact(gen)
+	}
+}
+
+// replace points j's entry at j, a new record of the job.
+func (p *pendingList) replace(gen uint64, j *Job) {
+	if ci, ei, ok := p.find(j); ok {
 		p.version++
-		j.inPending = nil
-		p.dead++
-		if p.dead > 64 && p.dead > len(p.jobs)/2 {
-			p.compact()
-		}
+		p.chunkW(gen, ci).es[ei].j = j
 	}
 }
 
-func (p *pendingList) compact() {
-	out := p.jobs[:0]
-	for _, e := range p.jobs {
-		if p.isLive(e) {
-			out = append(out, e)
+// compact rebuilds the list without its dead entries, in new chunks.
+func (p *pendingList) compact(gen uint64) {
+	var chunks []*chunk
+	var c *chunk
+	for _, old := range p.chunks {
+		for _, e := range old.es {
+			if e.dead {
+				continue
+			}
+			if c == nil || len(c.es) == chunkMax {
+				c = &chunk{gen: gen, es: make([]entry, 0, chunkMax)}
+				chunks = append(chunks, c)
+			}
+			c.es = append(c.es, e)
 		}
 	}
-	for i := len(out); i < len(p.jobs); i++ {
-		p.jobs[i] = entry{}
-	}
-	p.jobs = out
-	p.dead = 0
+	p.chunks, p.n, p.dead = chunks, p.n-p.dead, 0
 }
 
 // each calls fn for live jobs in order until fn returns false.
 func (p *pendingList) each(fn func(*Job) bool) {
-	for _, e := range p.jobs {
-		if p.isLive(e) && !fn(e.j) {
-			return
-		}
-	}
-}
-
-// live returns the live jobs in order, except skip.
-func (p *pendingList) live(skip *Job) []*Job {
-	var out []*Job
-	for _, e := range p.jobs {
-		if p.isLive(e) && e.j != skip {
-			out = append(out, e.j)
-		}
-	}
-	return out
-}
-
-// position returns the 1-based position of j among live jobs, or 0.
-func (p *pendingList) position(j *Job) int {
-	pos := 0
-	for _, e := range p.jobs {
-		if p.isLive(e) {
-			pos++
-			if e.j == j {
-				return pos
+	for _, c := range p.chunks {
+		for _, e := range c.es {
+			if !e.dead && !fn(e.j) {
+				return
 			}
 		}
 	}
-	return 0
 }
 
-// moveTo places j at 1-based position pos from the top (or bottom),
-// renumbering the list's keys when there is no room between neighbours.
-func (p *pendingList) moveTo(j *Job, pos int, bottom bool) {
-	live := p.live(j)
+// live returns the live jobs in order, except the job with key skip.
+func (p *pendingList) live(skip Key) []*Job {
+	out := make([]*Job, 0, p.n-p.dead)
+	p.each(func(j *Job) bool {
+		if j.Key != skip {
+			out = append(out, j)
+		}
+		return true
+	})
+	return out
+}
+
+// position returns the 1-based position of job k among live jobs, or 0.
+func (p *pendingList) position(k Key) int {
+	pos, found := 0, 0
+	p.each(func(j *Job) bool {
+		pos++
+		if j.Key == k {
+			found = pos
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// moveJob places j (the applier's record, in queue's list) at 1-based
+// position pos from the top (or bottom), renumbering the list's keys when
+// there is no room between neighbours.
+func (s *State) moveJob(j *Job, pos int, bottom bool) {
+	p := s.pendingList(j.Queue)
+	live := p.live(j.Key)
 	order := orderAt(live, j.Order, pos, bottom)
 	for _, x := range live {
 		if x.Order == order && x.UserPriority == j.UserPriority {
-			p.renumber(live, j, pos, bottom)
+			s.renumber(p, live, j, pos, bottom)
 			return
 		}
 	}
-	p.remove(j)
+	p.remove(s.gen, j)
 	j.Order = order
-	p.insert(j)
+	p.insert(s.gen, j)
 }
 
-// renumber rebuilds the list with j at the requested position and evenly
-// spaced keys.
-func (p *pendingList) renumber(live []*Job, j *Job, pos int, bottom bool) {
+// renumber rebuilds p with j at the requested position and evenly spaced
+// keys: every job of it gets a new record.
+func (s *State) renumber(p *pendingList, live []*Job, j *Job, pos int, bottom bool) {
 	if pos < 1 {
 		pos = 1
 	}
@@ -172,13 +289,11 @@ func (p *pendingList) renumber(live []*Job, j *Job, pos int, bottom bool) {
 	if len(live) > 0 && live[0] != j {
 		base = live[0].Order
 	}
-	p.jobs = p.jobs[:0]
-	p.dead = 0
+	p.chunks, p.n, p.dead = nil, 0, 0
 	for i, x := range live {
+		x = s.ownJob(x, false)
 		x.Order = base + int64(i)*orderGap
-		x.inPending = p
-		x.pendGen++
-		p.jobs = append(p.jobs, mkEntry(x))
+		p.insert(s.gen, x)
 	}
 }
 
@@ -198,7 +313,7 @@ func orderAt(live []*Job, cur int64, pos int, bottom bool) int64 {
 	if pos > len(live) {
 		return live[len(live)-1].Order + orderGap
 	}
-	if pos == 1 {
+	if pos <= 1 { // (bbot past the top)
 		return live[0].Order - orderGap
 	}
 	// Between live[pos-2] and live[pos-1]; equal keys fall back to IDs, so

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/api/wire"
@@ -12,51 +12,56 @@ import (
 
 const snapVersion = 1
 
-// Snapshot encodes the whole state. It holds the read lock while encoding,
-// so the result is consistent with one log index (returned).
+// Snapshot encodes the whole state as of the last entry applied (whose
+// index it returns). It encodes an immutable view: entries apply meanwhile.
 func (s *State) Snapshot() ([]byte, uint64) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	v := s.Latest()
+	return v.Encode(), v.Applied()
+}
+
+// Encode encodes the view as a snapshot for Restore.
+func (v *View) Encode() []byte {
+	t := v.s
 	var b []byte
 	put := func(r *api.SnapRecord) {
 		b = wire.AppendVarint(b, uint64(r.SizeWire()))
 		b = r.AppendWire(b)
 	}
-	meta := &api.SnapMeta{Version: snapVersion, NextJobID: s.lastJobID + 1, LastOrder: s.lastOrder,
-		Finished: s.finished, MasterStart: s.masterStart, Jobs: int64(len(s.jobs))}
-	for _, name := range sortedKeys(s.queues) {
-		q := s.queues[name]
+	meta := &api.SnapMeta{Version: snapVersion, NextJobID: t.lastJobID + 1, LastOrder: t.lastOrder,
+		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n)}
+	for _, name := range sortedKeys(t.queues.m) {
+		q := t.queues.m[name]
 		meta.Queues = append(meta.Queues, &api.SnapQueue{Name: name, Closed: q.Closed, Inactive: q.Inactive})
 	}
-	for _, name := range sortedKeys(s.hosts) {
-		h := s.hosts[name]
+	for _, name := range sortedKeys(t.hosts.m) {
+		h := t.hosts.m[name]
 		meta.Hosts = append(meta.Hosts, &api.SnapHost{Name: name, Closed: h.Closed, Comment: h.Comment, Time: h.Time})
 	}
 	put(&api.SnapRecord{Meta: meta})
+	keys := make([]Key, 0, t.jobs.n)
+	envs := map[int64][]string{} // the interned environments in use
+	t.jobs.each(func(k Key, j *Job) bool {
+		keys = append(keys, k)
+		if ref := j.Spec.ref; ref != 0 {
+			envs[ref] = j.Spec.Env
+		}
+		return true
+	})
+	sortKeys(keys)
 	// Environments and specs in a stable order (by reference).
-	refs := make([]int64, 0, len(s.envs.byRef))
-	for ref := range s.envs.byRef {
+	refs := make([]int64, 0, len(envs))
+	for ref := range envs {
 		refs = append(refs, ref)
 	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i] < refs[j] })
+	slices.Sort(refs)
 	for _, ref := range refs {
-		put(&api.SnapRecord{Env: &api.SnapEnv{Ref: ref, Env: s.envs.byRef[ref].env}})
+		put(&api.SnapRecord{Env: &api.SnapEnv{Ref: ref, Env: envs[ref]}})
 	}
 	specRef := map[*Spec]int64{}
 	var next int64
-	keys := make([]Key, 0, len(s.jobs))
-	for k := range s.jobs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].ID != keys[j].ID {
-			return keys[i].ID < keys[j].ID
-		}
-		return keys[i].Index < keys[j].Index
-	})
 	arraysDone := map[int64]bool{}
 	for _, k := range keys {
-		j := s.jobs[k]
+		j, _ := t.jobs.get(k)
 		ref, ok := specRef[j.Spec]
 		if !ok {
 			next++
@@ -73,7 +78,7 @@ func (s *State) Snapshot() ([]byte, uint64) {
 		}
 		put(&api.SnapRecord{Job: snapJob(j, ref)})
 	}
-	return b, s.applied
+	return b
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -81,7 +86,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	sort.Strings(ks)
+	slices.Sort(ks)
 	return ks
 }
 
@@ -141,10 +146,10 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			gotMeta = true
 			ns.lastJobID, ns.lastOrder, ns.finished, ns.masterStart = m.NextJobID-1, m.LastOrder, m.Finished, m.MasterStart
 			for _, q := range m.Queues {
-				ns.queues[q.Name] = &QueueState{Closed: q.Closed, Inactive: q.Inactive}
+				ns.queues.w(ns.gen)[q.Name] = QueueState{Closed: q.Closed, Inactive: q.Inactive}
 			}
 			for _, h := range m.Hosts {
-				ns.hosts[h.Name] = &HostState{Closed: h.Closed, Comment: h.Comment, Time: h.Time}
+				ns.hosts.w(ns.gen)[h.Name] = HostState{Closed: h.Closed, Comment: h.Comment, Time: h.Time}
 			}
 		case rec.Env != nil:
 			envs[rec.Env.Ref] = rec.Env.Env
@@ -159,7 +164,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			specs[rec.Spec.Ref] = spec
 		case rec.Array != nil:
 			a := rec.Array
-			ns.arrays[a.JobID] = &Array{ID: a.JobID, Spec: a.Spec, Limit: a.Limit, Indices: a.Indices}
+			ns.arrays.set(ns.gen, a.JobID, &Array{ID: a.JobID, Spec: a.Spec, Limit: a.Limit, Indices: a.Indices})
 		case rec.Job != nil:
 			sj := rec.Job
 			spec := specs[sj.SpecRef]
@@ -168,14 +173,13 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			}
 			j := restoreJob(ns, sj, spec)
 			ns.specs[spec]++
-			ns.jobs[j.Key] = j
-			ns.counts[j.State]++
+			ns.jobs.set(ns.gen, j.Key, j)
+			ns.count(j.State, 1)
 			if j.Name != "" {
-				nk := nameKey{j.User, j.Name}
-				ns.byName[nk] = append(ns.byName[nk], j)
+				ns.appendName(nameKey{j.User, j.Name}, j.Key)
 			}
 			if job := j; job.State == api.StatePend || job.State == api.StatePSusp {
-				ns.pendingList(j.Queue).insert(j)
+				ns.list(j)
 			}
 			if len(j.ExecHosts) > 0 && started(j.State) {
 				ns.enterHosts(j)
@@ -191,21 +195,22 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 		}
 	}
 	// Name lists are kept in submission order.
-	for _, js := range ns.byName {
-		sort.Slice(js, func(a, b int) bool {
-			if js[a].ID != js[b].ID {
-				return js[a].ID < js[b].ID
-			}
-			return js[a].Index < js[b].Index
-		})
-	}
+	ns.byName.each(func(_ nameKey, l *nameList) bool {
+		sortKeys(l.keys) // ns's own: nothing published holds them
+		return true
+	})
 	ns.applied = applied
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.jobs, s.arrays, s.pending, s.onHost, s.byName = ns.jobs, ns.arrays, ns.pending, ns.onHost, ns.byName
-	s.queues, s.hosts, s.envs, s.strs, s.specs, s.bases = ns.queues, ns.hosts, ns.envs, ns.strs, ns.specs, ns.bases
-	s.lastJobID, s.lastOrder, s.finished, s.masterStart, s.applied, s.counts = ns.lastJobID, ns.lastOrder, ns.finished, ns.masterStart, ns.applied, ns.counts
+	s.tables = ns.tables
+	s.envs, s.strs, s.specs, s.bases = ns.envs, ns.strs, ns.specs, ns.bases
+	s.publish() // a new generation: ns's objects are the snapshot's
 	return nil
+}
+
+func (s *State) arrayOf(id int64) *Array {
+	a, _ := s.arrays.get(id)
+	return a
 }
 
 func started(st api.JobState) bool {
@@ -214,7 +219,7 @@ func started(st api.JobState) bool {
 
 func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 	j := &Job{
-		Key: Key{sj.JobID, sj.Index}, Spec: spec, Array: ns.arrays[sj.JobID], User: ns.strs.get(sj.User), UID: sj.UID,
+		Key: Key{sj.JobID, sj.Index}, Spec: spec, Array: ns.arrayOf(sj.JobID), User: ns.strs.get(sj.User), UID: sj.UID,
 		Queue: ns.strs.get(sj.Queue), DefaultQueue: sj.DefaultQueue, Name: sj.Name, Project: ns.strs.get(sj.Project),
 		State: sj.State, PrevState: sj.PrevState, StateTime: sj.StateTime, SubmitTime: sj.SubmitTime,
 		StartTime: sj.StartTime, EndTime: sj.EndTime, PendSince: sj.PendSince, Order: sj.Order,
@@ -224,7 +229,7 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		SuspSubreason: sj.SuspSubreason, PendReason: sj.PendReason, RunCount: sj.RunCount, Usage: sj.Usage,
 		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
-		EffectiveResReq: ns.strs.get(sj.EffectiveResReq),
+		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen,
 	}
 	for _, h := range j.ExecHosts {
 		h.Host = ns.strs.get(h.Host)

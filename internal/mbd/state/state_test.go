@@ -87,6 +87,10 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("after submit: %+v", j)
 	}
 	l.must(start(1, 0, "host1"))
+	if old := j; old.State != api.StatePend {
+		t.Fatalf("a record seen before the start changed: %s", job.Name(old.State))
+	}
+	j = l.job(1, 0)
 	if j.State != api.StateRun || j.RunCount != 1 || len(l.pendingOrder("normal")) != 0 {
 		t.Fatalf("after start: state %s run %d pending %v", job.Name(j.State), j.RunCount, l.pendingOrder("normal"))
 	}
@@ -96,10 +100,12 @@ func TestLifecycle(t *testing.T) {
 	l.must(status(1, 0, api.StateRun))
 	var onHost []Key
 	l.s.View(func(v *View) { v.OnHost("host1", func(j *Job) bool { onHost = append(onHost, j.Key); return true }) })
+	j = l.job(1, 0)
 	if len(onHost) != 1 || j.PID != 4242 {
 		t.Fatalf("host index %v pid %d", onHost, j.PID)
 	}
 	l.must(&api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StateDone, RunCount: 1, Usage: &api.Usage{CPUTime: 1.5}}})
+	j = l.job(1, 0)
 	if j.State != api.StateDone || j.EndTime == 0 || j.Usage.CPUTime != 1.5 {
 		t.Fatalf("after done: %+v", j)
 	}
@@ -528,9 +534,10 @@ func restored(t *testing.T, s *State) (*State, []byte) {
 func checkInvariants(t *testing.T, s *State) {
 	t.Helper()
 	specUses := map[*Spec]int{}
-	for _, j := range s.jobs {
+	s.jobs.each(func(_ Key, j *Job) bool {
 		specUses[j.Spec]++
-	}
+		return true
+	})
 	baseUses := map[*specBase]int{}
 	for sp, n := range s.specs {
 		if n != specUses[sp] {
@@ -549,41 +556,93 @@ func checkInvariants(t *testing.T, s *State) {
 	counts := map[api.JobState]int{}
 	onHost := map[string]int{}
 	pendingInQueue := map[string]int{}
-	for k, j := range s.jobs {
+	names := map[nameKey][]Key{}
+	var keys []Key
+	s.jobs.each(func(k Key, j *Job) bool {
+		keys = append(keys, k)
+		return true
+	})
+	if len(keys) != s.jobs.n {
+		t.Fatalf("jobs map counts %d, holds %d", s.jobs.n, len(keys))
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		j, _ := s.jobs.get(k)
 		if j.Key != k {
 			t.Fatalf("job %v stored under %v", j.Key, k)
+		}
+		if j.Name != "" {
+			names[nameKey{j.User, j.Name}] = append(names[nameKey{j.User, j.Name}], k)
 		}
 		counts[j.State]++
 		if job.Started(j.State) {
 			for _, h := range j.ExecHosts {
 				onHost[h.Host]++
-				if s.onHost[h.Host][k] != j {
+				ks, _ := s.onHost.get(h.Host)
+				if ks.jobs[k] != j {
 					t.Fatalf("started job %v missing from host %s index", k, h.Host)
 				}
 			}
 		}
 		if job.Pending(j.State) {
 			pendingInQueue[j.Queue]++
-			if j.inPending == nil || j.inPending.queue != j.Queue {
+			if !j.listed {
 				t.Fatalf("pending job %v not in its queue's list", k)
 			}
-		} else if j.inPending != nil {
+		} else if j.listed {
 			t.Fatalf("%s job %v still in a pending list", job.Name(j.State), k)
 		}
 	}
 	for st, n := range counts {
-		if s.counts[st] != n {
-			t.Fatalf("count[%s] = %d, recount %d", job.Name(st), s.counts[st], n)
+		if s.counts.m[st] != n {
+			t.Fatalf("count[%s] = %d, recount %d", job.Name(st), s.counts.m[st], n)
 		}
 	}
-	for h, m := range s.onHost {
-		if len(m) != onHost[h] {
-			t.Fatalf("host %s index has %d jobs, recount %d", h, len(m), onHost[h])
-		}
+	if len(counts) != len(s.counts.m) {
+		t.Fatalf("counts %v, recount %v", s.counts.m, counts)
 	}
-	for q, p := range s.pending {
-		n := 0
-		p.each(func(*Job) bool { n++; return true })
+	s.onHost.each(func(h string, ks *hostJobs) bool {
+		if len(ks.jobs) != onHost[h] {
+			t.Fatalf("host %s index has %d jobs, recount %d", h, len(ks.jobs), onHost[h])
+		}
+		return true
+	})
+	s.byName.each(func(nk nameKey, l *nameList) bool {
+		if fmt.Sprint(l.keys) != fmt.Sprint(names[nk]) {
+			t.Fatalf("name %v lists %v, recount %v", nk, l.keys, names[nk])
+		}
+		delete(names, nk)
+		return true
+	})
+	if len(names) != 0 {
+		t.Fatalf("names missing from the index: %v", names)
+	}
+	for q, p := range s.pending.m {
+		n, entries, dead := 0, 0, 0
+		for _, c := range p.chunks {
+			if len(c.es) == 0 {
+				t.Fatalf("queue %s has an empty chunk", q)
+			}
+			for _, e := range c.es {
+				entries++
+				if e.dead {
+					dead++
+				}
+			}
+		}
+		if entries != p.n || dead != p.dead {
+			t.Fatalf("queue %s counts %d entries (%d dead), holds %d (%d dead)", q, p.n, p.dead, entries, dead)
+		}
+		p.each(func(j *Job) bool {
+			n++
+			if cur, _ := s.jobs.get(j.Key); cur != j {
+				t.Fatalf("queue %s lists an old record of %v", q, j.Key)
+			}
+			if j.Queue != q {
+				t.Fatalf("queue %s lists %v of queue %s", q, j.Key, j.Queue)
+			}
+			return true
+		})
 		if n != pendingInQueue[q] {
 			t.Fatalf("queue %s lists %d pending, recount %d", q, n, pendingInQueue[q])
 		}
@@ -638,4 +697,20 @@ func BenchmarkMemoryPerPendingJob(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/job")
 		runtime.KeepAlive(s)
 	}
+}
+
+// TestMoveBeyondTheList: bbot and btop to a position past the list's
+// length put the job at the far end (bbot past the top panicked).
+func TestMoveBeyondTheList(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "normal", "alice"), submit(2, "normal", "alice"))
+	l.must(&api.Event{JobMove: &api.EvJobMove{JobID: 1, Position: 5, Bottom: true}})
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[1 2]" {
+		t.Fatalf("bbot past the top: %s", got)
+	}
+	l.must(&api.Event{JobMove: &api.EvJobMove{JobID: 1, Position: 5}})
+	if got := fmt.Sprint(l.pendingOrder("normal")); got != "[2 1]" {
+		t.Fatalf("btop past the bottom: %s", got)
+	}
+	checkInvariants(t, l.s)
 }
