@@ -20,7 +20,3 @@ require (
 	github.com/mattn/go-isatty v0.0.14 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 )
-
-replace github.com/hashicorp/go-msgpack/v2 => ./third_party/go-msgpack
-
-replace github.com/hashicorp/go-metrics => ./third_party/go-metrics
