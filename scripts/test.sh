@@ -14,6 +14,10 @@ if [ -n "$bad" ]; then echo "gofmt needed:"; echo "$bad"; exit 1; fi
 echo "== go vet"
 go vet ./...
 
+echo "== the commands cross-build (linux/amd64, arm64, ppc64le; darwin)"
+make -s cross
+GOOS=darwin GOARCH=arm64 go vet ./cmd/basalt
+
 echo "== go test"
 # Bounded to the machine: 2 cores. Packages with daemons also run under -race
 # (see scripts/race-packages).

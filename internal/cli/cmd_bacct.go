@@ -33,7 +33,7 @@ func runBacct(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	if res.Has("l") && res.Has("b") {
 		bacctUsage(env)

@@ -31,7 +31,7 @@ func runBapp(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	if res.Has("l") && res.Has("w") {
 		bappUsage(env)

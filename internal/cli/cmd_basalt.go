@@ -21,9 +21,9 @@ func runVersion(_ context.Context, env *Env, _ []string) int {
 	return 0
 }
 
-// printVersion is a command's -V: the version header on stderr, as LSF's
+// PrintVersion is a command's -V: the version header on stderr, as LSF's
 // commands print it.
-func printVersion(env *Env) int {
+func PrintVersion(env *Env) int {
 	fmt.Fprintln(env.Stderr, version.Header())
 	return 0
 }

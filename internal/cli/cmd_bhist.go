@@ -34,7 +34,7 @@ func runBhist(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	refs, err := parseJobIDs(res.Operands)
 	if err != nil {

@@ -33,7 +33,7 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	_, hasFormat := res.Last("o")
 	if res.Has("l") && res.Has("w") || hasFormat && (res.Has("l") || res.Has("w")) ||

@@ -31,7 +31,7 @@ func runBhpart(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	var reply api.PartitionsReply
 	if !batchCall(ctx, env, api.MBatchdPartitions, &api.PartitionsRequest{Names: res.Operands}, &reply) {

@@ -241,7 +241,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	if name := res.FirstOf(unsupportedBjobsOptions); name != "" {
 		env.Errorf("bjobs: -%s: Option not supported", name)

@@ -41,7 +41,7 @@ func runBmod(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	if name := unsupportedBsubOption(res); name != "" {
 		env.Errorf("-%s: Option not supported. Job not modified.", name)

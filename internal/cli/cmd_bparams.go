@@ -35,7 +35,7 @@ func runBparams(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	var reply api.ParamsReply
 	if !batchCall(ctx, env, api.MBatchdParams, &api.ParamsRequest{}, &reply) {

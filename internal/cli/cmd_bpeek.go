@@ -32,7 +32,7 @@ func runBpeek(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	req := &api.JobsRequest{}
 	req.Queue, _ = res.Last("q")

@@ -32,7 +32,7 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	long := res.Has("l") || res.Has("r")
 	_, hasFormat := res.Last("o")

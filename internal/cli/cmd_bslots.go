@@ -42,7 +42,7 @@ func runBslots(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	minSlots := int64(1)
 	if v, ok := res.Last("n"); ok {

@@ -78,7 +78,7 @@ func runBsub(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	// BSUB_CHK_RESREQ set to any value: check the resource requirement's
 	// select section and stop, without contacting any daemon.

@@ -42,7 +42,7 @@ func runGroups(ctx context.Context, env *Env, args []string, hostGroups bool) in
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	var reply api.GroupsReply
 	req := &api.GroupsRequest{HostGroups: hostGroups, Names: res.Operands, Recursive: res.Has("r")}

@@ -31,7 +31,7 @@ func runBusers(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	var reply api.UsersReply
 	if !batchCall(ctx, env, api.MBatchdUsers, &api.UsersRequest{Users: res.Operands}, &reply) {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -33,7 +35,7 @@ func defaultClusterDir(env *Env) string {
 }
 
 func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
-	o := cluster.Options{Dir: defaultClusterDir(env), Has: func(n string) bool { _, ok := Lookup(n); return ok }}
+	o := cluster.Options{Dir: defaultClusterDir(env)}
 	for _, opt := range res.Opts {
 		switch opt.Name {
 		case "-hosts", "-slots":

@@ -195,7 +195,7 @@ func (jc *jobCtl) run(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	if jc.name == "bkill" && res.Has("l") {
 		fmt.Fprintln(env.Stdout, strings.Join(signalListLSF, " "))

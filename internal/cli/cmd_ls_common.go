@@ -9,8 +9,8 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/lim/hosttype"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
-	"github.com/basalt-lsf/basalt/internal/lim/load"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -76,7 +76,7 @@ func lsSelect(env *Env, cmd string, b *config.Base, cl *limclient.Cluster, hosts
 	if err == nil {
 		// type==local and model==local: the local host's, as the master
 		// LIM knows it, else this machine's type.
-		local := resreq.Local{Type: load.LocalType()}
+		local := resreq.Local{Type: hosttype.Local()}
 		if name, err := config.LocalHostName(b.Conf, env.Getenv, nil); err == nil {
 			if h := cl.Host(name); h != nil {
 				local.Type, local.Model = h.Type, h.Model

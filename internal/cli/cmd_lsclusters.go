@@ -27,7 +27,7 @@ func runLsclusters(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	c, b, ok := lsConnect(ctx, env, "lsclusters")
 	if !ok {

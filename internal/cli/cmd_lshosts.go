@@ -33,7 +33,7 @@ func runLshosts(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	_, hasFormat := res.Last("o")
 	if res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || hasFormat || res.Has("json")) || res.Has("l") && res.Has("w") ||

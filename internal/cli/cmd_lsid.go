@@ -30,7 +30,7 @@ func runLsid(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	fmt.Fprintf(env.Stdout, "%s\n\n", version.Header())
 	c, b, ok := lsConnect(ctx, env, "ls_getclustername()")

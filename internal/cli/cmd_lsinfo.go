@@ -27,7 +27,7 @@ func runLsinfo(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	c, _, ok := lsConnect(ctx, env, "lsinfo")
 	if !ok {

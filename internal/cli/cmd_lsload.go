@@ -39,7 +39,7 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	_, hasFormat := res.Last("o")
 	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n") ||

@@ -37,7 +37,7 @@ func runLsplace(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return PrintVersion(env)
 	}
 	num := 1
 	if v, ok := res.Last("n"); ok {

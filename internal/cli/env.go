@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
-	"github.com/basalt-lsf/basalt/internal/timerslack"
 )
 
 // Env is everything a command may touch of the outside world.
@@ -25,7 +24,7 @@ type Env struct {
 	Getwd func() (string, error)
 	Clock clock.Clock
 	// Process says that the Env is the process's own (OSEnv): a daemon
-	// may then execute the process again (see tuneDaemon).
+	// may then execute the process again (see daemon.tuneDaemon).
 	Process bool
 }
 
@@ -41,19 +40,6 @@ func OSEnv(name string) *Env {
 		Getwd:   os.Getwd,
 		Clock:   clock.Real(),
 		Process: true,
-	}
-}
-
-// tuneDaemon gives a daemon that works for every job its timer slack: it
-// executes the process again (package timerslack), so only when the Env is
-// the process's own, and before the daemon opens anything. A failure is
-// reported and the daemon goes on as it was.
-func tuneDaemon(env *Env) {
-	if !env.Process {
-		return
-	}
-	if err := timerslack.Raise(os.Args, env.Environ()); err != nil {
-		env.Errorf("%s: %v", env.Name, err)
 	}
 }
 

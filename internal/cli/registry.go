@@ -56,10 +56,14 @@ func Commands() []*Command {
 func Main(ctx context.Context, argv []string, env func(name string) *Env) int {
 	name := filepath.Base(argv[0])
 	args := argv[1:]
-	if c, ok := Lookup(name); ok && name != "basalt" {
+	if c, ok := Lookup(name); ok && name != "basalt" && name != "basaltd" {
 		return c.Run(ctx, env(name), args)
 	}
-	e := env("basalt")
+	self := "basalt"
+	if DaemonBinary {
+		self = "basaltd"
+	}
+	e := env(self)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(e)
 		if len(args) == 0 {
@@ -69,7 +73,11 @@ func Main(ctx context.Context, argv []string, env func(name string) *Env) int {
 	}
 	c, ok := Lookup(args[0])
 	if !ok {
-		e.Errorf("basalt: unknown command %q; run 'basalt help' for the list", args[0])
+		if isDaemonName(args[0]) && !DaemonBinary {
+			e.Errorf("basalt: %s is a daemon: run it from basaltd (basaltd %s, or its link)", args[0], args[0])
+			return 2
+		}
+		e.Errorf("%s: unknown command %q; run '%s help' for the list", self, args[0], self)
 		return 2
 	}
 	e.Name = c.Name
@@ -77,13 +85,21 @@ func Main(ctx context.Context, argv []string, env func(name string) *Env) int {
 }
 
 func usage(e *Env) {
-	fmt.Fprintln(e.Stdout, "Usage: basalt <command> [arguments]   (or run a command through its link: bsub, bjobs, ...)")
-	fmt.Fprintln(e.Stdout)
-	for _, group := range []struct {
+	if DaemonBinary {
+		fmt.Fprintln(e.Stdout, "Usage: basaltd <daemon> [arguments]   (or run a daemon through its link: lim, sbatchd, mbatchd)")
+	} else {
+		fmt.Fprintln(e.Stdout, "Usage: basalt <command> [arguments]   (or run a command through its link: bsub, bjobs, ...)")
+	}
+	groups := []struct {
 		title  string
 		daemon bool
 		sub    bool
-	}{{"basalt commands:", false, true}, {"LSF commands:", false, false}, {"Daemons:", true, false}} {
+	}{{"basalt commands:", false, true}, {"LSF commands:", false, false}, {"Daemons:", true, false}}
+	for _, group := range groups {
+		if group.daemon != DaemonBinary {
+			continue
+		}
+		fmt.Fprintln(e.Stdout)
 		fmt.Fprintln(e.Stdout, group.title)
 		for _, c := range Commands() {
 			if c.Hidden || c.Daemon != group.daemon || c.Sub != group.sub {
@@ -92,13 +108,30 @@ func usage(e *Env) {
 			fmt.Fprintf(e.Stdout, "  %-12s %s\n", c.Name, c.Summary)
 		}
 	}
+	if !DaemonBinary {
+		fmt.Fprintln(e.Stdout)
+		fmt.Fprintln(e.Stdout, "The daemons (lim, sbatchd, mbatchd) are the basaltd binary beside this one.")
+	}
 }
 
-// LinkNames returns the names that get a link to the binary in bin/.
+// isDaemonName reports whether name is one of the daemons, which only the
+// daemon binary has (internal/daemon registers them).
+func isDaemonName(name string) bool {
+	switch name {
+	case "lim", "sbatchd", "mbatchd", "job-shepherd":
+		return true
+	}
+	return false
+}
+
+// LinkNames returns the names that get a link to the binary in bin/: the
+// daemons only in the daemon binary (which also holds the commands'
+// registrations), everything the binary has otherwise (the command binary
+// has no daemon; a test binary has both).
 func LinkNames() []string {
 	var names []string
 	for _, c := range Commands() {
-		if !c.Hidden && !c.Sub && c.Name != "basalt" && !strings.Contains(c.Name, " ") {
+		if !c.Hidden && !c.Sub && (c.Daemon || !DaemonBinary) && c.Name != "basalt" && !strings.Contains(c.Name, " ") {
 			names = append(names, c.Name)
 		}
 	}

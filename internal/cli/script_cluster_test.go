@@ -1,8 +1,9 @@
-package cli
+package cli_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! cluster-up")
 	}
 	work := ts.Getenv("WORK")
-	o := cluster.Options{Dir: filepath.Join(work, "cluster"), Has: func(n string) bool { _, ok := Lookup(n); return ok },
+	o := cluster.Options{Dir: filepath.Join(work, "cluster"), Has: func(n string) bool { _, ok := cli.Lookup(n); return ok },
 		Cluster: fmt.Sprintf("t%d", rand.New(rand.NewSource(time.Now().UnixNano())).Intn(1e9)), Timeout: 60 * time.Second,
 		Files: map[string][]byte{}}
 	for i := 0; i < len(args); i++ {
@@ -104,7 +105,7 @@ func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
 		ts.Fatalf("usage: job-wait ID STATE [SECONDS]")
 	}
-	refs, err := parseJobIDs(args[:1])
+	refs, err := cli.ParseJobIDs(args[:1])
 	if err != nil || len(refs) != 1 {
 		ts.Fatalf("job-wait: bad job ID %q", args[0])
 	}
@@ -114,11 +115,11 @@ func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		timeout = time.Duration(s) * time.Second
 	}
-	env := &Env{Getenv: ts.Getenv, Environ: os.Environ, Stderr: os.Stderr, Stdout: os.Stdout}
+	env := &cli.Env{Getenv: ts.Getenv, Environ: os.Environ, Stderr: os.Stderr, Stdout: os.Stdout}
 	deadline := time.Now().Add(timeout)
 	last := "not found"
 	for time.Now().Before(deadline) {
-		c, err := dialMbd(context.Background(), env)
+		c, err := cli.DialMbd(context.Background(), env)
 		if err == nil {
 			st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{Jobs: refs})
 			if err == nil {

@@ -1,9 +1,11 @@
-package cli
+package cli_test
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/basalt-lsf/basalt/internal/cli"
+	_ "github.com/basalt-lsf/basalt/internal/daemon"
 	"os"
 	"testing"
 
@@ -16,9 +18,10 @@ var updateScripts = flag.Bool("update", false, "rewrite the golden sections of s
 // under a command name, so script tests run the real commands as processes.
 func TestMain(m *testing.M) {
 	cmds := map[string]func(){}
-	run := func() { os.Exit(Main(context.Background(), os.Args, OSEnv)) }
+	run := func() { os.Exit(cli.Main(context.Background(), os.Args, cli.OSEnv)) }
 	cmds["basalt"] = run
-	for _, c := range Commands() {
+	cmds["basaltd"] = run // the shepherd host and exec helper sbatchd starts
+	for _, c := range cli.Commands() {
 		cmds[c.Name] = run
 	}
 	testscript.Main(m, cmds)

@@ -21,6 +21,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cluster"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	_ "github.com/basalt-lsf/basalt/internal/daemon"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -34,7 +35,7 @@ var (
 // command name: the clusters below run it as their daemons.
 func TestMain(m *testing.M) {
 	if name := filepath.Base(os.Args[0]); name != "cluster.test" {
-		if _, ok := cli.Lookup(name); ok || name == "basalt" {
+		if _, ok := cli.Lookup(name); ok || name == "basalt" || name == "basaltd" {
 			os.Exit(cli.Main(context.Background(), os.Args, cli.OSEnv))
 		}
 	}
@@ -81,7 +82,8 @@ func mbdClient(tb testing.TB, c *cluster.Cluster) *rpc.Client {
 // same way beside it, so that the figure reads against what the machine
 // allows: floor-hello is a Go program that prints a line, floor-submit a
 // minimal Go program that reads lsf.conf and the hosts file, connects to
-// mbatchd and submits one job (testdata/floor).
+// mbatchd and submits one job (testdata/floor). bjobs-id runs `bjobs 1` the
+// same way.
 //
 //	go test -run '^$' -bench SequentialBsub -benchtime 200x ./internal/cluster/
 func BenchmarkSequentialBsub(b *testing.B) {
@@ -96,6 +98,9 @@ func BenchmarkSequentialBsub(b *testing.B) {
 		{"floor-hello", floors + "hello", []string{"hello"}, "hello"},
 		{"floor-submit", floors + "submit", []string{"submit"}, "is submitted"},
 		{"bsub", "github.com/basalt-lsf/basalt/cmd/basalt", []string{"bsub", "-o", "/dev/null", "-H", "true"}, "is submitted"},
+		// One job shown, as scripts poll a job's state (the floors and
+		// bsub above have submitted job 1).
+		{"bjobs-id", "github.com/basalt-lsf/basalt/cmd/basalt", []string{"bjobs", "1"}, "JOBID"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			exe := buildBinary(b, bc.pkg)

@@ -33,8 +33,13 @@ type Options struct {
 	Hosts   int    // default 3
 	Slots   int    // MXJ per host, default 4
 	Cluster string // cluster name, default "basalt"
-	// Exe is the basalt binary to run daemons from (default: this one).
+	// Exe is the command binary, basalt (default: this one): its links go
+	// in the cluster's bin directory.
 	Exe string
+	// Daemon is the daemon binary, basaltd, the daemons run from (default:
+	// basaltd beside Exe, or Exe itself when there is none, as for a test
+	// binary that holds both).
+	Daemon string
 	// Daemons to start per host; default lim and sbatchd where the binary
 	// has them. mbatchd is started by the sbatchd of the master host, as in
 	// LSF (it follows the master LIM); without LIMs or sbatchds the cluster
@@ -82,6 +87,14 @@ func (o *Options) fill() error {
 			return err
 		}
 		o.Exe = exe
+	}
+	if o.Daemon == "" {
+		o.Daemon = o.Exe
+		if d := filepath.Join(filepath.Dir(o.Exe), "basaltd"); d != o.Exe {
+			if st, err := os.Stat(d); err == nil && st.Mode().IsRegular() {
+				o.Daemon = d
+			}
+		}
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 60 * time.Second
@@ -187,11 +200,16 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	if cred != nil {
 		// The user must be able to run the binary (a test binary lives in
 		// a private build directory).
-		exe := filepath.Join(dir, "basalt")
+		exe, daemon := filepath.Join(dir, "basalt"), filepath.Join(dir, "basaltd")
+		if c.Opts.Daemon == c.Opts.Exe {
+			daemon = exe
+		} else if err := copyFile(c.Opts.Daemon, daemon, 0o755); err != nil {
+			return nil, fmt.Errorf("copying the daemon binary for %s: %w", opts.User, err)
+		}
 		if err := copyFile(c.Opts.Exe, exe, 0o755); err != nil {
 			return nil, fmt.Errorf("copying the binary for %s: %w", opts.User, err)
 		}
-		c.Opts.Exe = exe
+		c.Opts.Exe, c.Opts.Daemon = exe, daemon
 	}
 	if err := c.links(); err != nil {
 		return nil, err
@@ -266,15 +284,22 @@ func (c *Cluster) overlay() error {
 	return nil
 }
 
-// links creates bin/<command> links to the binary.
+// links creates bin/<command> links to the command binary, and
+// bin/<daemon> links to the daemon binary when it is another one.
 func (c *Cluster) links() error {
 	if err := os.MkdirAll(c.Bin, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.Command(c.Opts.Exe, "links", c.Bin)
-	cmd.Args[0] = "basalt"
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("creating command links: %v: %s", err, out)
+	bins := [][2]string{{c.Opts.Exe, "basalt"}}
+	if c.Opts.Daemon != c.Opts.Exe {
+		bins = append(bins, [2]string{c.Opts.Daemon, "basaltd"})
+	}
+	for _, b := range bins {
+		cmd := exec.Command(b[0], "links", c.Bin)
+		cmd.Args[0] = b[1]
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("creating %s's links: %v: %s", b[1], err, out)
+		}
 	}
 	return nil
 }
@@ -285,7 +310,7 @@ func (c *Cluster) start(ctx context.Context, daemon, host string) error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(c.Opts.Exe)
+	cmd := exec.Command(c.Opts.Daemon)
 	cmd.Args = []string{daemon}
 	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST="+host)
 	cmd.Env = append(cmd.Env, c.Opts.Env...)

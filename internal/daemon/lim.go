@@ -1,8 +1,9 @@
-package cli
+package daemon
 
 import (
 	"context"
 	"fmt"
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"os/signal"
 	"syscall"
 
@@ -13,11 +14,11 @@ import (
 var limSpec = lsfopt.New("h|V|d:|C")
 
 func init() {
-	Register(&Command{Name: "lim", Daemon: true, Summary: "Load Information Manager (one per host)", Run: runLim})
+	cli.Register(&cli.Command{Name: "lim", Daemon: true, Summary: "Load Information Manager (one per host)", Run: runLim})
 }
 
 // runLim runs the LIM in the foreground until SIGTERM or SIGINT.
-func runLim(ctx context.Context, env *Env, args []string) int {
+func runLim(ctx context.Context, env *cli.Env, args []string) int {
 	res, err := limSpec.Parse(args)
 	if err != nil || res.Has("h") || len(res.Operands) > 0 {
 		if err != nil {
@@ -27,10 +28,10 @@ func runLim(ctx context.Context, env *Env, args []string) int {
 		if err == nil && res.Has("h") {
 			return 0
 		}
-		return ExitUsage
+		return cli.ExitUsage
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return cli.PrintVersion(env)
 	}
 	envDir := env.Getenv("LSF_ENVDIR")
 	if d, ok := res.Last("d"); ok {

@@ -1,7 +1,8 @@
-package cli
+package daemon
 
 import (
 	"context"
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"os/signal"
 	"syscall"
 	"time"
@@ -17,22 +18,22 @@ import (
 )
 
 func init() {
-	Register(&Command{Name: "mbatchd", Summary: "the master batch daemon", Daemon: true, Run: runMbatchd})
+	cli.Register(&cli.Command{Name: "mbatchd", Summary: "the master batch daemon", Daemon: true, Run: runMbatchd})
 }
 
 var mbatchdSpec = lsfopt.New("d:|h|V")
 
-func runMbatchd(ctx context.Context, env *Env, args []string) int {
+func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	res, err := mbatchdSpec.Parse(args)
 	if err != nil || len(res.Operands) > 0 || res.Has("h") {
 		env.Errorf("Usage: mbatchd [-h] [-V] [-d env_dir]")
 		if res != nil && res.Has("h") {
 			return 0
 		}
-		return ExitUsage
+		return cli.ExitUsage
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return cli.PrintVersion(env)
 	}
 	tuneDaemon(env)
 	envDir := env.Getenv("LSF_ENVDIR")

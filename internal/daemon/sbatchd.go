@@ -1,8 +1,9 @@
-package cli
+package daemon
 
 import (
 	"context"
 	"fmt"
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"log/slog"
 	"net"
 	"os"
@@ -30,14 +31,14 @@ import (
 )
 
 func init() {
-	Register(&Command{Name: "sbatchd", Summary: "the slave batch daemon (one per server host)", Daemon: true, Run: runSbatchd})
+	cli.Register(&cli.Command{Name: "sbatchd", Summary: "the slave batch daemon (one per server host)", Daemon: true, Run: runSbatchd})
 }
 
 var sbatchdSpec = lsfopt.New("d:|h|V")
 
 // runSbatchd runs sbatchd in the foreground until SIGTERM or SIGINT; the
 // jobs it started keep running under their shepherds.
-func runSbatchd(ctx context.Context, env *Env, args []string) int {
+func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	res, err := sbatchdSpec.Parse(args)
 	if err != nil || len(res.Operands) > 0 || res.Has("h") {
 		if err != nil {
@@ -47,10 +48,10 @@ func runSbatchd(ctx context.Context, env *Env, args []string) int {
 		if err == nil && res.Has("h") {
 			return 0
 		}
-		return ExitUsage
+		return cli.ExitUsage
 	}
 	if res.Has("V") {
-		return printVersion(env)
+		return cli.PrintVersion(env)
 	}
 	tuneDaemon(env)
 	envDir := env.Getenv("LSF_ENVDIR")

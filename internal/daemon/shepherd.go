@@ -1,13 +1,14 @@
-package cli
+package daemon
 
 import (
 	"context"
+	"github.com/basalt-lsf/basalt/internal/cli"
 
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 
 func init() {
-	Register(&Command{Name: "job-shepherd", Hidden: true,
+	cli.Register(&cli.Command{Name: "job-shepherd", Hidden: true,
 		Summary: "run batch jobs for sbatchd (internal)", Run: runJobShepherd})
 }
 
@@ -16,7 +17,7 @@ func init() {
 // shepherd of one job alone (job-shepherd SPOOLDIR); and the helper that
 // becomes a job process when the shepherd cannot start it directly
 // (job-shepherd -exec).
-func runJobShepherd(_ context.Context, env *Env, args []string) int {
+func runJobShepherd(_ context.Context, env *cli.Env, args []string) int {
 	if len(args) > 0 && args[0] == "-host" {
 		tuneDaemon(env)
 	}

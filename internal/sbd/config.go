@@ -49,7 +49,7 @@ type Config struct {
 	Log *slog.Logger
 	// ShepherdPath is the program that runs a job's shepherd (default:
 	// this executable), ShepherdArgv its arguments before the spool
-	// directory, argv[0] included (default: "basalt", "job-shepherd").
+	// directory, argv[0] included (default: "basaltd", "job-shepherd").
 	ShepherdPath string
 	ShepherdArgv []string
 	// ShepherdIdle is how long the host's shepherd process stays without
@@ -111,7 +111,7 @@ func (c *Config) fill() error {
 		c.ShepherdPath = exe
 	}
 	if len(c.ShepherdArgv) == 0 {
-		c.ShepherdArgv = []string{"basalt", "job-shepherd"}
+		c.ShepherdArgv = []string{"basaltd", "job-shepherd"}
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/lim/hosttype"
 )
 
 // Values are the built-in load indices, indexed by load index number.
@@ -222,8 +223,8 @@ func (s *Sampler) Sample() (Values, Static, error) {
 	}
 	st.Type = "X86_64"
 	st.Model = "x86_64"
-	if arch := machine(); arch != "" {
-		st.Type, st.Model = hostType(arch), arch
+	if arch := hosttype.Machine(); arch != "" {
+		st.Type, st.Model = hosttype.Of(arch), arch
 	}
 
 	s.started = true
@@ -272,13 +273,6 @@ func (s *Sampler) logins(now time.Time) (float64, float64, error) {
 		}
 	}
 	return float64(len(sessions)), math.Floor(idle.Minutes()), err
-}
-
-func atime(fi os.FileInfo) time.Time {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Atim.Sec, st.Atim.Nsec)
-	}
-	return fi.ModTime()
 }
 
 func (s *Sampler) applyOverride(v *Values, st *Static) error {

@@ -20,7 +20,7 @@ type Params struct {
 	CgroupParent string `wire:"11"`
 	CgroupName   string `wire:"12"`
 	// ExecArgv is the argv prefix of the helper that sets up job processes
-	// ("basalt job-shepherd"); the shepherd appends "-exec" or "-append".
+	// ("basaltd job-shepherd"); the shepherd appends "-exec" or "-append".
 	ExecArgv          []string `wire:"13"`
 	TerminateInterval int64    `wire:"14"` // JOB_TERMINATE_INTERVAL, nanoseconds
 	SampleInterval    int64    `wire:"15"` // usage sampling period, nanoseconds

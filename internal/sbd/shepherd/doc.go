@@ -13,7 +13,7 @@
 //     (package jobgate) until it is in its cgroups and limits, which then
 //     executes a plain command directly or /bin/sh on the job file (see
 //     direct.go); the rest, and a job with eexec or bsub -L, go through the
-//     exec helper (basalt job-shepherd -exec), which joins the cgroup, sets
+//     exec helper (basaltd job-shepherd -exec), which joins the cgroup, sets
 //     limits, switches to the job user, finds the working directory, opens
 //     the job's files as the job user and executes the command; the job
 //     report is appended in-process, the file opened with the job user's
@@ -30,7 +30,7 @@
 //   - appends LSF's job report to the job's output file and exits after
 //     writing the final state.
 //
-// A host process (basalt job-shepherd -host, Serve) runs the shepherds of
+// A host process (basaltd job-shepherd -host, Serve) runs the shepherds of
 // all the jobs of its host; jobs outlive sbatchd either way.
 //
 // One goroutine (Run's loop) owns all of the shepherd's state; the reaper,

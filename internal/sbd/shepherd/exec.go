@@ -41,7 +41,7 @@ const (
 	StepGate = "gate"
 )
 
-// ExecMain is the helper that becomes a job process (basalt job-shepherd
+// ExecMain is the helper that becomes a job process (basaltd job-shepherd
 // -exec): it reads its ExecSpec on fd 3, joins the job's cgroups, sets
 // limits, process group, priority and umask, switches to the job's account,
 // changes to the first usable working directory, opens the job's files as

@@ -22,7 +22,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 )
 
-// TestMain makes the test binary act as "basalt job-shepherd" when run so:
+// TestMain makes the test binary act as "basaltd job-shepherd" when run so:
 // the shepherd and its exec helper are real processes in these tests.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "job-shepherd" {

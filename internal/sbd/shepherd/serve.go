@@ -284,7 +284,7 @@ func Build(path string) string {
 // (logrotate: SIGHUP is taken).
 func HostMain(args []string) int {
 	usage := func() int {
-		fmt.Fprintln(os.Stderr, "usage: basalt job-shepherd -host STATEDIR [-idle DURATION]")
+		fmt.Fprintln(os.Stderr, "usage: basaltd job-shepherd -host STATEDIR [-idle DURATION]")
 		return 2
 	}
 	if len(args) == 0 || len(args[0]) == 0 || args[0][0] == '-' {

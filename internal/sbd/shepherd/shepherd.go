@@ -183,7 +183,7 @@ func Main(args []string) int {
 		return HostMain(args[1:])
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(os.Stderr, "usage: basalt job-shepherd SPOOLDIR | -host STATEDIR [-idle DURATION] | -exec")
+		fmt.Fprintln(os.Stderr, "usage: basaltd job-shepherd SPOOLDIR | -host STATEDIR [-idle DURATION] | -exec")
 		return 2
 	}
 	dir := spool.Dir(args[0])
