@@ -43,7 +43,14 @@
 // generation); after each snapshot, the applier's first write to a shard
 // copies it and a 64-pointer node (about 8 KB at a million jobs), to a
 // pending list its chunk index (16 KB for a million jobs in one queue) and
-// the chunk (12 KB), and each job changed is copied (416 bytes). Garbage is what the
+// the chunk (12 KB), and each job changed is copied (416 bytes). Measured
+// (BenchmarkApplyAfterSnapshot, a million pending jobs in one queue, a
+// snapshot before every entry, garbage collection included): an entry of
+// one submission costs 115 µs and 47 KB instead of 3.4 µs and 1.7 KB, one
+// of a dispatch 100 µs and 50 KB instead of 3 µs and 0.9 KB. Entries are
+// batches (group commit) and a snapshot is taken only by a reader after
+// entries applied, so a busy master pays this a few hundred times a second
+// at most. Two-level chunk indexes would halve it; not done. Garbage is what the
 // applier replaced while a snapshot held the old version; the scheduler's
 // cache of its last pass's lists holds old records until its next pass.
 //
