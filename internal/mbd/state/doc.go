@@ -47,10 +47,10 @@
 // (BenchmarkApplyAfterSnapshot, a million pending jobs in one queue, a
 // snapshot before every entry, garbage collection included): an entry of
 // one submission costs 115 µs and 47 KB instead of 3.4 µs and 1.7 KB, one
-// of a dispatch 100 µs and 50 KB instead of 3 µs and 0.9 KB. Entries are
-// batches (group commit) and a snapshot is taken only by a reader after
-// entries applied, so a busy master pays this a few hundred times a second
-// at most. Two-level chunk indexes would halve it; not done. Garbage is what the
+// of a dispatch 100 µs and 50 KB instead of 3 µs and 0.9 KB. A snapshot
+// is taken only by a reader, and only after entries applied, so this is
+// paid at most once per entry, and entries are batches (group commit).
+// Two-level chunk indexes would save a third of it; not done. Garbage is what the
 // applier replaced while a snapshot held the old version; the scheduler's
 // cache of its last pass's lists holds old records until its next pass.
 //
