@@ -52,7 +52,7 @@
 // of 2.1 µs and 0.9 KB. A snapshot
 // is taken only by a reader, and only after entries applied, so this is
 // paid at most once per entry, and entries are batches (group commit).
-// Two-level chunk indexes would save a third of it; not done. Garbage is what the
+// Two-level chunk indexes would save half of a submission's; not done. Garbage is what the
 // applier replaced while a snapshot held the old version; the scheduler's
 // cache of its last pass's lists holds old records until its next pass.
 //
