@@ -49,12 +49,12 @@
 // pending jobs in one queue, a snapshot before every entry, garbage
 // collection included): an entry of one submission costs 68 µs and 34 KB
 // instead of 2.1 µs and 1.7 KB, one of a dispatch 67 µs and 50 KB instead
-// of 2.1 µs and 0.9 KB. A snapshot
-// is taken only by a reader, and only after entries applied, so this is
-// paid at most once per entry, and entries are batches (group commit).
-// Two-level chunk indexes would save half of a submission's; not done. Garbage is what the
-// applier replaced while a snapshot held the old version; the scheduler's
-// cache of its last pass's lists holds old records until its next pass.
+// of 2.1 µs and 0.9 KB. A snapshot is taken only by a reader, and only
+// after entries applied, so this is paid at most once per entry, and
+// entries are batches (group commit). A two-level chunk index would save
+// half of a submission's; not done. Garbage is what the applier replaced
+// while a snapshot held the old version; the scheduler's cache of its last
+// pass's lists holds old records until its next pass.
 //
 // Memory is kept to the job's own data: a spec is shared by the elements of
 // an array, and identical job environments (workflow managers submit
