@@ -148,11 +148,14 @@ func (c *cowSmall[K, V]) w(gen uint64) map[K]V {
 
 var hashSeed = maphash.MakeSeed()
 
+// hashKey puts runs of 64 consecutive job IDs (and of an array's indices)
+// in one shard, the runs spread over the shards: a batch of submissions, or
+// the dispatch of an array's elements, copies a few shards, not one per job.
 func hashKey(k Key) uint64 {
-	return mix(uint64(k.ID)*0x9e3779b97f4a7c15 ^ uint64(uint32(k.Index)))
+	return mix(uint64(k.ID)>>6 ^ (uint64(uint32(k.Index))>>6)*0x9e3779b97f4a7c15)
 }
 
-func hashID(id int64) uint64 { return mix(uint64(id) * 0x9e3779b97f4a7c15) }
+func hashID(id int64) uint64 { return mix(uint64(id) >> 6) }
 
 // mix is splitmix64's finalizer: consecutive IDs spread over the shards.
 func mix(x uint64) uint64 {

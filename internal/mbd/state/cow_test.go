@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -407,6 +408,54 @@ func TestLongListsAgainstReferenceFold(t *testing.T) {
 	for i, v := range views {
 		if render(v.s, true) != texts[i] {
 			t.Fatalf("view %d changed after it was taken", i)
+		}
+	}
+}
+
+var benchStateJobs = flag.Int("state.jobs", 100000, "pending jobs of BenchmarkApplyAfterSnapshot")
+
+// BenchmarkApplyAfterSnapshot is what copy-on-write costs the applier:
+// entries of one submission (submit) or one dispatch of a pending job
+// (start) applied to a state of -state.jobs pending jobs in one queue,
+// with a snapshot taken before every entry (each entry pays its copies:
+// the worst case) or never.
+func BenchmarkApplyAfterSnapshot(b *testing.B) {
+	s := New()
+	var next int64
+	var idx uint64
+	apply := func(evs ...*api.Event) {
+		idx++
+		s.Apply(idx, &api.LogEntry{Events: evs})
+	}
+	newJob := func() *api.Event {
+		next++
+		return &api.Event{User: "alice", UID: 1000, Time: next * sec, JobNew: &api.EvJobNew{JobID: next, Queue: "normal",
+			Order: next << 20, Spec: &api.JobSpec{Command: "x", Env: []string{"PATH=/bin"}}}}
+	}
+	for next < int64(*benchStateJobs) {
+		var evs []*api.Event
+		for k := 0; k < 10000 && next < int64(*benchStateJobs); k++ {
+			evs = append(evs, newJob())
+		}
+		apply(evs...)
+	}
+	started := int64(0)
+	for _, op := range []string{"submit", "start"} {
+		for _, snap := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/snapshot=%v", op, snap), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if snap {
+						s.Latest()
+					}
+					if op == "submit" {
+						apply(newJob())
+						continue
+					}
+					started++
+					apply(&api.Event{Time: next * sec, JobStart: &api.EvJobStart{JobID: started,
+						ExecHosts: []*api.ExecHost{{Host: fmt.Sprintf("host%d", started%1000), Slots: 1}}}})
+				}
+			})
 		}
 	}
 }

@@ -25,7 +25,8 @@
 //   - a queue's pending list is in chunks of 512 entries behind a chunk
 //     index; a job leaving it marks its entry dead (entries hold the sort
 //     key, so the list is found by binary search) and the list is rebuilt
-//     when the dead are the majority;
+//     when the dead are the majority; appending past what a snapshot sees
+//     of a chunk shares its array;
 //   - small maps (pending lists by queue, queue and host administrative
 //     states, the counts per job state) are copied whole.
 //
@@ -43,9 +44,17 @@
 // generation); after each snapshot, the applier's first write to a shard
 // copies it and a 64-pointer node (about 8 KB at a million jobs), to a
 // pending list its chunk index (16 KB for a million jobs in one queue) and
-// the chunk (12 KB), and each job changed is copied (416 bytes). Garbage is what the
-// applier replaced while a snapshot held the old version; the scheduler's
-// cache of its last pass's lists holds old records until its next pass.
+// the chunk written (12 KB; not for an append), and each job changed is
+// copied (416 bytes). Measured (BenchmarkApplyAfterSnapshot, a million
+// pending jobs in one queue, a snapshot before every entry, garbage
+// collection included): an entry of one submission costs 68 µs and 34 KB
+// instead of 2.1 µs and 1.7 KB, one of a dispatch 67 µs and 50 KB instead
+// of 2.1 µs and 0.9 KB. A snapshot is taken only by a reader, and only
+// after entries applied, so this is paid at most once per entry, and
+// entries are batches (group commit). A two-level chunk index would save
+// half of a submission's; not done. Garbage is what the applier replaced
+// while a snapshot held the old version; the scheduler's cache of its last
+// pass's lists holds old records until its next pass.
 //
 // Memory is kept to the job's own data: a spec is shared by the elements of
 // an array, and identical job environments (workflow managers submit

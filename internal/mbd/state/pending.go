@@ -27,9 +27,13 @@ type listID struct{ queue string }
 
 const chunkMax = 512
 
+// chunk is a run of entries. Those below frozen may be in a snapshot,
+// which sees the array up to its own length: the applier appends past them
+// in place and copies the array before writing below frozen.
 type chunk struct {
-	gen uint64
-	es  []entry
+	gen    uint64
+	frozen int
+	es     []entry
 }
 
 // entry is one slot of a pending list: the job's record as of the list's
@@ -75,14 +79,18 @@ func (p *pendingList) own(gen uint64) *pendingList {
 	return &c
 }
 
-// chunkW returns chunk i, writable in generation gen.
-func (p *pendingList) chunkW(gen uint64, i int) *chunk {
+// chunkW returns chunk i, writable in generation gen from entry from on
+// (its length: to append).
+func (p *pendingList) chunkW(gen uint64, i, from int) *chunk {
 	c := p.chunks[i]
 	if c.gen != gen {
+		c = &chunk{gen: gen, frozen: len(c.es), es: c.es}
+		p.chunks[i] = c
+	}
+	if from < c.frozen {
 		es := make([]entry, len(c.es), max(cap(c.es), len(c.es)+1))
 		copy(es, c.es)
-		c = &chunk{gen: gen, es: es}
-		p.chunks[i] = c
+		c.es, c.frozen = es, 0
 	}
 	return c
 }
@@ -106,7 +114,11 @@ func (p *pendingList) insert(gen uint64, j *Job) {
 		if n := len(p.chunks); n == 0 || len(p.chunks[n-1].es) >= chunkMax {
 			p.chunks = append(p.chunks, &chunk{gen: gen, es: make([]entry, 0, chunkMax)})
 		}
-		c := p.chunkW(gen, len(p.chunks)-1)
+		n := len(p.chunks) - 1
+		c := p.chunkW(gen, n, len(p.chunks[n].es))
+		if len(c.es) == cap(c.es) {
+			c.frozen = 0 // append copies
+		}
 		c.es = append(c.es, e)
 		return
 	}
@@ -118,8 +130,11 @@ func (p *pendingList) insert(gen uint64, j *Job) {
 	if ci == len(p.chunks) {
 		ci-- // after a dead entry with e's key
 	}
-	c := p.chunkW(gen, ci)
-	i := sort.Search(len(c.es), func(i int) bool { return entryLess(e, c.es[i]) })
+	i := sort.Search(len(p.chunks[ci].es), func(i int) bool { return entryLess(e, p.chunks[ci].es[i]) })
+	c := p.chunkW(gen, ci, i)
+	if len(c.es) == cap(c.es) {
+		c.frozen = 0 // append copies
+	}
 	c.es = append(c.es, entry{})
 	copy(c.es[i+1:], c.es[i:])
 	c.es[i] = e
@@ -177,7 +192,7 @@ func (p *pendingList) remove(gen uint64, j *Job) {
 		return
 	}
 	p.version++
-	p.chunkW(gen, ci).es[ei].dead = true
+	p.chunkW(gen, ci, ei).es[ei].dead = true
 	p.dead++
 	if p.dead > 64 && p.dead > p.n/2 {
 		p.compact(gen)
@@ -188,7 +203,7 @@ func (p *pendingList) remove(gen uint64, j *Job) {
 func (p *pendingList) replace(gen uint64, j *Job) {
 	if ci, ei, ok := p.find(j); ok {
 		p.version++
-		p.chunkW(gen, ci).es[ei].j = j
+		p.chunkW(gen, ci, ei).es[ei].j = j
 	}
 }
 
