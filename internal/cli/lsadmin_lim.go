@@ -173,7 +173,7 @@ func runLimStartup(ctx context.Context, env *Env, args []string) int {
 	if lsContains(res.Operands, "all") && !res.Has("f") && !limConfirm(env, "Do you really want to start up LIM on all hosts?") {
 		return 0
 	}
-	self, err := os.Executable()
+	self, err := daemonExe()
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "lsadmin: %v\n", err)
 		return ExitUsage
@@ -226,8 +226,25 @@ func startLIMProcess(env *Env, self, host string) error {
 	return cmd.Process.Release()
 }
 
-// limBinary finds the "lim" link of the multi-call binary in the caller's
-// PATH ("" when there is none: the binary is then run as "basalt lim").
+// daemonExe is the binary that runs the daemons: this one when it has them
+// (basaltd, or a test binary), else basaltd beside it.
+func daemonExe() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if _, ok := Lookup("lim"); ok {
+		return self, nil
+	}
+	d := filepath.Join(filepath.Dir(self), "basaltd")
+	if _, err := os.Stat(d); err != nil {
+		return "", fmt.Errorf("no daemon binary: %w", err)
+	}
+	return d, nil
+}
+
+// limBinary finds the "lim" link to the daemon binary in the caller's PATH
+// ("" when there is none: the daemon binary is then run as "basaltd lim").
 func limBinary(env *Env) string {
 	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
 		p := filepath.Join(dir, "lim")
