@@ -120,6 +120,56 @@ func BenchmarkSequentialBsub(b *testing.B) {
 	}
 }
 
+// BenchmarkInterleavedBsub runs the programs of BenchmarkSequentialBsub in
+// turn, one of each per iteration, and reports each one's rate from its own
+// summed wall time: on a loaded machine every program then meets the same
+// conditions, and the ratios hold where the sequential figures drift.
+//
+//	go test -run '^$' -bench InterleavedBsub -benchtime 300x ./internal/cluster/
+func BenchmarkInterleavedBsub(b *testing.B) {
+	c := up(b, 1, 4)
+	env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
+	const floors = "github.com/basalt-lsf/basalt/internal/cluster/testdata/floor/"
+	var held api.SubmitReply
+	if err := mbdClient(b, c).Call(context.Background(), "MBatchd.Submit", &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null", Hold: true}}}, &held); err != nil {
+		b.Fatal(err)
+	}
+	heldID := strconv.FormatInt(int64(held.Results[0].JobID), 10)
+	progs := []struct {
+		name, pkg string
+		args      []string
+		want      string // in the output
+		exe       string
+		spent     time.Duration
+	}{
+		{name: "floor-hello", pkg: floors + "hello", args: []string{"hello"}, want: "hello"},
+		{name: "floor-submit", pkg: floors + "submit", args: []string{"submit"}, want: "is submitted"},
+		{name: "bsub", pkg: "github.com/basalt-lsf/basalt/cmd/basalt", args: []string{"bsub", "-o", "/dev/null", "-H", "true"}, want: "is submitted"},
+		{name: "bjobs-id", pkg: "github.com/basalt-lsf/basalt/cmd/basalt", args: []string{"bjobs", heldID}, want: "PSUSP"},
+	}
+	for i := range progs {
+		progs[i].exe = buildBinary(b, progs[i].pkg)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range progs {
+			p := &progs[j]
+			cmd := exec.Command(p.exe, p.args[1:]...)
+			cmd.Args[0] = p.args[0]
+			cmd.Env = env
+			t0 := time.Now()
+			out, err := cmd.CombinedOutput()
+			p.spent += time.Since(t0)
+			if err != nil || !bytes.Contains(out, []byte(p.want)) {
+				b.Fatalf("%s: %v: %s", p.args[0], err, out)
+			}
+		}
+	}
+	for _, p := range progs {
+		b.ReportMetric(float64(b.N)/p.spent.Seconds(), p.name+"/s")
+	}
+}
+
 // BenchmarkSubmitToStart measures the time from a submission's
 // acknowledgement to the job running, one job at a time on an idle cluster.
 //
