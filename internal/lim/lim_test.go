@@ -306,3 +306,42 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestClientConcurrentUse uses limclient.Clients from several goroutines at
+// once, as sbatchd does (its master watch dials the local LIM while its
+// sessions look the master up): run under -race, it caught Master
+// recording the master's address in a map that Addr read without the lock.
+func TestClientConcurrentUse(t *testing.T) {
+	h := newHarness(t, limtest.Options{Hosts: 2})
+	h.start("host1", sampler(0))
+	h.start("host2", sampler(0))
+	eventually(t, 10*time.Second, "master host1", func() bool {
+		m, _, err := h.client("host2").Master(context.Background())
+		return err == nil && m == "host1"
+	})
+	for range 10 {
+		c := h.client("host2")
+		ctx, cancel := context.WithCancel(context.Background())
+		reading := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				_, err := c.Addr(ctx, "host1")
+				if i == 0 {
+					close(reading)
+				}
+				if err != nil && ctx.Err() == nil {
+					t.Errorf("Addr host1: %v", err)
+					break
+				}
+			}
+		})
+		<-reading
+		m, addr, err := c.Master(ctx)
+		if err != nil || m != "host1" || addr == "" {
+			t.Errorf("Master = %q, %q, %v; want host1 with its address", m, addr, err)
+		}
+		cancel()
+		wg.Wait()
+	}
+}
