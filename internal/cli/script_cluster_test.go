@@ -86,6 +86,13 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 			o.Files[e.Name()] = b
 		}
 	}
+	raceDir := filepath.Join(work, "race")
+	if raceEnabled {
+		// The daemons are this race-enabled test binary: their reports
+		// go to files the script checks once the cluster is down.
+		ts.Check(os.MkdirAll(raceDir, 0o777))
+		o.Env = append(o.Env, "GORACE=log_path="+filepath.Join(raceDir, "daemon"))
+	}
 	c, err := cluster.Up(context.Background(), o)
 	if err != nil {
 		ts.Fatalf("cluster-up: %v", err)
@@ -94,10 +101,26 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 		if err := c.Down(context.Background()); err != nil {
 			ts.Logf("cluster down: %v", err)
 		}
+		if reports := daemonRaces(raceDir); reports != "" {
+			ts.Value(scriptTKey{}).(testscript.T).Fatal("data race in a daemon:\n" + reports)
+		}
 	})
 	ts.Setenv("LSF_ENVDIR", c.EnvDir)
 	ts.Setenv("BASALT_HOST", "host1")
 	ts.Setenv("CLUSTER", c.Opts.Cluster)
+}
+
+// daemonRaces returns the race detector's reports the daemons wrote in
+// dir (GORACE log_path, one file per process), "" when there are none.
+func daemonRaces(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "daemon.*"))
+	var b strings.Builder
+	for _, f := range files {
+		if r, err := os.ReadFile(f); err == nil && len(r) > 0 {
+			fmt.Fprintf(&b, "%s:\n%s\n", filepath.Base(f), r)
+		}
+	}
+	return b.String()
 }
 
 func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
