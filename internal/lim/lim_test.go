@@ -14,6 +14,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/lim/limtest"
 	"github.com/basalt-lsf/basalt/internal/lim/load"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 type fixedSampler struct {
@@ -93,16 +94,10 @@ func (h *harness) client(local string) *limclient.Client {
 }
 
 // eventually polls cond (state held by other daemons has no event to
-// wait on) every 20 ms up to d.
+// wait on) up to d.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, d, what, cond)
 }
 
 func statusOf(c *limclient.Cluster) map[string]string {
