@@ -13,6 +13,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cluster"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -138,25 +139,24 @@ func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
 		timeout = time.Duration(s) * time.Second
 	}
 	env := &Env{Getenv: ts.Getenv, Environ: os.Environ, Stderr: os.Stderr, Stdout: os.Stdout}
-	deadline := time.Now().Add(timeout)
 	last := "not found"
-	for time.Now().Before(deadline) {
+	if testutil.Poll(timeout, func() bool {
 		c, err := dialMbd(context.Background(), env)
-		if err == nil {
-			st, err := c.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{Jobs: refs})
-			if err == nil {
-				var r api.JobsReply
-				if st.Recv(&r) == nil && len(r.Jobs) > 0 {
-					last = statName(r.Jobs[0].State)
-					if last == args[1] {
-						c.Close()
-						return
-					}
-				}
-			}
-			c.Close()
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		defer c.Close()
+		st, err := c.Stream(context.Background(), "MBatchd.Jobs", &api.JobsRequest{Jobs: refs})
+		if err != nil {
+			return false
+		}
+		var r api.JobsReply
+		if st.Recv(&r) == nil && len(r.Jobs) > 0 {
+			last = statName(r.Jobs[0].State)
+		}
+		return last == args[1]
+	}) {
+		return
 	}
 	ts.Fatalf("job-wait: job %s is %s after %v, want %s", args[0], last, timeout, args[1])
 }

@@ -96,27 +96,22 @@ func startMbdWith(t testing.TB, dir string, opt func(*Options)) *testMbd {
 	m := &testMbd{t: t, dir: dir, srv: srv, addr: ln.Addr().String(), cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- srv.Run(ctx) }()
 	// Wait until it answers.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		// The listener accepts before mbatchd serves: a call may wait.
-		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
-		c := m.client("root")
-		err := c.Call(cctx, "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
-		c.Close()
-		ccancel()
-		if err == nil {
-			break
-		}
+	if !testutil.Poll(20*time.Second, func() bool {
 		select {
 		case rerr := <-m.done:
 			m.cancel = nil
 			t.Fatalf("mbatchd ended before serving: %v", rerr)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mbatchd did not start: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
+		// The listener accepts before mbatchd serves: a call may wait.
+		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
+		defer ccancel()
+		c := m.client("root")
+		defer c.Close()
+		err = c.Call(cctx, "MBatchd.Info", &api.InfoRequest{}, &api.InfoReply{})
+		return err == nil
+	}) {
+		t.Fatalf("mbatchd did not start: %v", err)
 	}
 	t.Cleanup(m.stop)
 	return m
