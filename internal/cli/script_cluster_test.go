@@ -88,7 +88,7 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	raceDir := filepath.Join(work, "race")
-	if raceEnabled {
+	if testutil.Race {
 		// The daemons are this race-enabled test binary: their reports
 		// go to files the script checks once the cluster is down.
 		ts.Check(os.MkdirAll(raceDir, 0o777))
