@@ -14,6 +14,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cluster"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -87,6 +88,13 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 			o.Files[e.Name()] = b
 		}
 	}
+	raceDir := filepath.Join(work, "race")
+	if testutil.Race {
+		// The daemons are this race-enabled test binary: their reports
+		// go to files the script checks once the cluster is down.
+		ts.Check(os.MkdirAll(raceDir, 0o777))
+		o.Env = append(o.Env, "GORACE=log_path="+filepath.Join(raceDir, "daemon"))
+	}
 	c, err := cluster.Up(context.Background(), o)
 	if err != nil {
 		ts.Fatalf("cluster-up: %v", err)
@@ -95,10 +103,26 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 		if err := c.Down(context.Background()); err != nil {
 			ts.Logf("cluster down: %v", err)
 		}
+		if reports := daemonRaces(raceDir); reports != "" {
+			ts.Value(scriptTKey{}).(testscript.T).Fatal("data race in a daemon:\n" + reports)
+		}
 	})
 	ts.Setenv("LSF_ENVDIR", c.EnvDir)
 	ts.Setenv("BASALT_HOST", "host1")
 	ts.Setenv("CLUSTER", c.Opts.Cluster)
+}
+
+// daemonRaces returns the race detector's reports the daemons wrote in
+// dir (GORACE log_path, one file per process), "" when there are none.
+func daemonRaces(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "daemon.*"))
+	var b strings.Builder
+	for _, f := range files {
+		if r, err := os.ReadFile(f); err == nil && len(r) > 0 {
+			fmt.Fprintf(&b, "%s:\n%s\n", filepath.Base(f), r)
+		}
+	}
+	return b.String()
 }
 
 func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
@@ -116,25 +140,24 @@ func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
 		timeout = time.Duration(s) * time.Second
 	}
 	env := &cli.Env{Getenv: ts.Getenv, Environ: os.Environ, Stderr: os.Stderr, Stdout: os.Stdout}
-	deadline := time.Now().Add(timeout)
 	last := "not found"
-	for time.Now().Before(deadline) {
+	if testutil.Poll(timeout, func() bool {
 		c, err := cli.DialMbd(context.Background(), env)
-		if err == nil {
-			st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{Jobs: refs})
-			if err == nil {
-				var r api.JobsReply
-				if st.Recv(&r) == nil && len(r.Jobs) > 0 {
-					last = statName(r.Jobs[0].State)
-					if last == args[1] {
-						c.Close()
-						return
-					}
-				}
-			}
-			c.Close()
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		defer c.Close()
+		st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{Jobs: refs})
+		if err != nil {
+			return false
+		}
+		var r api.JobsReply
+		if st.Recv(&r) == nil && len(r.Jobs) > 0 {
+			last = statName(r.Jobs[0].State)
+		}
+		return last == args[1]
+	}) {
+		return
 	}
 	ts.Fatalf("job-wait: job %s is %s after %v, want %s", args[0], last, timeout, args[1])
 }

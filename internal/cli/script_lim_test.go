@@ -15,6 +15,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/lim/limtest"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -171,14 +172,10 @@ func scriptStopAll(ts *testscript.TestScript) {
 }
 
 // scriptPoll waits for state held by other processes (no event to wait
-// on), asking every 50 ms up to d.
+// on), polling up to d.
 func scriptPoll(ts *testscript.TestScript, d time.Duration, what string, cond func() bool) {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			ts.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Poll(d, cond) {
+		ts.Fatalf("timed out after %v waiting for %s", d, what)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basalt-lsf/basalt/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -141,13 +142,10 @@ func killDaemon(ts *testscript.TestScript, daemon, host string, sig syscall.Sign
 	}
 	pid := clusterPid(ts, daemon, host)
 	ts.Check(syscall.Kill(pid, sig))
-	for syscall.Kill(pid, 0) == nil {
+	scriptPoll(ts, 30*time.Second, fmt.Sprintf("%s of %s (pid %d) to die", daemon, host, pid), func() bool {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || strings.Contains(string(b), ") Z ") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return syscall.Kill(pid, 0) != nil || err != nil || strings.Contains(string(b), ") Z ")
+	})
 }
 
 // startDaemon starts daemon on host with the cluster's environment; it is
@@ -187,12 +185,8 @@ func scriptFileWait(ts *testscript.TestScript, neg bool, args []string) {
 		timeout = time.Duration(s) * time.Second
 	}
 	p := ts.MkAbs(args[0])
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if testutil.Poll(timeout, func() bool { st, err := os.Stat(p); return err == nil && st.Size() > 0 }) {
+		return
 	}
 	ts.Fatalf("file-wait: %s still missing or empty after %v", args[0], timeout)
 }
@@ -210,12 +204,8 @@ func scriptLogWait(ts *testscript.TestScript, neg bool, args []string) {
 		timeout = time.Duration(s) * time.Second
 	}
 	p := filepath.Join(ts.Getenv("WORK"), "cluster", "log", args[0])
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(p); err == nil && re.Match(b) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if testutil.Poll(timeout, func() bool { b, err := os.ReadFile(p); return err == nil && re.Match(b) }) {
+		return
 	}
 	ts.Fatalf("log-wait: no line of %s matches %q after %v", args[0], args[1], timeout)
 }

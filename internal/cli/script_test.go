@@ -42,6 +42,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		Setup: func(e *testscript.Env) error {
 			// Scripts never see the developer's own LSF installation.
 			e.Setenv("LSF_ENVDIR", e.WorkDir+"/no-lsf-envdir")
+			// Deferred checks (a cluster's race reports) fail the test
+			// through it: ts.Fatalf works only inside a command.
+			e.Values[scriptTKey{}] = e.T()
 			return nil
 		},
 		Cmds: scriptCmds,
@@ -54,6 +57,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		},
 	}
 }
+
+// scriptTKey keys the script's testscript.T in its Env.Values.
+type scriptTKey struct{}
 
 // scriptCmds are extra script commands (cluster control) shared by scripts.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}

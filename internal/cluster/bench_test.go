@@ -131,7 +131,7 @@ func BenchmarkInterleavedBsub(b *testing.B) {
 	env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
 	const floors = "github.com/basalt-lsf/basalt/internal/cluster/testdata/floor/"
 	var held api.SubmitReply
-	if err := mbdClient(b, c).Call(context.Background(), "MBatchd.Submit", &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null", Hold: true}}}, &held); err != nil {
+	if err := mbdClient(b, c).Call(context.Background(), api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null", Hold: true}}}, &held); err != nil {
 		b.Fatal(err)
 	}
 	heldID := strconv.FormatInt(int64(held.Results[0].JobID), 10)

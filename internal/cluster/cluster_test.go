@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/cluster"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 // TestDownRemovesCgroups: cluster down kills a running job and leaves none
@@ -33,13 +34,7 @@ func TestDownRemovesCgroups(t *testing.T) {
 		t.Fatalf("bsub: %v: %s", err, out)
 	}
 	base := filepath.Join("/sys/fs/cgroup/memory/basalt", c.Opts.Cluster)
-	deadline := time.Now().Add(30 * time.Second)
-	for jobGroups(base) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no job cgroup under %s", base)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, "a job cgroup under "+base, func() bool { return jobGroups(base) > 0 })
 	// host1's sbatchd dies: its job and the job's cgroups stay for down
 	// to find, by the cluster's name (its cgroups'), which it reads from
 	// the configuration as basalt cluster down does.

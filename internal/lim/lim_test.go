@@ -14,6 +14,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/lim/limtest"
 	"github.com/basalt-lsf/basalt/internal/lim/load"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 type fixedSampler struct {
@@ -93,16 +94,10 @@ func (h *harness) client(local string) *limclient.Client {
 }
 
 // eventually polls cond (state held by other daemons has no event to
-// wait on) every 20 ms up to d.
+// wait on) up to d.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, d, what, cond)
 }
 
 func statusOf(c *limclient.Cluster) map[string]string {
@@ -304,5 +299,44 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClientConcurrentUse uses limclient.Clients from several goroutines at
+// once, as sbatchd does (its master watch dials the local LIM while its
+// sessions look the master up): run under -race, it caught Master
+// recording the master's address in a map that Addr read without the lock.
+func TestClientConcurrentUse(t *testing.T) {
+	h := newHarness(t, limtest.Options{Hosts: 2})
+	h.start("host1", sampler(0))
+	h.start("host2", sampler(0))
+	eventually(t, 10*time.Second, "master host1", func() bool {
+		m, _, err := h.client("host2").Master(context.Background())
+		return err == nil && m == "host1"
+	})
+	for range 10 {
+		c := h.client("host2")
+		ctx, cancel := context.WithCancel(context.Background())
+		reading := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				_, err := c.Addr(ctx, "host1")
+				if i == 0 {
+					close(reading)
+				}
+				if err != nil && ctx.Err() == nil {
+					t.Errorf("Addr host1: %v", err)
+					break
+				}
+			}
+		})
+		<-reading
+		m, addr, err := c.Master(ctx)
+		if err != nil || m != "host1" || addr == "" {
+			t.Errorf("Master = %q, %q, %v; want host1 with its address", m, addr, err)
+		}
+		cancel()
+		wg.Wait()
 	}
 }

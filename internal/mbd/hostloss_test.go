@@ -10,6 +10,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 // fastSbdCluster writes a cluster whose SBD_SLEEP_TIME is 1 s, so that a
@@ -59,25 +60,17 @@ func TestHostLossUnknownAndBack(t *testing.T) {
 
 	// The host comes back, still running the job: mbatchd terminates it.
 	sbd = connectSbd(t, m, "host1", []*api.JobStatusReport{{JobID: 1, State: api.StateRun, RunCount: rc, PID: 1001, Seq: 2}})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var sig *api.JobSignal
+	testutil.Eventually(t, 10*time.Second, "mbatchd to terminate the ZOMBI job when its host came back", func() bool {
 		sbd.mu.Lock()
-		n := len(sbd.signals)
-		var sig *api.JobSignal
-		if n > 0 {
+		defer sbd.mu.Unlock()
+		if len(sbd.signals) > 0 {
 			sig = sbd.signals[0]
 		}
-		sbd.mu.Unlock()
-		if sig != nil {
-			if sig.JobID != 1 || sig.Action != api.ActTerminate || sig.TermReason != "TERM_OWNER" {
-				t.Fatalf("signal to the returning host: %+v", sig)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("mbatchd did not terminate the ZOMBI job when its host came back")
-		}
-		time.Sleep(20 * time.Millisecond)
+		return sig != nil
+	})
+	if sig.JobID != 1 || sig.Action != api.ActTerminate || sig.TermReason != "TERM_OWNER" {
+		t.Fatalf("signal to the returning host: %+v", sig)
 	}
 	if r := m.job(1); r.State != api.StateZombi {
 		t.Fatalf("state before the host confirms: %v, want ZOMBI", r.State)
@@ -141,19 +134,11 @@ func TestHostFailureRequeuesRerunnable(t *testing.T) {
 	ld.down["host1"] = false
 	ld.mu.Unlock()
 	sbd1 = connectSbd(t, m, "host1", []*api.JobStatusReport{{JobID: 1, State: api.StateRun, RunCount: l.RunCount, PID: 77, Seq: 1}})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.Eventually(t, 10*time.Second, "the stale run on the returning host to be terminated", func() bool {
 		sbd1.mu.Lock()
-		n := len(sbd1.signals)
-		sbd1.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the stale run on the returning host was not terminated")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer sbd1.mu.Unlock()
+		return len(sbd1.signals) > 0
+	})
 	if r := m.job(1); r.State != api.StateRun || r.ExecHosts[0].Host != "host2" {
 		t.Fatalf("after the stale run's report: %v on %+v", r.State, r.ExecHosts)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 var killRounds = flag.Int("mbd.killrounds", 50, "SIGKILL rounds in TestNoAcknowledgedJobLost")
@@ -96,20 +97,9 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 	r := rand.New(rand.NewSource(42))
 	seq := 0
 	waitUp := func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
-			if err == nil {
-				err = c.Call(context.Background(), api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
-				c.Close()
-				if err == nil {
-					return
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("mbatchd did not come back: %v", err)
-			}
-			time.Sleep(5 * time.Millisecond)
+		var err error
+		if !testutil.Poll(30*time.Second, mbdAnswers(addr, &err)) {
+			t.Fatalf("mbatchd did not come back: %v", err)
 		}
 	}
 	for round := 0; round < *killRounds; round++ {
@@ -126,7 +116,7 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 					if c == nil {
 						var err error
 						if c, err = rpc.Dial(ctx, addr, &api.ConnHello{User: "alice"}); err != nil {
-							time.Sleep(5 * time.Millisecond)
+							time.Sleep(5 * time.Millisecond) // the retry pace of a client of a process being killed
 							continue
 						}
 					}
@@ -155,6 +145,8 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 				}
 			}(w)
 		}
+		// A real sleep: the kill lands at a random moment of the real
+		// mbatchd process's work.
 		time.Sleep(time.Duration(20+r.Intn(180)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
@@ -164,19 +156,13 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 	// Restart once more and check everything acknowledged is there.
 	cmd := start()
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	var c *rpc.Client
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if c, err = rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"}); err == nil {
-			if err = c.Call(context.Background(), api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{}); err == nil {
-				break
-			}
-			c.Close()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mbatchd did not come back: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var last error
+	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &last)) {
+		t.Fatalf("mbatchd did not come back: %v", last)
+	}
+	c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer c.Close()
 	st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
@@ -261,19 +247,22 @@ func TestKillDuringStartup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var last error
+	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &last)) {
+		t.Fatalf("mbatchd did not come back after kills during start-up: %v", last)
+	}
+}
+
+// mbdAnswers is a condition for testutil.Poll: the mbatchd at addr (another
+// process) answers MBatchd.Info; *last keeps the latest failure.
+func mbdAnswers(addr string, last *error) func() bool {
+	return func() bool {
 		c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
 		if err == nil {
 			err = c.Call(context.Background(), api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
 			c.Close()
-			if err == nil {
-				return
-			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mbatchd did not come back after kills during start-up: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
+		*last = err
+		return err == nil
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 // trustHello authenticates a connection as the user its hello names: tests
@@ -95,27 +96,22 @@ func startMbdWith(t testing.TB, dir string, opt func(*Options)) *testMbd {
 	m := &testMbd{t: t, dir: dir, srv: srv, addr: ln.Addr().String(), cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- srv.Run(ctx) }()
 	// Wait until it answers.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		// The listener accepts before mbatchd serves: a call may wait.
-		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
-		c := m.client("root")
-		err := c.Call(cctx, api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
-		c.Close()
-		ccancel()
-		if err == nil {
-			break
-		}
+	if !testutil.Poll(20*time.Second, func() bool {
 		select {
 		case rerr := <-m.done:
 			m.cancel = nil
 			t.Fatalf("mbatchd ended before serving: %v", rerr)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mbatchd did not start: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
+		// The listener accepts before mbatchd serves: a call may wait.
+		cctx, ccancel := context.WithTimeout(context.Background(), time.Second)
+		defer ccancel()
+		c := m.client("root")
+		defer c.Close()
+		err = c.Call(cctx, api.MBatchdInfo, &api.InfoRequest{}, &api.InfoReply{})
+		return err == nil
+	}) {
+		t.Fatalf("mbatchd did not start: %v", err)
 	}
 	t.Cleanup(m.stop)
 	return m
@@ -190,17 +186,11 @@ func (m *testMbd) job(id int64) *api.JobRecord {
 // waitState waits until job id reaches state st.
 func (m *testMbd) waitState(id int64, st api.JobState) *api.JobRecord {
 	m.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		j := m.job(id)
-		if j != nil && j.State == st {
-			return j
-		}
-		if time.Now().After(deadline) {
-			m.t.Fatalf("job %d: state %v, want %v", id, stateOf(j), st)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var j *api.JobRecord
+	if !testutil.Poll(20*time.Second, func() bool { j = m.job(id); return j != nil && j.State == st }) {
+		m.t.Fatalf("job %d: state %v, want %v", id, stateOf(j), st)
 	}
+	return j
 }
 
 // fakeSbd speaks the sbatchd session protocol; each launched job runs until
@@ -312,19 +302,16 @@ func (f *fakeSbd) finish(id int64, code int) {
 
 func (f *fakeSbd) waitRunning(id int64) *api.JobLaunch {
 	f.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var l *api.JobLaunch
+	if !testutil.Poll(20*time.Second, func() bool {
 		f.mu.Lock()
-		l := f.running[id]
-		f.mu.Unlock()
-		if l != nil {
-			return l
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("job %d never launched on %s", id, f.host)
-		}
-		time.Sleep(5 * time.Millisecond)
+		defer f.mu.Unlock()
+		l = f.running[id]
+		return l != nil
+	}) {
+		f.t.Fatalf("job %d never launched on %s", id, f.host)
 	}
+	return l
 }
 
 func spec(cmd string) *api.JobSpec {
@@ -342,12 +329,10 @@ func TestSubmitRunFinish(t *testing.T) {
 	if l.User != "alice" || l.Queue.Name != "normal" || len(l.ExecHosts) != 1 || l.ExecHosts[0].Host != "host1" || l.Spec.Env[0] != "PATH=/bin" {
 		t.Fatalf("launch: %+v", l)
 	}
-	j := m.waitState(1, api.StateRun)
-	if j.JobPID == 0 {
-		// The RUN report with the PID arrives right after the launch.
-		time.Sleep(50 * time.Millisecond)
-		j = m.job(1)
-	}
+	m.waitState(1, api.StateRun)
+	// The RUN report with the PID arrives right after the launch.
+	testutil.Eventually(t, 10*time.Second, "the running report", func() bool { return m.job(1).JobPID != 0 })
+	j := m.job(1)
 	sbd.finish(1, 0)
 	j = m.waitState(1, api.StateDone)
 	if j.EndTime == 0 || j.Usage == nil || j.Usage.CPUTime != 0.5 {
@@ -538,11 +523,7 @@ func TestReportBatch(t *testing.T) {
 	l := sbd.waitRunning(1)
 	m.waitState(1, api.StateRun)
 	// The fake sbatchd's running report (JOB_EXECUTE) is in before it goes.
-	for deadline := time.Now().Add(10 * time.Second); m.job(1).JobPID == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the running report never arrived")
-		}
-	}
+	testutil.Eventually(t, 10*time.Second, "the running report", func() bool { return m.job(1).JobPID != 0 })
 	sbd.c.Close()
 	rc := l.RunCount
 	connectSbd(t, m, "host1", []*api.JobStatusReport{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/logging"
 )
 
@@ -100,14 +101,26 @@ func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.Snap
 	return false, nil
 }
 
-// waitLeader waits until this node leads, or timeout.
-func (n *raftNode) waitLeader(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+// waitLeader waits until this node leads, ctx ends, or timeout passes on
+// clk. It waits on raft's state observations, not by polling.
+func (n *raftNode) waitLeader(ctx context.Context, clk clock.Clock, timeout time.Duration) error {
+	obs := make(chan raft.Observation, 1)
+	o := raft.NewObserver(obs, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.RaftState) // sent once the state is set
+		return ok
+	})
+	n.r.RegisterObserver(o)
+	defer n.r.DeregisterObserver(o)
+	t := clk.NewTimer(timeout)
+	defer t.Stop()
 	for n.r.State() != raft.Leader {
-		if time.Now().After(deadline) {
+		select {
+		case <-obs:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting to be elected master: %w", ctx.Err())
+		case <-t.C():
 			return fmt.Errorf("not elected master within %v (raft state %s)", timeout, n.r.State())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	return n.r.Barrier(timeout).Error()
 }

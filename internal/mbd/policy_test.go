@@ -11,6 +11,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 // suspSbd is a fake sbatchd that, unlike fakeSbd, acts on job control as
@@ -92,17 +93,14 @@ func (f *suspSbd) report(r *api.JobStatusReport) {
 // job RUN from its dispatch, before the launch reaches this sbatchd.
 func (f *suspSbd) finish(id int64) {
 	var l *api.JobLaunch
-	for deadline := time.Now().Add(10 * time.Second); l == nil; {
+	if !testutil.Poll(10*time.Second, func() bool {
 		f.mu.Lock()
+		defer f.mu.Unlock()
 		l = f.running[id]
 		delete(f.running, id)
-		f.mu.Unlock()
-		if l == nil {
-			if time.Now().After(deadline) {
-				panic(fmt.Sprintf("job %d was never launched", id))
-			}
-			time.Sleep(time.Millisecond)
-		}
+		return l != nil
+	}) {
+		panic(fmt.Sprintf("job %d was never launched", id))
 	}
 	f.report(&api.JobStatusReport{JobID: id, State: api.StateDone, RunCount: l.RunCount, Final: true, Usage: &api.Usage{CPUTime: 1}})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -47,53 +48,55 @@ func (f *heldFuture) Response() any { return applyResult{errs: make([]error, f.n
 // goes into the next entry together (one fsync for all), not the first
 // proposal alone.
 func TestProposerGathersWhileFull(t *testing.T) {
-	l := &heldLog{applied: make(chan int, 100), release: make(chan struct{})}
-	p := newProposer(l, clock.Real())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go p.run(ctx)
+	// In a bubble: in-process channels only, so synctest.Wait tells when
+	// everything queued and the proposer is waiting, and time is fake.
+	synctest.Test(t, func(t *testing.T) {
+		l := &heldLog{applied: make(chan int, 100), release: make(chan struct{})}
+		p := newProposer(l, clock.Real())
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go p.run(ctx)
 
-	var wg sync.WaitGroup
-	propose := func() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := p.Propose(ctx, &api.Event{}); err != nil {
-				t.Error(err)
+		var wg sync.WaitGroup
+		propose := func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := p.Propose(ctx, &api.Event{}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		// Fill the pipeline: each proposal becomes its own entry.
+		const inflight = 8
+		for i := 0; i < inflight; i++ {
+			propose()
+			if n := <-l.applied; n != 1 {
+				t.Fatalf("entry %d has %d events, want 1", i, n)
 			}
-		}()
-	}
-	// Fill the pipeline: each proposal becomes its own entry.
-	const inflight = 8
-	for i := 0; i < inflight; i++ {
-		propose()
-		if n := <-l.applied; n != 1 {
-			t.Fatalf("entry %d has %d events, want 1", i, n)
 		}
-	}
-	// 20 more queue while the pipeline is full.
-	const queued = 20
-	for i := 0; i < queued; i++ {
-		propose()
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(p.in) < queued-1 { // the proposer holds the first, waiting for a slot
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d proposals queued", len(p.in))
+		// 20 more queue while the pipeline is full.
+		const queued = 20
+		for i := 0; i < queued; i++ {
+			propose()
 		}
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(10 * time.Millisecond)
-	// One entry commits: the next one carries all 20.
-	l.release <- struct{}{}
-	select {
-	case n := <-l.applied:
-		if n != queued {
-			t.Fatalf("the entry after the full pipeline has %d events, want %d", n, queued)
+		// Every goroutine of the bubble blocks: the proposals are queued, the
+		// proposer holds the first, waiting for a slot.
+		synctest.Wait()
+		if len(p.in) != queued-1 {
+			t.Fatalf("%d proposals queued, want %d (the proposer holds one)", len(p.in), queued-1)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no entry after a slot freed")
-	}
-	close(l.release)
-	wg.Wait()
+		// One entry commits: the next one carries all 20.
+		l.release <- struct{}{}
+		select {
+		case n := <-l.applied:
+			if n != queued {
+				t.Fatalf("the entry after the full pipeline has %d events, want %d", n, queued)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no entry after a slot freed")
+		}
+		close(l.release)
+		wg.Wait()
+	})
 }

@@ -180,7 +180,7 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Error("raft shutdown", "err", err)
 		}
 	}()
-	if err := node.waitLeader(30 * time.Second); err != nil {
+	if err := node.waitLeader(ctx, s.clock, 30*time.Second); err != nil {
 		return err
 	}
 	pctx, pcancel := context.WithCancel(context.Background())

@@ -25,6 +25,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 func newRoot(cfg Config) spool.Root { return spool.Root(filepath.Join(cfg.StateDir, "jobs")) }
@@ -413,13 +414,7 @@ func clockAt(micros int64) clock.Clock { return clock.NewFake(time.UnixMicro(mic
 // event the test can wait on.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, what, cond)
 }
 
 func masterAddr(cfg Config) string {

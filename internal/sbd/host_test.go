@@ -134,7 +134,8 @@ func TestShepherdHostKilled(t *testing.T) {
 	host := int(acks[301].PID)
 	syscall.Kill(host, syscall.SIGKILL)
 	waitFor(t, "the shepherd process's death", func() bool { return gone(host) })
-	// The jobs run on.
+	// The jobs run on. A real sleep: that nothing happens (the jobs, other
+	// processes, do not die) has no event to wait for; they are given time.
 	time.Sleep(300 * time.Millisecond)
 	for id, r := range runs {
 		if gone(int(r.PID)) {

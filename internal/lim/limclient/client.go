@@ -47,6 +47,9 @@ type Client struct {
 
 	mu    sync.Mutex
 	conns map[string]*rpc.Client
+	// masters holds the master addresses learnt from Ping replies
+	// (Master), consulted by Addr after opts.Addrs; guarded by mu.
+	masters map[string]string
 }
 
 // New returns a Client for the cluster of base.
@@ -62,7 +65,7 @@ func New(base *config.Base, opts Options) *Client {
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
 	}
-	return &Client{base: base, opts: opts, conns: map[string]*rpc.Client{}}
+	return &Client{base: base, opts: opts, conns: map[string]*rpc.Client{}, masters: map[string]string{}}
 }
 
 // Close closes the Client's connections.
@@ -80,6 +83,12 @@ func (c *Client) Close() error {
 // resolver, port LSF_LIM_PORT.
 func (c *Client) Addr(ctx context.Context, host string) (string, error) {
 	if a, ok := c.opts.Addrs[host]; ok {
+		return a, nil
+	}
+	c.mu.Lock()
+	a, ok := c.masters[host]
+	c.mu.Unlock()
+	if ok {
 		return a, nil
 	}
 	ip, err := c.base.Resolver().Resolve(ctx, host)
@@ -188,11 +197,8 @@ func (c *Client) Master(ctx context.Context) (host, addr string, err error) {
 		if r.Master != "" {
 			if r.MasterAddr != "" {
 				c.mu.Lock()
-				if c.opts.Addrs == nil {
-					c.opts.Addrs = map[string]string{}
-				}
-				if _, ok := c.opts.Addrs[r.Master]; !ok {
-					c.opts.Addrs[r.Master] = r.MasterAddr
+				if _, ok := c.masters[r.Master]; !ok {
+					c.masters[r.Master] = r.MasterAddr
 				}
 				c.mu.Unlock()
 			}

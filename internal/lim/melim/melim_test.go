@@ -15,6 +15,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/logging"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 func TestParseUpdate(t *testing.T) {
@@ -150,10 +151,8 @@ func (h *harness) start(cfg Config) {
 func (h *harness) restartScheduled(elim string, n int) {
 	h.t.Helper()
 	want := "elim " + elim + ": restarting in"
-	for deadline := time.Now().Add(20 * time.Second); strings.Count(h.logBuf.String(), want) < n; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("restart %d of %s never scheduled; log:\n%s", n, elim, h.logBuf.String())
-		}
+	if !testutil.Poll(20*time.Second, func() bool { return strings.Count(h.logBuf.String(), want) >= n }) {
+		h.t.Fatalf("restart %d of %s never scheduled; log:\n%s", n, elim, h.logBuf.String())
 	}
 }
 

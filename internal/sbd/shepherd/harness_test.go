@@ -20,6 +20,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 // TestMain makes the test binary act as "basaltd job-shepherd" when run so:
@@ -327,12 +328,8 @@ func jobStopped(pid int) bool {
 // waitFor polls cond: process states change asynchronously in the kernel.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,stat,cmd").Output()
-			t.Fatalf("timed out waiting for %s; processes:\n%s", what, out)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Poll(10*time.Second, cond) {
+		out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,stat,cmd").Output()
+		t.Fatalf("timed out waiting for %s; processes:\n%s", what, out)
 	}
 }

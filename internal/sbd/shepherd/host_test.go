@@ -271,6 +271,8 @@ func TestFinalWaitsForSbatchd(t *testing.T) {
 		st, err := dir.ReadState()
 		return err == nil && st.Final
 	})
+	// A real sleep: sbatchd comes late, and lateness is real time passing
+	// in the shepherd, another process (it keeps the socket a while).
 	time.Sleep(200 * time.Millisecond)
 	jc, err := Dial(context.Background(), SocketName(h.state, "75"))
 	if err != nil {
