@@ -77,43 +77,69 @@ func mbdClient(tb testing.TB, c *cluster.Cluster) *rpc.Client {
 	return cl
 }
 
+// startupProg is a program the start-up benchmarks run as a process
+// against a cluster: a floor, bsub or bjobs.
+type startupProg struct {
+	name, pkg string
+	args      []string // argv, argv[0] the command name
+	want      string   // in the output
+	exe       string
+	spent     time.Duration
+}
+
+// startupProgs are the programs of the start-up benchmarks: floor-hello, a
+// Go program that prints a line; floor-submit, a minimal Go program that
+// reads lsf.conf and the hosts file, connects to mbatchd and submits one job
+// (testdata/floor); bsub; and bjobs of one job, as scripts poll a job's
+// state. Each is built once.
+func startupProgs(b *testing.B, c *cluster.Cluster) []*startupProg {
+	var held api.SubmitReply
+	if err := mbdClient(b, c).Call(context.Background(), api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null", Hold: true}}}, &held); err != nil {
+		b.Fatal(err)
+	}
+	heldID := strconv.FormatInt(int64(held.Results[0].JobID), 10)
+	const floors = "github.com/basalt-lsf/basalt/internal/cluster/testdata/floor/"
+	const basalt = "github.com/basalt-lsf/basalt/cmd/basalt"
+	progs := []*startupProg{
+		{name: "floor-hello", pkg: floors + "hello", args: []string{"hello"}, want: "hello"},
+		{name: "floor-submit", pkg: floors + "submit", args: []string{"submit"}, want: "is submitted"},
+		{name: "bsub", pkg: basalt, args: []string{"bsub", "-o", "/dev/null", "-H", "true"}, want: "is submitted"},
+		{name: "bjobs-id", pkg: basalt, args: []string{"bjobs", heldID}, want: "PSUSP"},
+	}
+	for _, p := range progs {
+		p.exe = buildBinary(b, p.pkg)
+	}
+	return progs
+}
+
+// run runs the program once with env and adds its wall time to spent.
+func (p *startupProg) run(b *testing.B, env []string) {
+	cmd := exec.Command(p.exe, p.args[1:]...)
+	cmd.Args[0] = p.args[0]
+	cmd.Env = env
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	p.spent += time.Since(t0)
+	if err != nil || !bytes.Contains(out, []byte(p.want)) {
+		b.Fatalf("%s: %v: %s", p.args[0], err, out)
+	}
+}
+
 // BenchmarkSequentialBsub runs bsub processes one after another against a
-// real cluster, as a shell loop or a workflow manager does. Two floors run the
-// same way beside it, so that the figure reads against what the machine
-// allows: floor-hello is a Go program that prints a line, floor-submit a
-// minimal Go program that reads lsf.conf and the hosts file, connects to
-// mbatchd and submits one job (testdata/floor). bjobs-id runs `bjobs 1` the
-// same way.
+// real cluster, as a shell loop or a workflow manager does, and the other
+// start-up programs (startupProgs) the same way beside it, so that the
+// figure reads against what the machine allows.
 //
 //	go test -run '^$' -bench SequentialBsub -benchtime 200x ./internal/cluster/
 func BenchmarkSequentialBsub(b *testing.B) {
 	c := up(b, 1, 4)
 	env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
-	const floors = "github.com/basalt-lsf/basalt/internal/cluster/testdata/floor/"
-	for _, bc := range []struct {
-		name, pkg string
-		args      []string
-		want      string // in the output
-	}{
-		{"floor-hello", floors + "hello", []string{"hello"}, "hello"},
-		{"floor-submit", floors + "submit", []string{"submit"}, "is submitted"},
-		{"bsub", "github.com/basalt-lsf/basalt/cmd/basalt", []string{"bsub", "-o", "/dev/null", "-H", "true"}, "is submitted"},
-		// One job shown, as scripts poll a job's state (the floors and
-		// bsub above have submitted job 1).
-		{"bjobs-id", "github.com/basalt-lsf/basalt/cmd/basalt", []string{"bjobs", "1"}, "JOBID"},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			exe := buildBinary(b, bc.pkg)
+	for _, p := range startupProgs(b, c) {
+		b.Run(p.name, func(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				cmd := exec.Command(exe, bc.args[1:]...)
-				cmd.Args[0] = bc.args[0]
-				cmd.Env = env
-				out, err := cmd.CombinedOutput()
-				if err != nil || !bytes.Contains(out, []byte(bc.want)) {
-					b.Fatalf("%s: %v: %s", bc.args[0], err, out)
-				}
+				p.run(b, env)
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "procs/s")
 		})
@@ -129,40 +155,11 @@ func BenchmarkSequentialBsub(b *testing.B) {
 func BenchmarkInterleavedBsub(b *testing.B) {
 	c := up(b, 1, 4)
 	env := append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
-	const floors = "github.com/basalt-lsf/basalt/internal/cluster/testdata/floor/"
-	var held api.SubmitReply
-	if err := mbdClient(b, c).Call(context.Background(), api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null", Hold: true}}}, &held); err != nil {
-		b.Fatal(err)
-	}
-	heldID := strconv.FormatInt(int64(held.Results[0].JobID), 10)
-	progs := []struct {
-		name, pkg string
-		args      []string
-		want      string // in the output
-		exe       string
-		spent     time.Duration
-	}{
-		{name: "floor-hello", pkg: floors + "hello", args: []string{"hello"}, want: "hello"},
-		{name: "floor-submit", pkg: floors + "submit", args: []string{"submit"}, want: "is submitted"},
-		{name: "bsub", pkg: "github.com/basalt-lsf/basalt/cmd/basalt", args: []string{"bsub", "-o", "/dev/null", "-H", "true"}, want: "is submitted"},
-		{name: "bjobs-id", pkg: "github.com/basalt-lsf/basalt/cmd/basalt", args: []string{"bjobs", heldID}, want: "PSUSP"},
-	}
-	for i := range progs {
-		progs[i].exe = buildBinary(b, progs[i].pkg)
-	}
+	progs := startupProgs(b, c)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for j := range progs {
-			p := &progs[j]
-			cmd := exec.Command(p.exe, p.args[1:]...)
-			cmd.Args[0] = p.args[0]
-			cmd.Env = env
-			t0 := time.Now()
-			out, err := cmd.CombinedOutput()
-			p.spent += time.Since(t0)
-			if err != nil || !bytes.Contains(out, []byte(p.want)) {
-				b.Fatalf("%s: %v: %s", p.args[0], err, out)
-			}
+		for _, p := range progs {
+			p.run(b, env)
 		}
 	}
 	for _, p := range progs {

@@ -3,10 +3,10 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"github.com/basalt-lsf/basalt/internal/cli"
 	"os/signal"
 	"syscall"
 
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/lim"
 )
@@ -33,10 +33,7 @@ func runLim(ctx context.Context, env *cli.Env, args []string) int {
 	if res.Has("V") {
 		return cli.PrintVersion(env)
 	}
-	envDir := env.Getenv("LSF_ENVDIR")
-	if d, ok := res.Last("d"); ok {
-		envDir = d
-	}
+	envDir := envDir(env, res)
 	if res.Has("C") { // lim -C: check the configuration and exit
 		if _, err := lim.CheckConfig(ctx, envDir, env.Getenv); err != nil {
 			fmt.Fprintf(env.Stderr, "%v\n", err)

@@ -2,16 +2,14 @@ package daemon
 
 import (
 	"context"
-	"github.com/basalt-lsf/basalt/internal/cli"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
-	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
-	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/mbd"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/sbd/mbdkeeper"
@@ -36,34 +34,17 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		return cli.PrintVersion(env)
 	}
 	tuneDaemon(env)
-	envDir := env.Getenv("LSF_ENVDIR")
-	if d, ok := res.Last("d"); ok {
-		envDir = d
-	}
-	if envDir == "" {
-		envDir = config.DefaultEnvDir
-	}
-	base, err := config.LoadBase(ctx, config.Options{EnvDir: envDir, Getenv: env.Getenv})
-	if err != nil {
-		env.Errorf("mbatchd: %v", err)
+	d, ok := startBatchDaemon(ctx, env, "mbatchd", res)
+	if !ok {
 		return 1
 	}
-	host, err := config.LocalHostName(base.Conf, env.Getenv, nil)
-	if err != nil {
-		env.Errorf("mbatchd: %v", err)
-		return 1
-	}
-	log, closeLog, err := logging.Daemon(ctx, base.Conf, "mbatchd", host, env.Stderr)
-	if err != nil {
-		env.Errorf("mbatchd: %v", err)
-		return 1
-	}
-	defer closeLog()
+	defer d.closeLog()
+	base, host, log := d.base, d.host, d.log
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	lim := limclient.New(base, limclient.Options{LocalHost: host})
 	defer lim.Close()
-	srv, err := mbd.New(ctx, mbd.Options{EnvDir: envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}})
+	srv, err := mbd.New(ctx, mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}})
 	if err != nil {
 		log.Error("mbatchd cannot start", "err", err)
 		env.Errorf("mbatchd: %v", err)

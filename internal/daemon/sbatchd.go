@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"github.com/basalt-lsf/basalt/internal/cli"
 	"log/slog"
 	"net"
 	"os"
@@ -17,12 +16,12 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
-	"github.com/basalt-lsf/basalt/internal/logging"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd"
@@ -54,36 +53,18 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		return cli.PrintVersion(env)
 	}
 	tuneDaemon(env)
-	envDir := env.Getenv("LSF_ENVDIR")
-	if d, ok := res.Last("d"); ok {
-		envDir = d
-	}
-	if envDir == "" {
-		envDir = config.DefaultEnvDir
-	}
-	opts := config.Options{EnvDir: envDir, Getenv: env.Getenv}
-	base, err := config.LoadBase(ctx, opts)
-	if err != nil {
-		env.Errorf("sbatchd: %v", err)
+	bd, ok := startBatchDaemon(ctx, env, "sbatchd", res)
+	if !ok {
 		return 1
 	}
-	host, err := config.LocalHostName(base.Conf, env.Getenv, nil)
-	if err != nil {
-		env.Errorf("sbatchd: %v", err)
-		return 1
-	}
-	log, closeLog, err := logging.Daemon(ctx, base.Conf, "sbatchd", host, env.Stderr)
-	if err != nil {
-		env.Errorf("sbatchd: %v", err)
-		return 1
-	}
-	defer closeLog()
+	defer bd.closeLog()
+	base, host, log := bd.base, bd.host, bd.log
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
 	lim := limclient.New(base, limclient.Options{LocalHost: host})
 	defer lim.Close()
-	cfg := sbatchdConfig(ctx, base, opts, host, envDir, log)
+	cfg := sbatchdConfig(ctx, base, bd.opts, host, bd.envDir, log)
 	cfg.Master = masterFinder(base, lim)
 	cfg.Loads = limLoads{c: lim, host: host, t: cfg.Table}
 	d, err := sbd.New(cfg)

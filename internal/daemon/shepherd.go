@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"context"
-	"github.com/basalt-lsf/basalt/internal/cli"
 
+	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 

@@ -34,7 +34,11 @@ type proposal struct {
 	// out of the entry and is that event's result). Job IDs are allocated
 	// there, so that they reach the log in the order they were handed out.
 	prepare func() []error
-	done    chan proposalResult
+	// left holds the prepare errors (nil when there were none) and logged
+	// the number of events that went into the entry.
+	left   []error
+	logged int
+	done   chan proposalResult
 }
 
 type proposalResult struct {
@@ -125,14 +129,14 @@ func (p *proposer) run(ctx context.Context) {
 		// so that entries reach the log in the order their proposals were
 		// prepared (raft's apply channel is buffered: Apply does not wait
 		// for the disk); only the wait for the commit runs concurrently.
-		fut, pre := p.submit(batch)
+		fut := p.submit(batch)
 		if fut == nil {
 			<-sem
 			continue
 		}
 		go func() {
 			defer func() { <-sem }()
-			p.finish(batch, pre, fut)
+			p.finish(batch, fut)
 		}()
 	}
 }
@@ -150,38 +154,37 @@ func (p *proposer) drain(err error) {
 
 // submit prepares the batch's proposals in order, builds their entry and
 // hands it to the log. It returns nil when no event is left to log (every
-// proposal has then been answered). pre holds each proposal's prepare
-// errors (nil when it had none).
-func (p *proposer) submit(batch []*proposal) (raft.ApplyFuture, [][]error) {
+// proposal has then been answered).
+func (p *proposer) submit(batch []*proposal) raft.ApplyFuture {
 	now := p.clock.Now().UnixNano()
 	entry := &api.LogEntry{}
-	pre := make([][]error, len(batch))
-	for i, pr := range batch {
+	for _, pr := range batch {
 		if pr.prepare != nil {
-			pre[i] = pr.prepare()
+			pr.left = pr.prepare()
 		}
 		for k, ev := range pr.events {
-			if pre[i] != nil && pre[i][k] != nil {
+			if pr.left != nil && pr.left[k] != nil {
 				continue
 			}
 			if ev.Time == 0 {
 				ev.Time = now
 			}
 			entry.Events = append(entry.Events, ev)
+			pr.logged++
 		}
 	}
 	if len(entry.Events) == 0 {
-		for i, pr := range batch {
-			pr.done <- proposalResult{errs: mergeErrs(pre[i], nil, len(pr.events))}
+		for _, pr := range batch {
+			pr.done <- proposalResult{errs: pr.results(nil)}
 		}
-		return nil, nil
+		return nil
 	}
-	return p.r.Apply(wire.Marshal(entry), 30*time.Second), pre
+	return p.r.Apply(wire.Marshal(entry), 30*time.Second)
 }
 
 // finish waits for the entry's commit and answers every proposal of the
 // batch.
-func (p *proposer) finish(batch []*proposal, pre [][]error, fut raft.ApplyFuture) {
+func (p *proposer) finish(batch []*proposal, fut raft.ApplyFuture) {
 	fail := func(err error) {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown) {
 			err = fmt.Errorf("%w: %v", ErrNotLeader, err)
@@ -200,33 +203,28 @@ func (p *proposer) finish(batch []*proposal, pre [][]error, fut raft.ApplyFuture
 		return
 	}
 	off := 0
-	for i, pr := range batch {
-		n := len(pr.events)
-		for k := range n {
-			if pre[i] != nil && pre[i][k] != nil {
-				n--
-			}
-		}
+	for _, pr := range batch {
 		var logged []error
-		if off+n <= len(res.errs) {
-			logged = res.errs[off : off+n]
+		if off+pr.logged <= len(res.errs) {
+			logged = res.errs[off : off+pr.logged]
 		}
-		pr.done <- proposalResult{errs: mergeErrs(pre[i], logged, len(pr.events)), index: fut.Index()}
-		off += n
+		pr.done <- proposalResult{errs: pr.results(logged), index: fut.Index()}
+		off += pr.logged
 	}
 }
 
-// mergeErrs gives one error per event of a proposal: the prepare error of
-// an event left out, else the logged events' errors in order.
-func mergeErrs(pre, logged []error, n int) []error {
-	if pre == nil && len(logged) == n {
+// results gives one error per event of the proposal: the prepare error of
+// an event left out, else the logged events' errors in order (nil when
+// the entry's result had none).
+func (pr *proposal) results(logged []error) []error {
+	if pr.left == nil && len(logged) == len(pr.events) {
 		return logged
 	}
-	out := make([]error, n)
+	out := make([]error, len(pr.events))
 	j := 0
 	for k := range out {
-		if pre != nil && pre[k] != nil {
-			out[k] = pre[k]
+		if pr.left != nil && pr.left[k] != nil {
+			out[k] = pr.left[k]
 			continue
 		}
 		if j < len(logged) {

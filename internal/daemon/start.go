@@ -1,0 +1,53 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/basalt-lsf/basalt/internal/cli"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/logging"
+)
+
+// envDir is the daemon's LSF_ENVDIR: -d env_dir, else the environment's.
+func envDir(env *cli.Env, res *lsfopt.Result) string {
+	if d, ok := res.Last("d"); ok {
+		return d
+	}
+	return env.Getenv("LSF_ENVDIR")
+}
+
+// batchDaemon is what a batch daemon starts from: its configuration
+// directory, lsf.conf and the cluster's base files, its host name and its
+// log.
+type batchDaemon struct {
+	envDir   string
+	opts     config.Options
+	base     *config.Base
+	host     string
+	log      *slog.Logger
+	closeLog func()
+}
+
+// startBatchDaemon loads the base configuration, names the local host and
+// opens the daemon's log; an error is said on env's standard error as
+// "<name>: <error>".
+func startBatchDaemon(ctx context.Context, env *cli.Env, name string, res *lsfopt.Result) (*batchDaemon, bool) {
+	d := &batchDaemon{envDir: envDir(env, res)}
+	if d.envDir == "" {
+		d.envDir = config.DefaultEnvDir
+	}
+	d.opts = config.Options{EnvDir: d.envDir, Getenv: env.Getenv}
+	var err error
+	if d.base, err = config.LoadBase(ctx, d.opts); err == nil {
+		if d.host, err = config.LocalHostName(d.base.Conf, env.Getenv, nil); err == nil {
+			d.log, d.closeLog, err = logging.Daemon(ctx, d.base.Conf, name, d.host, env.Stderr)
+		}
+	}
+	if err != nil {
+		env.Errorf("%s: %v", name, err)
+		return nil, false
+	}
+	return d, true
+}
