@@ -136,24 +136,41 @@ func parseFrame(body []byte) (*frame, error) {
 	return f, nil
 }
 
-var errFrameTooLarge = errors.New("rpc: frame exceeds MaxFrameSize")
+var errFrameTooLarge = errors.New("rpc: frame exceeds the size limit")
 
-// readFrame reads one frame. The returned payload is a fresh allocation.
-func readFrame(r *bufio.Reader) (*frame, error) {
+// readFrame reads one frame of at most MaxFrameSize. The returned payload
+// is a fresh allocation.
+func readFrame(r *bufio.Reader) (*frame, error) { return readFrameMax(r, MaxFrameSize) }
+
+// frameChunk is what a frame's body may cost before its bytes arrive: a
+// length prefix alone never makes the reader allocate more, so a peer that
+// announces 64 MiB and sends nothing costs 64 KiB, and memory grows with
+// what is actually received.
+const frameChunk = 64 << 10
+
+// readFrameMax reads one frame of at most max bytes.
+func readFrameMax(r *bufio.Reader, max uint32) (*frame, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n > MaxFrameSize {
+	if n > max {
 		return nil, errFrameTooLarge
 	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	body := make([]byte, 0, min(n, frameChunk))
+	for uint32(len(body)) < n {
+		if len(body) == cap(body) {
+			body = append(body, make([]byte, min(int(n)-len(body), len(body)))...)[:len(body)]
 		}
-		return nil, err
+		k, err := io.ReadFull(r, body[len(body):min(cap(body), int(n))])
+		body = body[:len(body)+k]
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	return parseFrame(body)
 }

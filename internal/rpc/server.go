@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -36,13 +38,25 @@ type Server struct {
 	// stops accepting until one closes, and new peers wait in the
 	// listener's backlog.
 	MaxConns int
+	// HelloTimeout bounds the time a new connection has to send its hello
+	// (default 10 s): a peer that connects and stays silent, or sends half
+	// a hello, is closed.
+	HelloTimeout time.Duration
+	// MaxPendingPerPeer bounds the connections of one peer address that
+	// have not yet been authenticated (default 64); past it new ones are
+	// closed at once.
+	MaxPendingPerPeer int
+	// AcceptErrors counts accept errors Serve retried (descriptors
+	// exhausted, ...); a daemon may report it in its status.
+	AcceptErrors atomic.Int64
 
 	mu        sync.Mutex
 	handlers  map[string]Handler
 	listeners map[net.Listener]struct{}
 	conns     map[*serverConn]struct{}
 	shutdown  bool
-	connSlots chan struct{} // one per open connection
+	connSlots chan struct{}      // one per open connection
+	pending   map[netip.Addr]int // connections not yet authenticated, per peer address
 	base      context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // handlers and connection loops
@@ -106,8 +120,8 @@ func (s *Server) warn(msg string, args ...any) {
 	}
 }
 
-// Serve accepts connections on ln until Shutdown. It returns nil after
-// Shutdown, or the accept error.
+// Serve accepts connections on ln until Shutdown or until ln is closed,
+// and then returns nil. Other accept errors are retried with back-off.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.shutdown {
@@ -125,6 +139,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	slots := s.connSlots
 	s.mu.Unlock()
+	var backoff time.Duration
 	for {
 		select {
 		case slots <- struct{}{}:
@@ -139,18 +154,31 @@ func (s *Server) Serve(ln net.Listener) error {
 			<-slots
 			s.mu.Lock()
 			down := s.shutdown
-			delete(s.listeners, ln)
 			s.mu.Unlock()
-			if down {
+			if down || errors.Is(err, net.ErrClosed) {
+				s.mu.Lock()
+				delete(s.listeners, ln)
+				s.mu.Unlock()
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
-				continue
+			// Out of descriptors (EMFILE, ENFILE), a connection reset
+			// before it was accepted...: back off and accept again, as
+			// net/http does, instead of leaving the listener closed while
+			// the daemon stays up.
+			s.AcceptErrors.Add(1)
+			if backoff == 0 {
+				backoff = 5 * time.Millisecond
+			} else {
+				backoff = min(2*backoff, time.Second)
 			}
-			return err
+			s.warn("rpc: accept; retrying", "err", err, "in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-s.base.Done():
+			}
+			continue
 		}
+		backoff = 0
 		if tc, ok := c.(*net.TCPConn); ok {
 			_ = tc.SetKeepAlivePeriod(15 * time.Second)
 			_ = tc.SetNoDelay(true)
@@ -163,11 +191,61 @@ func (s *Server) Serve(ln net.Listener) error {
 			<-slots
 			return nil
 		}
+		if !s.addPending(sc) {
+			s.mu.Unlock()
+			c.Close()
+			<-slots
+			continue
+		}
 		s.conns[sc] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
 		go sc.serve()
 	}
+}
+
+// maxHello bounds the hello frame and every frame of a connection whose
+// authentication failed: what a peer that has not proved who it is may
+// make a daemon read at once (credentials of site eauth programs, Kerberos
+// tickets included, are a few kilobytes).
+const maxHello = 64 << 10
+
+// addPending counts sc among its peer address's connections that have not
+// been authenticated yet; false when the peer already has too many. Called
+// with s.mu held.
+func (s *Server) addPending(sc *serverConn) bool {
+	ap, err := netip.ParseAddrPort(sc.conn.RemoteAddr().String())
+	if err != nil {
+		return true // not an IP connection (a pipe in tests)
+	}
+	max := s.MaxPendingPerPeer
+	if max <= 0 {
+		max = 64
+	}
+	a := ap.Addr().Unmap()
+	if s.pending[a] >= max {
+		s.warn("rpc: too many connections waiting for authentication; closing", "peer", a)
+		return false
+	}
+	if s.pending == nil {
+		s.pending = map[netip.Addr]int{}
+	}
+	s.pending[a]++
+	sc.pendingAddr = a
+	return true
+}
+
+// donePending ends sc's count among its peer's unauthenticated connections.
+func (s *Server) donePending(sc *serverConn) {
+	if !sc.pendingAddr.IsValid() {
+		return
+	}
+	s.mu.Lock()
+	if s.pending[sc.pendingAddr]--; s.pending[sc.pendingAddr] <= 0 {
+		delete(s.pending, sc.pendingAddr)
+	}
+	s.mu.Unlock()
+	sc.pendingAddr = netip.Addr{}
 }
 
 // Shutdown stops accepting connections, cancels every stream's context, and
@@ -212,6 +290,9 @@ type serverConn struct {
 	srv   *Server
 	conn  net.Conn
 	ident auth.Identity
+	// pendingAddr is the peer address counted in srv.pending until the
+	// connection is authenticated (owned by the connection's goroutine).
+	pendingAddr netip.Addr
 
 	wmu sync.Mutex
 	w   *bufio.Writer
@@ -271,8 +352,14 @@ func (c *serverConn) serve() {
 		delete(c.srv.conns, c)
 		c.srv.mu.Unlock()
 	}()
+	defer c.srv.donePending(c)
+	helloTimeout := c.srv.HelloTimeout
+	if helloTimeout <= 0 {
+		helloTimeout = 10 * time.Second
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(helloTimeout))
 	r := bufio.NewReaderSize(c.conn, 32<<10)
-	f, err := readFrame(r)
+	f, err := readFrameMax(r, maxHello)
 	if err != nil {
 		if err != io.EOF {
 			c.srv.warn("rpc: reading hello", "peer", c.conn.RemoteAddr(), "err", err)
@@ -295,10 +382,24 @@ func (c *serverConn) serve() {
 		// the first reply.
 		_ = c.writeFrame(&frame{typ: frameHello, payload: wire.Marshal(&api.ServerHello{Proto: c.proto})}, false)
 	}
-	ident, authErr := c.srv.Auth.Authenticate(c.srv.base, c.conn, &hello)
+	actx, acancel := context.WithTimeout(c.srv.base, helloTimeout)
+	ident, authErr := c.srv.Auth.Authenticate(actx, c.conn, &hello)
+	acancel()
 	c.ident = ident
+	c.srv.donePending(c)
+	limit := uint32(MaxFrameSize)
+	if authErr != nil {
+		// A peer that failed to authenticate gets its requests refused
+		// for at most one more hello timeout, in frames no larger than a
+		// hello, and is then closed.
+		limit = maxHello
+		c.srv.warn("rpc: authentication failed", "peer", c.conn.RemoteAddr(), "user", hello.User, "host", hello.Host, "err", authErr)
+		_ = c.conn.SetReadDeadline(time.Now().Add(helloTimeout))
+	} else {
+		_ = c.conn.SetReadDeadline(time.Time{})
+	}
 	for {
-		f, err := readFrame(r)
+		f, err := readFrameMax(r, limit)
 		if err != nil {
 			var fe *FrameError
 			if errors.As(err, &fe) || errors.Is(err, errFrameTooLarge) {
