@@ -33,6 +33,7 @@ func runLim(ctx context.Context, env *cli.Env, args []string) int {
 	if res.Has("V") {
 		return cli.PrintVersion(env)
 	}
+	keepInherited(env, 3)
 	envDir := envDir(env, res)
 	if res.Has("C") { // lim -C: check the configuration and exit
 		if _, err := lim.CheckConfig(ctx, envDir, env.Getenv); err != nil {

@@ -33,6 +33,7 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	if res.Has("V") {
 		return cli.PrintVersion(env)
 	}
+	keepInherited(env, 3)
 	tuneDaemon(env)
 	d, ok := startBatchDaemon(ctx, env, "mbatchd", res)
 	if !ok {

@@ -52,6 +52,7 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	if res.Has("V") {
 		return cli.PrintVersion(env)
 	}
+	keepInherited(env, 3)
 	tuneDaemon(env)
 	bd, ok := startBatchDaemon(ctx, env, "sbatchd", res)
 	if !ok {

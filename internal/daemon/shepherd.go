@@ -19,6 +19,7 @@ func init() {
 // (job-shepherd -exec).
 func runJobShepherd(_ context.Context, env *cli.Env, args []string) int {
 	if len(args) > 0 && args[0] == "-host" {
+		keepInherited(env, 4) // fd 3 is the socket sbatchd hands it
 		tuneDaemon(env)
 	}
 	return shepherd.Main(args)
