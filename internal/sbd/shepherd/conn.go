@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"syscall"
@@ -86,14 +87,49 @@ type Client struct {
 }
 
 // Dial connects to the shepherd listening on the abstract socket name. It
-// fails at once when no shepherd is listening (the shepherd is gone).
+// fails at once when no shepherd is listening (the shepherd is gone), and
+// when the listener is not ours (dialUnix).
 func Dial(ctx context.Context, name string) (*Client, error) {
+	c, err := dialUnix(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(c), nil
+}
+
+// ErrNotShepherd: the process listening on a shepherd's socket name runs
+// as another user than sbatchd. Abstract socket names are open to every
+// local user, and these are predictable: a user who binds one while
+// sbatchd or a shepherd restarts would otherwise receive launches and
+// commands meant for another user's job and could forge its reports.
+var ErrNotShepherd = errors.New("shepherd socket is held by a process of another user")
+
+// dialUnix connects to an abstract socket and checks that the process that
+// listens on it has sbatchd's own uid (the kernel's word, SO_PEERCRED).
+func dialUnix(ctx context.Context, name string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", name)
 	if err != nil {
 		return nil, err
 	}
-	return NewClient(c), nil
+	if err := checkListener(c, os.Geteuid()); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+// checkListener fails unless the peer of c (the listening process, for a
+// connection we dialed) has uid want or is root.
+func checkListener(c net.Conn, want int) error {
+	uid, err := peerUID(c)
+	if err != nil {
+		return fmt.Errorf("peer credentials: %w", err)
+	}
+	if uid != want && uid != 0 {
+		return fmt.Errorf("%w (uid %d)", ErrNotShepherd, uid)
+	}
+	return nil
 }
 
 // NewClient runs the protocol over an established connection.

@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "job-shepherd" {
 		os.Exit(Main(os.Args[2:]))
 	}
+	if len(os.Args) > 3 && os.Args[1] == "squat" {
+		os.Exit(squat(os.Args[2], os.Args[3]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -55,8 +55,7 @@ type HostClient struct {
 // DialHost connects to the shepherd host listening on name and reads its
 // hello (before deadline). It fails at once when no host listens.
 func DialHost(ctx context.Context, name string, deadline time.Time) (*HostClient, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", name)
+	c, err := dialUnix(ctx, name)
 	if err != nil {
 		return nil, err
 	}
