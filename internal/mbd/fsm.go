@@ -70,8 +70,11 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	// The event files must be durable up to the snapshot: entries before it
 	// are compacted away and could not be rendered again.
 	if f.events != nil {
-		if err := f.events.Sync(); err != nil && f.log != nil {
-			f.log.Warn("syncing lsb.events before a snapshot", "err", err)
+		if err := f.events.Sync(); err != nil {
+			// lsb.events stopped at an entry it could not write (a full
+			// disk): keep the log from there, so that the next mbatchd
+			// start renders what is missing.
+			return nil, fmt.Errorf("lsb.events cannot be written, so the log is kept until it can: %w", err)
 		}
 	}
 	// A view of the state as of this entry; raft's snapshot goroutine

@@ -19,6 +19,7 @@ import (
 type raftNode struct {
 	r      *raft.Raft
 	closer io.Closer
+	space  spaceGuard // the log store, when it watches its file system
 }
 
 // storeOpener opens the durable log and stable stores in dir. It is a
@@ -70,7 +71,9 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger)
 		closer.Close()
 		return nil, fmt.Errorf("starting raft: %w", err)
 	}
-	return &raftNode{r: r, closer: closer}, nil
+	n := &raftNode{r: r, closer: closer}
+	n.space, _ = logs.(spaceGuard)
+	return n, nil
 }
 
 // isBootstrapped reports whether the node has a log (or snapshot) holding

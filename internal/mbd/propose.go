@@ -16,6 +16,20 @@ import (
 // ErrNotLeader is returned when this mbatchd is not (or no longer) the master.
 var ErrNotLeader = errors.New("mbatchd is not the master")
 
+// ErrNoSpace is returned for proposals refused because the log's file
+// system is full: the master keeps answering queries and takes requests
+// again by itself once a look at the disk finds space.
+var ErrNoSpace = errors.New("no space left on device for the master's log")
+
+// spaceGuard is the log store's view of its file system (*raftlog.Store).
+type spaceGuard interface {
+	NoSpace() bool
+	Recover() bool
+}
+
+// spaceRecheck is how often a full log looks for space again.
+const spaceRecheck = time.Second
+
 // proposer turns concurrent requests into log entries: whatever is waiting
 // when the log is ready goes into one entry (group commit), so one fsync
 // acknowledges many submissions.
@@ -24,6 +38,13 @@ type proposer struct {
 	clock  clock.Clock
 	in     chan *proposal
 	maxEvs int
+
+	// space, when set, refuses proposals while the log's file system is
+	// full (owned by run's goroutine, as is spaceChecked); spaceDir names
+	// that directory in the refusal.
+	space        spaceGuard
+	spaceDir     string
+	spaceChecked time.Time
 }
 
 type proposal struct {
@@ -125,6 +146,13 @@ func (p *proposer) run(ctx context.Context) {
 				break gather
 			}
 		}
+		if err := p.noSpace(); err != nil {
+			for _, pr := range batch {
+				pr.done <- proposalResult{err: err}
+			}
+			<-sem
+			continue
+		}
 		// The entry is built and handed to raft here, on this goroutine,
 		// so that entries reach the log in the order their proposals were
 		// prepared (raft's apply channel is buffered: Apply does not wait
@@ -139,6 +167,22 @@ func (p *proposer) run(ctx context.Context) {
 			p.finish(batch, fut)
 		}()
 	}
+}
+
+// noSpace refuses the next entry while the log's file system is full,
+// looking for space again at most every spaceRecheck. Raft itself still
+// writes (its term, a new leader's first entry) with the store's reserve.
+func (p *proposer) noSpace() error {
+	if p.space == nil || !p.space.NoSpace() {
+		return nil
+	}
+	if now := p.clock.Now(); now.Sub(p.spaceChecked) >= spaceRecheck {
+		p.spaceChecked = now
+		if p.space.Recover() {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w in %s", ErrNoSpace, p.spaceDir)
 }
 
 func (p *proposer) drain(err error) {
@@ -186,7 +230,11 @@ func (p *proposer) submit(batch []*proposal) raft.ApplyFuture {
 // batch.
 func (p *proposer) finish(batch []*proposal, fut raft.ApplyFuture) {
 	fail := func(err error) {
-		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown) {
+		switch {
+		case p.space != nil && p.space.NoSpace():
+			// Raft steps down when its log cannot be written.
+			err = fmt.Errorf("%w in %s", ErrNoSpace, p.spaceDir)
+		case errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown):
 			err = fmt.Errorf("%w: %v", ErrNotLeader, err)
 		}
 		for _, pr := range batch {

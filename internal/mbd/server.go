@@ -185,6 +185,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
 	s.prop = newProposer(node.r, s.clock)
+	s.prop.space, s.prop.spaceDir = node.space, dir
 	var bg sync.WaitGroup
 	bg.Add(1)
 	go func() { defer bg.Done(); s.prop.run(pctx) }()
@@ -192,7 +193,12 @@ func (s *Server) Run(ctx context.Context) error {
 
 	s.st.View(func(v *state.View) { s.ids.reset(v.LastJobID(), v.LastOrder()) })
 	if err := s.prop.Propose1(ctx, &api.Event{MbdStart: &api.EvMbdStart{Master: s.opts.Host, Cluster: cfg.ClusterName(),
-		NumHosts: int32(len(cfg.BatchHosts)), NumQueues: int32(len(cfg.Queues))}}); err != nil {
+		NumHosts: int32(len(cfg.BatchHosts)), NumQueues: int32(len(cfg.Queues))}}); errors.Is(err, ErrNoSpace) {
+		// On a full disk the master serves queries and refuses changes
+		// (with a message saying why) until there is space: restarting
+		// would only take queries away too.
+		s.log.Error("cannot record the master's start; serving queries, refusing changes until there is space", "err", err)
+	} else if err != nil {
 		return fmt.Errorf("recording master start: %w", err)
 	}
 

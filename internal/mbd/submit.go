@@ -87,6 +87,9 @@ func (s *Server) unavailable(err error) error {
 	if errors.Is(err, ErrNotLeader) {
 		return fmtRPCUnavailable("mbatchd is not the master: %v", err)
 	}
+	if errors.Is(err, ErrNoSpace) {
+		return fmtRPCUnavailable("mbatchd cannot record requests: %v; queries are still answered", err)
+	}
 	return fmtRPCUnavailable("mbatchd could not record the request: %v", err)
 }
 

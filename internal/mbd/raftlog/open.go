@@ -55,6 +55,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if s.opts.CacheEntries > 0 {
 		s.cache = make([]cached, s.opts.CacheEntries)
 	}
+	if err := s.takeReserve(); err != nil {
+		// Opened on a full disk: reads work, writes wait for Recover.
+		s.full.Store(true)
+	}
 	ok = true
 	return s, nil
 }

@@ -24,7 +24,14 @@ func (s *Store) Set(key, val []byte) error {
 		next = make(map[string][]byte)
 	}
 	next[string(key)] = slices.Clone(val)
-	if err := s.writeFileAtomic(stableName, encodeKV(next), "stable"); err != nil {
+	err := s.writeFileAtomic(stableName, encodeKV(next), "stable")
+	if err != nil && isNoSpace(err) {
+		// Raft cannot go on without its term: give the reserve back and
+		// write again (the rewrite frees the old file's space at once).
+		_ = s.noSpace(err)
+		err = s.writeFileAtomic(stableName, encodeKV(next), "stable")
+	}
+	if err != nil {
 		return fmt.Errorf("raftlog: writing %s: %w", s.path(stableName), err)
 	}
 	s.kv = next

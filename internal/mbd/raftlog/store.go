@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/raft"
 )
@@ -42,6 +43,11 @@ type Options struct {
 	// entries and recovery treats a larger length field as damage.
 	MaxRecordSize int
 
+	// ReserveSize is the space the store keeps in its reserve file and
+	// gives back when a write finds the file system full (default
+	// DefaultReserveSize; negative: none). See NoSpace.
+	ReserveSize int64
+
 	// crash, when set (tests only), is called at each named step of a file
 	// operation; a non-nil return aborts the operation there as if the
 	// process had died, leaving the files as they are.
@@ -63,6 +69,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRecordSize <= 0 {
 		o.MaxRecordSize = DefaultMaxRecordSize
+	}
+	if o.ReserveSize == 0 {
+		o.ReserveSize = DefaultReserveSize
+	}
+	if o.ReserveSize < 0 {
+		o.ReserveSize = 0
 	}
 	if o.MaxRecordSize < minRecordSize {
 		o.MaxRecordSize = minRecordSize
@@ -110,6 +122,8 @@ type Store struct {
 	kvmu     sync.Mutex
 	kv       map[string][]byte
 	kvClosed bool
+
+	full atomic.Bool // a write found no space; see NoSpace
 }
 
 // segment is one segment file and the in-memory index of its live records.
@@ -285,17 +299,34 @@ func (s *Store) StoreLogs(logs []*raft.Log) error {
 	if tail == nil || (tail.size > segHeaderSize && tail.size+int64(len(buf)) > s.opts.SegmentSize) {
 		var err error
 		if tail, err = s.roll(next); err != nil {
-			return s.fail(fmt.Errorf("raftlog: rolling to a new segment: %w", err))
+			err = fmt.Errorf("raftlog: rolling to a new segment: %w", err)
+			if isNoSpace(err) {
+				return s.noSpace(err) // roll removed what it began
+			}
+			return s.fail(err)
 		}
 	}
+	// A write or sync that finds no space is cut back to where the batch
+	// began: nothing of it stays for recovery to find, and the store goes
+	// on when space returns. (After a failed fdatasync the pages' state is
+	// unknown; truncating drops them.)
+	cutBack := func(err error) error {
+		if isNoSpace(err) && tail.f.Truncate(tail.size) == nil {
+			return s.noSpace(err)
+		}
+		return s.fail(err)
+	}
 	if _, err := tail.f.WriteAt(buf, tail.size); err != nil {
-		return s.fail(fmt.Errorf("raftlog: appending entries %d-%d to %s: %w", next, next+uint64(len(logs))-1, tail.path, err))
+		return cutBack(fmt.Errorf("raftlog: appending entries %d-%d to %s: %w", next, next+uint64(len(logs))-1, tail.path, err))
 	}
 	if err := s.crashPoint("append:write"); err != nil {
+		if isNoSpace(err) {
+			return cutBack(err)
+		}
 		return s.fail(err)
 	}
 	if err := datasync(tail.f); err != nil {
-		return s.fail(fmt.Errorf("raftlog: syncing %s: %w", tail.path, err))
+		return cutBack(fmt.Errorf("raftlog: syncing %s: %w", tail.path, err))
 	}
 
 	s.mu.Lock()
@@ -358,14 +389,19 @@ func (s *Store) roll(base uint64) (*segment, error) {
 	}
 	if _, err := f.Write(segHeader{seq: seq, base: base}.encode()); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return nil, err
 	}
 	if err := datasync(f); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return nil, err
 	}
 	if err := s.crashPoint("roll:tmp"); err != nil {
 		f.Close()
+		if isNoSpace(err) {
+			os.Remove(tmp)
+		}
 		return nil, err
 	}
 	if err := os.Rename(tmp, g.path); err != nil {
