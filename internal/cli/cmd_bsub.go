@@ -758,6 +758,10 @@ func parseMinutes(v, what string) (int64, string, error) {
 	return int64(total*60 + 0.5), host, nil
 }
 
+// maxLimitKB bounds a size limit: 8 EiB in KB, the most a limit in bytes
+// (a cgroup's memory.max, setrlimit) can hold.
+const maxLimitKB = 1 << 53
+
 // parseSizeKB parses a memory or size limit in unit (KB, MB, GB, TB; the
 // value may carry its own unit suffix) into KB.
 func parseSizeKB(v, unit, what string) (int64, error) {
@@ -778,7 +782,13 @@ func parseSizeKB(v, unit, what string) (int64, error) {
 	if err != nil || f <= 0 || mult[u] == 0 {
 		return 0, fmt.Errorf("%s: %s value should be a positive integer", v, what)
 	}
-	return int64(f*float64(mult[u]) + 0.5), nil
+	kb := f*float64(mult[u]) + 0.5
+	if kb >= maxLimitKB {
+		// Converted, it would wrap around to a negative number, and the
+		// limit would be dropped without a word.
+		return 0, fmt.Errorf("%s: %s value is too large", v, what)
+	}
+	return int64(kb), nil
 }
 
 func parseCount(v, what string) (int64, error) {

@@ -526,9 +526,20 @@ func (s *Shepherd) begin() {
 		}
 		if err != nil {
 			s.warnf("no cgroup, tracking processes by descent: %v", err)
-		} else if s.p.MemLimitEnforce && s.l.Limits != nil && s.l.Limits.Mem > 0 {
-			if err := s.cg.SetMemoryLimit(s.l.Limits.Mem * 1024); err != nil {
-				s.warnf("memory limit: %v", err)
+		} else if l := s.l.Limits; l != nil {
+			if s.p.MemLimitEnforce && l.Mem > 0 {
+				if err := s.cg.SetMemoryLimit(l.Mem * 1024); err != nil {
+					s.warnf("memory limit: %v", err)
+				}
+			}
+			// THREADLIMIT (-T) is what pids.max counts: tasks. The process
+			// limit (-p) stays with sampling (TERM_PROCESSLIMIT): pids.max
+			// would count a process's threads against it, and a Java job
+			// under -p 4 could not start its threads.
+			if l.Thread > 0 {
+				if err := s.cg.SetPIDsLimit(l.Thread); err != nil {
+					s.warnf("thread limit: %v", err)
+				}
 			}
 		}
 	}
@@ -1794,6 +1805,11 @@ func (s *Shepherd) checkLimits(memKB, swapKB int64, procs, threads int) {
 	}
 	switch {
 	case l.Mem > 0 && memKB > l.Mem:
+		s.limitExceeded("TERM_MEMLIMIT")
+	case l.Mem > 0 && s.cg != nil && s.p.MemLimitEnforce && s.cg.OOMKills() > s.oomBase:
+		// The cgroup held the job at its limit and the kernel killed one
+		// of its processes: the job ends, as LSF ends a job past its
+		// limit, instead of living on without that process.
 		s.limitExceeded("TERM_MEMLIMIT")
 	case l.Swap > 0 && swapKB > l.Swap:
 		s.limitExceeded("TERM_SWAP")

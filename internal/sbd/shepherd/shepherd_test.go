@@ -872,3 +872,34 @@ func TestAwaitGateKeepsTheStackLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestCgroupLimits: with LSB_RESOURCE_ENFORCE="memory" the job's cgroup
+// holds it at -M, and when the kernel kills one of its processes there the
+// whole job ends TERM_MEMLIMIT (it lived on without the killed process);
+// -T sets the cgroup's pids.max, so a job cannot start more tasks.
+func TestCgroupLimits(t *testing.T) {
+	t.Run("memory", func(t *testing.T) {
+		j := newJob(t, "{ head -c 200000000 /dev/zero; sleep 300; } | tail")
+		j.cgroup = true
+		j.launch.Limits = &api.Limits{Mem: 20 * 1024}
+		j.params.MemLimitEnforce = true
+		st := j.start(t).final()
+		if st.State != api.StateExit || st.TermReason != "TERM_MEMLIMIT" {
+			t.Fatalf("final %+v, want EXIT TERM_MEMLIMIT", st)
+		}
+		if st.Usage != nil && st.Usage.MaxMem > 25*1024 {
+			t.Errorf("the job reached %d KB under a 20 MB cgroup limit", st.Usage.MaxMem)
+		}
+	})
+	t.Run("threads", func(t *testing.T) {
+		j := newJob(t, "for i in 1 2 3 4 5 6 7 8; do sleep 30 & done; echo all started")
+		j.cgroup = true
+		j.launch.Limits = &api.Limits{Thread: 4}
+		j.launch.Spec.OutFile = "out"
+		st := j.start(t).final()
+		out, _, _ := strings.Cut(readFile(t, filepath.Join(j.launch.Spec.SubCwd, "out")), "\n---") // the job's own output
+		if st.State != api.StateExit || strings.Contains(out, "all started") || !strings.Contains(strings.ToLower(out), "fork") {
+			t.Errorf("8 background tasks under -T 4: final state %v, output %q; want the shell unable to fork", st.State, out)
+		}
+	})
+}
