@@ -350,7 +350,11 @@ func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
 			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: m.Seq, Status: st}})
 		}
 	case m.Ack != nil:
-		d.acked(m.Ack.Seq)
+		if next := d.acked(m.Ack.Seq); next != nil {
+			for _, seq := range next.seqs {
+				d.launch(ctx, seq, next.launch)
+			}
+		}
 	case m.Control != nil:
 		if m.Control.Shutdown {
 			d.cfg.Log.Warn("mbatchd asked sbatchd to shut down")
@@ -387,11 +391,11 @@ func statusOf(err error) *api.Status {
 }
 
 // acked handles mbatchd's acknowledgement of a final report: the run's
-// record is deleted.
-func (d *Daemon) acked(seq uint64) {
+// record is deleted. It returns the launch of a later run held until then.
+func (d *Daemon) acked(seq uint64) *heldLaunch {
 	k, ok := d.pendingAck[seq]
 	if !ok {
-		return
+		return nil
 	}
 	j := d.jobs[k]
 	for s, key := range d.pendingAck {
@@ -400,9 +404,10 @@ func (d *Daemon) acked(seq uint64) {
 		}
 	}
 	if j == nil {
-		return
+		return nil
 	}
 	d.forget(j)
+	return j.next
 }
 
 // forget deletes a job's record once mbatchd has its final report (its

@@ -55,6 +55,16 @@ type job struct {
 	launching  bool
 	launchSeqs []uint64
 	queued     []queuedCmd
+
+	// next is a launch of a later run that arrived while this run's
+	// shepherd was still finishing (post-execution after a requeue): it
+	// starts once this run's final report is acknowledged.
+	next *heldLaunch
+}
+
+type heldLaunch struct {
+	launch *api.JobLaunch
+	seqs   []uint64
 }
 
 // queuedCmd is a shepherd command held while the job is launching.
@@ -104,6 +114,18 @@ func (d *Daemon) launch(ctx context.Context, seq uint64, l *api.JobLaunch) {
 	if j := d.jobs[k]; j != nil {
 		if j.launching {
 			j.launchSeqs = append(j.launchSeqs, seq)
+			return
+		}
+		if !j.final() && j.launch != nil && l.RunCount > j.launch.RunCount {
+			// A new run (REQUEUE_EXIT_VALUES sends the job back at once)
+			// while the previous one's post-execution runs: it waits for
+			// that run to end instead of being taken for a repeated
+			// launch of it (the job then showed RUN with no process until
+			// sbatchd reconnected).
+			if j.next == nil || j.next.launch.RunCount != l.RunCount {
+				j.next = &heldLaunch{launch: l}
+			}
+			j.next.seqs = append(j.next.seqs, seq)
 			return
 		}
 		if !j.final() {
