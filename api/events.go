@@ -48,6 +48,10 @@ type EvJobNew struct {
 	Hold         bool     `wire:"12"` // -H: starts in PSUSP
 	UserPriority int32    `wire:"13"`
 	Order        int64    `wire:"14"` // position key within the queue (FCFS order)
+	// SubmitKey and SubmitPos are the request's idempotency key
+	// (SubmitRequest.Key) and the job's position in the request.
+	SubmitKey string `wire:"15"`
+	SubmitPos int32  `wire:"16"`
 }
 
 // EvJobStart is a dispatch decision (LSF JOB_START): the job, or one array

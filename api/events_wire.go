@@ -543,6 +543,12 @@ func (m *EvJobNew) SizeWire() int {
 	if m.Order != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.Order)))
 	}
+	if m.SubmitKey != "" {
+		n += 1 + wire.SizeBytes(len(m.SubmitKey))
+	}
+	if m.SubmitPos != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.SubmitPos)))
+	}
 	return n
 }
 
@@ -614,6 +620,14 @@ func (m *EvJobNew) AppendWire(b []byte) []byte {
 	if m.Order != 0 {
 		b = wire.AppendTag(b, 14, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.Order)))
+	}
+	if m.SubmitKey != "" {
+		b = wire.AppendTag(b, 15, wire.BytesType)
+		b = wire.AppendString(b, m.SubmitKey)
+	}
+	if m.SubmitPos != 0 {
+		b = wire.AppendTag(b, 16, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.SubmitPos)))
 	}
 	return b
 }
@@ -790,6 +804,26 @@ func (m *EvJobNew) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobNew", 14, off, n)
 			}
 			m.Order = int64(x)
+			off += n
+		case 15:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvJobNew", 15, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobNew", 15, off, n)
+			}
+			m.SubmitKey = string(v)
+			off += n
+		case 16:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobNew", 16, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobNew", 16, off, n)
+			}
+			m.SubmitPos = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

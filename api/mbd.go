@@ -15,6 +15,12 @@ type JobRef struct {
 // SubmitRequest submits one job, or several (bsub -pack).
 type SubmitRequest struct {
 	Jobs []*JobSpec `wire:"1"`
+	// Key makes the request idempotent: bsub sends a random key and sends
+	// the request again with it when the answer was lost (the connection
+	// broke, the master moved); mbatchd answers a repeated key of the same
+	// user with the jobs the first request created instead of creating
+	// them again.
+	Key string `wire:"2"`
 }
 
 // SubmitResult is the outcome of one submission.

@@ -165,6 +165,9 @@ func (m *SubmitRequest) SizeWire() int {
 	for _, x := range m.Jobs {
 		n += 1 + wire.SizeBytes(x.SizeWire())
 	}
+	if m.Key != "" {
+		n += 1 + wire.SizeBytes(len(m.Key))
+	}
 	return n
 }
 
@@ -177,6 +180,10 @@ func (m *SubmitRequest) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 1, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(x.SizeWire()))
 		b = x.AppendWire(b)
+	}
+	if m.Key != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Key)
 	}
 	return b
 }
@@ -207,6 +214,16 @@ func (m *SubmitRequest) UnmarshalWire(b []byte) error {
 				return wire.NestedError("SubmitRequest", 1, off, err)
 			}
 			m.Jobs = append(m.Jobs, x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SubmitRequest", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SubmitRequest", 2, off, n)
+			}
+			m.Key = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -23,6 +23,17 @@ type SnapMeta struct {
 	MasterStart int64            `wire:"7"`
 	Jobs        int64            `wire:"8"` // records that follow, for progress and checks
 	Preempt     []*SnapPreemptCt `wire:"9"`
+	// SubmitKeys are the recent submissions' idempotency keys, oldest
+	// first.
+	SubmitKeys []*SnapSubmitKey `wire:"10"`
+}
+
+// SnapSubmitKey is one request's idempotency key and the jobs it created.
+type SnapSubmitKey struct {
+	User string          `wire:"1"`
+	Key  string          `wire:"2"`
+	Time int64           `wire:"3"` // Unix nanoseconds of the submission
+	Jobs []*SubmitResult `wire:"4"` // per request position; JobID 0 where none was created
 }
 
 // SnapPreemptCt is reserved for preemption counters kept outside jobs.

@@ -190,6 +190,9 @@ func (m *SnapMeta) SizeWire() int {
 	for _, x := range m.Preempt {
 		n += 1 + wire.SizeBytes(x.SizeWire())
 	}
+	for _, x := range m.SubmitKeys {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -234,6 +237,11 @@ func (m *SnapMeta) AppendWire(b []byte) []byte {
 	}
 	for _, x := range m.Preempt {
 		b = wire.AppendTag(b, 9, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	for _, x := range m.SubmitKeys {
+		b = wire.AppendTag(b, 10, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(x.SizeWire()))
 		b = x.AppendWire(b)
 	}
@@ -355,10 +363,138 @@ func (m *SnapMeta) UnmarshalWire(b []byte) error {
 			}
 			m.Preempt = append(m.Preempt, x)
 			off += n
+		case 10:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapMeta", 10, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapMeta", 10, off, n)
+			}
+			x := new(SnapSubmitKey)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SnapMeta", 10, off, err)
+			}
+			m.SubmitKeys = append(m.SubmitKeys, x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("SnapMeta", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SnapSubmitKey) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.User != "" {
+		n += 1 + wire.SizeBytes(len(m.User))
+	}
+	if m.Key != "" {
+		n += 1 + wire.SizeBytes(len(m.Key))
+	}
+	if m.Time != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Time)))
+	}
+	for _, x := range m.Jobs {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SnapSubmitKey) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.User != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.User)
+	}
+	if m.Key != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Key)
+	}
+	if m.Time != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Time)))
+	}
+	for _, x := range m.Jobs {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SnapSubmitKey) UnmarshalWire(b []byte) error {
+	*m = SnapSubmitKey{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SnapSubmitKey", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapSubmitKey", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapSubmitKey", 1, off, n)
+			}
+			m.User = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapSubmitKey", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapSubmitKey", 2, off, n)
+			}
+			m.Key = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapSubmitKey", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapSubmitKey", 3, off, n)
+			}
+			m.Time = int64(x)
+			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapSubmitKey", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapSubmitKey", 4, off, n)
+			}
+			x := new(SubmitResult)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SnapSubmitKey", 4, off, err)
+			}
+			m.Jobs = append(m.Jobs, x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapSubmitKey", num, off, n)
 			}
 			off += n
 		}

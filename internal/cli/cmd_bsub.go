@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/esub"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -143,8 +146,8 @@ func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobS
 	if err != nil {
 		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
 	}
-	defer c.Close()
-	results, status := submitPack(ctx, env, c, specs)
+	defer func() { c.Close() }()
+	results, status := submitPack(ctx, env, cc, &c, specs)
 	if len(specs) == 1 && specs[0].Wait && status == 0 {
 		return bsubWait(ctx, env, c, results[0].JobID)
 	}
@@ -152,10 +155,13 @@ func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobS
 }
 
 // submitPack sends one request and prints its results; the status is
-// ExitUsage when any job was not submitted.
-func submitPack(ctx context.Context, env *Env, c *rpc.Client, specs []*api.JobSpec) ([]*api.SubmitResult, int) {
-	var reply api.SubmitReply
-	if err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Jobs: specs}, &reply); err != nil {
+// ExitUsage when any job was not submitted. The request carries a key:
+// when its answer is lost it is sent again, on a new connection (*c), and
+// mbatchd answers with the jobs it created the first time.
+func submitPack(ctx context.Context, env *Env, cc *clientConf, c **rpc.Client, specs []*api.JobSpec) ([]*api.SubmitResult, int) {
+	req := &api.SubmitRequest{Jobs: specs, Key: newSubmitKey()}
+	reply, err := submitRetry(ctx, env, cc, c, req)
+	if err != nil {
 		return nil, notSubmitted(env, "%v", err)
 	}
 	status := 0
@@ -175,6 +181,64 @@ func submitPack(ctx context.Context, env *Env, c *rpc.Client, specs []*api.JobSp
 		}
 	}
 	return reply.Results, status
+}
+
+// submitRetryFor is how long bsub keeps sending a request whose answer
+// was lost (mbatchd restarting, the master moving).
+const submitRetryFor = 2 * time.Minute
+
+// newSubmitKey returns a fresh random submission key.
+func newSubmitKey() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "" // no key: no retry either
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// answerLost reports whether a failed call may have been carried out: the
+// connection broke after the request went, or mbatchd lost its
+// mastership while committing it.
+func answerLost(err error) bool {
+	return errors.Is(err, rpc.ErrClosed) || rpc.CodeOf(err) == rpc.Unavailable && strings.Contains(err.Error(), "is not the master")
+}
+
+// submitRetry sends req until it is answered, resending it with its key
+// on a new connection while the answer is lost, for submitRetryFor.
+func submitRetry(ctx context.Context, env *Env, cc *clientConf, c **rpc.Client, req *api.SubmitRequest) (*api.SubmitReply, error) {
+	clk := env.Clock
+	if clk == nil {
+		clk = clock.Real()
+	}
+	deadline := clk.Now().Add(submitRetryFor)
+	wait := 100 * time.Millisecond
+	for {
+		var reply api.SubmitReply
+		err := (*c).Call(ctx, api.MBatchdSubmit, req, &reply)
+		if err == nil || req.Key == "" || !answerLost(err) {
+			return &reply, err
+		}
+		// Reconnect and send it again: mbatchd knows the key.
+		for {
+			if clk.Now().After(deadline) {
+				return nil, err
+			}
+			t := clk.NewTimer(wait)
+			select {
+			case <-t.C():
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
+			wait = min(2*wait, 2*time.Second)
+			nc, derr := cc.dialMbd(ctx, env)
+			if derr == nil {
+				(*c).Close()
+				*c = nc
+				break
+			}
+		}
+	}
 }
 
 // bsubWait implements -K: report dispatch and completion, exit with the
@@ -252,14 +316,14 @@ func bsubPack(ctx context.Context, env *Env, file string) int {
 	if err != nil {
 		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
 	}
-	defer c.Close()
+	defer func() { c.Close() }()
 	var specs []*api.JobSpec
 	status, jobs := 0, 0
 	flush := func() bool {
 		if len(specs) == 0 {
 			return true
 		}
-		_, st := submitPack(ctx, env, c, specs)
+		_, st := submitPack(ctx, env, cc, &c, specs)
 		specs = specs[:0]
 		if st != 0 {
 			status = st

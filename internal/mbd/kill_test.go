@@ -73,25 +73,7 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 		t.Skip("kills and restarts mbatchd many times")
 	}
 	dir := writeCluster(t, 1, 1)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	start := func() *exec.Cmd {
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), "BASALT_TEST_MBD="+dir+","+addr)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
-	}
+	start, addr := childMbdStarter(t, dir)
 	var mu sync.Mutex
 	acked := map[int64]string{} // job ID -> command
 	r := rand.New(rand.NewSource(42))
@@ -199,6 +181,159 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 	t.Logf("%d rounds, %d jobs acknowledged, %d in mbatchd after restart, %d lost", *killRounds, len(acked), len(have), lost)
 	if len(acked) < *killRounds {
 		t.Fatalf("only %d jobs acknowledged in %d rounds: the test did not exercise mbatchd", len(acked), *killRounds)
+	}
+}
+
+// childMbdStarter returns how to start the test binary as mbatchd on
+// dir (a process to SIGKILL), and the address it listens on.
+func childMbdStarter(t *testing.T, dir string) (func() *exec.Cmd, string) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "BASALT_TEST_MBD="+dir+","+addr)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}, addr
+}
+
+// TestRetriedSubmissionsCreateOnce: clients that send a request again
+// with its key whenever the answer is lost, as bsub does, while mbatchd is
+// killed at random moments, get every request answered, and each creates
+// its job exactly once (without keys, a request committed just before the
+// kill and sent again made a duplicate; bsub said "Job not submitted" for
+// committed jobs).
+func TestRetriedSubmissionsCreateOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts mbatchd many times")
+	}
+	dir := writeCluster(t, 1, 1)
+	start, addr := childMbdStarter(t, dir)
+	rounds := max(*killRounds/3, 5)
+	r := rand.New(rand.NewSource(7))
+	type pending struct {
+		command, key string
+	}
+	var mu sync.Mutex
+	answered := map[string]int64{} // command -> job ID
+	left := make([]*pending, 4)     // a worker's request not yet answered
+	seq := 0
+	for round := 0; round < rounds; round++ {
+		cmd := start()
+		var err error
+		if !testutil.Poll(30*time.Second, mbdAnswers(addr, &err)) {
+			t.Fatalf("mbatchd did not come back: %v", err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for w := range left {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				var c *rpc.Client
+				defer func() {
+					if c != nil {
+						c.Close()
+					}
+				}()
+				for ctx.Err() == nil {
+					if c == nil {
+						var err error
+						if c, err = rpc.Dial(ctx, addr, &api.ConnHello{User: "alice"}); err != nil {
+							time.Sleep(5 * time.Millisecond) // the retry pace of a client of a process being killed
+							continue
+						}
+					}
+					mu.Lock()
+					if left[w] == nil {
+						seq++
+						left[w] = &pending{command: fmt.Sprintf("job %d", seq), key: fmt.Sprintf("key-%d", seq)}
+					}
+					p := left[w]
+					mu.Unlock()
+					var reply api.SubmitReply
+					err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Key: p.key,
+						Jobs: []*api.JobSpec{{Command: p.command, FromHost: "host1"}}}, &reply)
+					if err != nil {
+						c.Close()
+						c = nil
+						continue // sent again, same key
+					}
+					res := reply.Results[0]
+					if res.Status != nil && res.Status.Code != 0 {
+						t.Errorf("%s refused: %v", p.command, res.Status.Message)
+					}
+					mu.Lock()
+					answered[p.command] = res.JobID
+					left[w] = nil
+					mu.Unlock()
+				}
+			}(w)
+		}
+		time.Sleep(time.Duration(20+r.Intn(180)) * time.Millisecond) // a kill at a random moment of the real process's work
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		cancel()
+		wg.Wait()
+	}
+	cmd := start()
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	var err error
+	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &err)) {
+		t.Fatalf("mbatchd did not come back: %v", err)
+	}
+	c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for {
+		var r api.JobsReply
+		err := st.Recv(&r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range r.Jobs {
+			count[j.Command]++
+			if id, ok := answered[j.Command]; ok && id != j.JobID {
+				t.Errorf("%s is job %d, answered as job %d", j.Command, j.JobID, id)
+			}
+		}
+	}
+	dups := 0
+	for command, n := range count {
+		if n > 1 {
+			dups++
+			t.Errorf("%s created %d jobs", command, n)
+		}
+	}
+	for command := range answered {
+		if count[command] != 1 {
+			t.Errorf("%s answered but not in mbatchd", command)
+		}
+	}
+	t.Logf("%d rounds, %d requests answered, %d duplicates", rounds, len(answered), dups)
+	if len(answered) < rounds {
+		t.Fatalf("only %d requests answered in %d rounds: the test did not exercise mbatchd", len(answered), rounds)
 	}
 }
 

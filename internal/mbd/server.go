@@ -67,10 +67,12 @@ type HostLoad struct {
 
 // Server is a running mbatchd.
 type Server struct {
-	opts  Options
-	clock clock.Clock
-	log   *slog.Logger
-	cfg   *config.Store[config.Config]
+	// subKeys serialises the requests of one submission key.
+	subKeys keyLocks
+	opts    Options
+	clock   clock.Clock
+	log     *slog.Logger
+	cfg     *config.Store[config.Config]
 
 	st    *state.State
 	node  *raftNode

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
@@ -15,23 +16,49 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
 // submit handles MBatchd.Submit: every job is validated, given an ID and
 // proposed; the reply comes once the submissions are durable.
 func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRequest) (*api.SubmitReply, error) {
+	if req.Key != "" {
+		if len(req.Key) > maxSubmitKey {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "submission key of %d bytes: at most %d", len(req.Key), maxSubmitKey)
+		}
+		// One request of a key at a time: a retry sent while the first is
+		// still being committed waits for it, then finds its jobs.
+		release, err := s.subKeys.lock(ctx, id.User, req.Key)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	cfg := s.cfg.Current()
 	reply := &api.SubmitReply{Results: make([]*api.SubmitResult, len(req.Jobs))}
 	var events []*api.Event
 	var slot []int // reply index of each event
 	s.st.View(func(v *state.View) {
+		var prev *state.SubmitKey
+		if req.Key != "" {
+			prev = v.SubmitKey(id.User, req.Key)
+		}
 		for i, spec := range req.Jobs {
+			if prev != nil && i < len(prev.Jobs) && prev.Jobs[i].JobID != 0 {
+				// Created by this request's first sending.
+				p := prev.Jobs[i]
+				reply.Results[i] = &api.SubmitResult{JobID: p.JobID, Queue: p.Queue, DefaultQueue: p.DefaultQueue}
+				continue
+			}
 			res := &api.SubmitResult{}
 			reply.Results[i] = res
 			ev, err := s.validate(v, cfg, id, spec, res)
 			if err != nil {
 				res.Status = lsbStatus(err)
 				continue
+			}
+			if req.Key != "" {
+				ev.JobNew.SubmitKey, ev.JobNew.SubmitPos = req.Key, int32(i)
 			}
 			events = append(events, ev)
 			slot = append(slot, i)
@@ -59,6 +86,45 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 		r.JobID = events[k].JobNew.JobID
 	}
 	return reply, nil
+}
+
+// maxSubmitKey bounds a submission key (bsub sends 32 hex digits).
+const maxSubmitKey = 128
+
+// keyLocks serialises the requests of one (user, submission key).
+type keyLocks struct {
+	mu   sync.Mutex
+	busy map[[2]string]chan struct{}
+}
+
+// lock waits until no other request of user's key is in flight and takes
+// the key; release gives it back.
+func (kl *keyLocks) lock(ctx context.Context, user, key string) (release func(), err error) {
+	k := [2]string{user, key}
+	for {
+		kl.mu.Lock()
+		if kl.busy == nil {
+			kl.busy = map[[2]string]chan struct{}{}
+		}
+		ch, held := kl.busy[k]
+		if !held {
+			ch = make(chan struct{})
+			kl.busy[k] = ch
+			kl.mu.Unlock()
+			return func() {
+				kl.mu.Lock()
+				delete(kl.busy, k)
+				kl.mu.Unlock()
+				close(ch)
+			}, nil
+		}
+		kl.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // assignJobIDs gives each JOB_NEW event its job ID and queue order key. It

@@ -338,6 +338,9 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 	}
 	s.specs[spec]-- // internSpec counted the first use
 	s.lastJobID = n.JobID
+	if n.SubmitKey != "" {
+		s.recordKey(base.User, ev.Time, n)
+	}
 	return nil
 }
 

@@ -28,7 +28,7 @@ func (v *View) Encode() []byte {
 		b = r.AppendWire(b)
 	}
 	meta := &api.SnapMeta{Version: snapVersion, NextJobID: t.lastJobID + 1, LastOrder: t.lastOrder,
-		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n)}
+		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n), SubmitKeys: t.snapKeys()}
 	for _, name := range sortedKeys(t.queues.m) {
 		q := t.queues.m[name]
 		meta.Queues = append(meta.Queues, &api.SnapQueue{Name: name, Closed: q.Closed, Inactive: q.Inactive})
@@ -151,6 +151,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			for _, h := range m.Hosts {
 				ns.hosts.w(ns.gen)[h.Name] = HostState{Closed: h.Closed, Comment: h.Comment, Time: h.Time}
 			}
+			ns.restoreKeys(m.SubmitKeys)
 		case rec.Env != nil:
 			envs[rec.Env.Ref] = rec.Env.Env
 		case rec.Spec != nil:
@@ -203,7 +204,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tables = ns.tables
-	s.envs, s.strs, s.specs, s.bases = ns.envs, ns.strs, ns.specs, ns.bases
+	s.envs, s.strs, s.specs, s.bases, s.keyOrder = ns.envs, ns.strs, ns.specs, ns.bases, ns.keyOrder
 	s.publish() // a new generation: ns's objects are the snapshot's
 	return nil
 }

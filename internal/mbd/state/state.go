@@ -45,7 +45,8 @@ type State struct {
 	strs     stringTable
 	specs    map[*Spec]int // spec -> jobs using it
 	bases    *baseTable
-	applying uint64 // index of the entry being applied (Job.StateIndex)
+	applying uint64   // index of the entry being applied (Job.StateIndex)
+	keyOrder []keyRef // subKeys in the order they were recorded
 }
 
 // tables is one version of everything readers see. The applier's version
@@ -59,6 +60,7 @@ type tables struct {
 	queues  cowSmall[string, QueueState]
 	hosts   cowSmall[string, HostState]
 	counts  cowSmall[api.JobState, int]
+	subKeys cowMap[nameKey, *SubmitKey] // (user, submission key)
 
 	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
@@ -73,10 +75,11 @@ type nameKey struct{ user, name string }
 func New() *State {
 	s := &State{
 		tables: tables{
-			jobs:   newCowMap[Key, *Job](hashKey),
-			arrays: newCowMap[int64, *Array](hashID),
-			onHost: newCowMap[string, *hostJobs](hashString),
-			byName: newCowMap[nameKey, *nameList](hashName),
+			jobs:    newCowMap[Key, *Job](hashKey),
+			arrays:  newCowMap[int64, *Array](hashID),
+			onHost:  newCowMap[string, *hostJobs](hashString),
+			byName:  newCowMap[nameKey, *nameList](hashName),
+			subKeys: newCowMap[nameKey, *SubmitKey](hashName),
 		},
 		envs:  newEnvTable(),
 		strs:  stringTable{},
