@@ -227,7 +227,7 @@ func TestRetriedSubmissionsCreateOnce(t *testing.T) {
 	}
 	var mu sync.Mutex
 	answered := map[string]int64{} // command -> job ID
-	left := make([]*pending, 4)     // a worker's request not yet answered
+	left := make([]*pending, 4)    // a worker's request not yet answered
 	seq := 0
 	for round := 0; round < rounds; round++ {
 		cmd := start()
