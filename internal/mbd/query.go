@@ -3,6 +3,7 @@ package mbd
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -434,14 +435,39 @@ func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsReques
 			recs[i] = s.record(j, detail, reasons, now)
 		}
 	})
-	const chunk = 1000
-	for len(recs) > chunk {
-		if err := send(&api.JobsReply{Jobs: recs[:chunk]}); err != nil {
-			return err
+	return sendJobs(recs, notFound, send)
+}
+
+// Listings go in messages of at most listChunk records and about
+// listBytes bytes; a record larger than maxRecordBytes (a job submitted
+// before submissions were bounded) goes with its command cut, so that no
+// record can make a message too large and fail the whole listing.
+const (
+	listChunk      = 1000
+	listBytes      = 1 << 20
+	maxRecordBytes = 8 << 20
+)
+
+func sendJobs(recs []*api.JobRecord, notFound []*api.JobRef, send func(*api.JobsReply) error) error {
+	var batch []*api.JobRecord
+	size := 0
+	for _, r := range recs {
+		n := r.SizeWire()
+		if n > maxRecordBytes {
+			c := *r
+			c.Command = fmt.Sprintf("<command of %d bytes not shown>", len(r.Command))
+			r, n = &c, c.SizeWire()
 		}
-		recs = recs[chunk:]
+		if len(batch) > 0 && (len(batch) >= listChunk || size+n > listBytes) {
+			if err := send(&api.JobsReply{Jobs: batch}); err != nil {
+				return err
+			}
+			batch, size = nil, 0
+		}
+		batch = append(batch, r)
+		size += n
 	}
-	return send(&api.JobsReply{Jobs: recs, NotFound: notFound})
+	return send(&api.JobsReply{Jobs: batch, NotFound: notFound})
 }
 
 func (s *Server) currentReasons() *sched.Reasons { return s.reasons.Load() }

@@ -44,6 +44,13 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 			prev = v.SubmitKey(id.User, req.Key)
 		}
 		for i, spec := range req.Jobs {
+			if n := spec.SizeWire(); n > MaxJobSpecBytes {
+				// A 60 MB job script was taken, and then every listing
+				// that held its record failed, for every user.
+				reply.Results[i] = &api.SubmitResult{Status: &api.Status{Code: int32(lsberr.BadArg),
+					Message: fmt.Sprintf("The job's command, script and environment take %d bytes, more than the %d bytes a job may carry", n, MaxJobSpecBytes)}}
+				continue
+			}
 			if prev != nil && i < len(prev.Jobs) && prev.Jobs[i].JobID != 0 {
 				// Created by this request's first sending.
 				p := prev.Jobs[i]
@@ -87,6 +94,10 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 	}
 	return reply, nil
 }
+
+// MaxJobSpecBytes bounds what one job may carry (command, job script,
+// environment and the rest of its submission, encoded).
+const MaxJobSpecBytes = 4 << 20
 
 // maxSubmitKey bounds a submission key (bsub sends 32 hex digits).
 const maxSubmitKey = 128
