@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -438,6 +439,9 @@ func Down(ctx context.Context, dir, name string) error {
 			}
 		}
 	}
+	// Daemons started by hand on this cluster's configuration (lsadmin
+	// limstartup, an sbatchd restarted from a shell) are its too.
+	pids = append(pids, daemonsOf(defaults.EnvDir(dir))...)
 	for _, p := range pids {
 		_ = syscall.Kill(p, syscall.SIGTERM)
 	}
@@ -459,9 +463,14 @@ func Down(ctx context.Context, dir, name string) error {
 	if name == "" {
 		name = clusterName(dir)
 	}
-	groups := groupDirs(name)
+	groups := groupDirs(dir, name)
 	killJobs(groups)
 	removeGroups(ctx, groups)
+	// The cluster name's directory, unless another cluster of the same
+	// name still has hosts in it.
+	for _, root := range cgroupRoots {
+		_ = os.Remove(filepath.Join(root, "basalt", name))
+	}
 	_ = os.Remove(filepath.Join(dir, "cluster.pids"))
 	return nil
 }
@@ -513,22 +522,69 @@ func clusterName(dir string) string {
 // uses, and the unified one.
 var cgroupRoots = []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
 
-// groupDirs lists the cluster's cgroup directories in every hierarchy,
-// each parent before its children.
-func groupDirs(name string) []string {
+// groupDirs lists the cgroup directories of the cluster in dir in every
+// hierarchy, each parent before its children: those of its hosts' sbatchds
+// (config.JobCgroupParent of each host's state directory), never another
+// cluster's of the same name.
+func groupDirs(dir, name string) []string {
 	if name == "" {
 		return nil
 	}
+	hosts, _ := os.ReadDir(filepath.Join(dir, "state"))
 	var dirs []string
-	for _, root := range cgroupRoots {
-		filepath.WalkDir(filepath.Join(root, "basalt", name), func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				dirs = append(dirs, p)
-			}
-			return nil
-		})
+	for _, h := range hosts {
+		parent := config.JobCgroupParent(name, h.Name(), filepath.Join(dir, "state", h.Name(), "sbatchd"))
+		for _, root := range cgroupRoots {
+			filepath.WalkDir(filepath.Join(root, parent), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.IsDir() {
+					dirs = append(dirs, p)
+				}
+				return nil
+			})
+		}
 	}
 	return dirs
+}
+
+// daemonsOf lists the Basalt daemons (lim, sbatchd, mbatchd, by their
+// command line) whose environment names envDir as LSF_ENVDIR.
+func daemonsOf(envDir string) []int {
+	want := []byte("LSF_ENVDIR=" + envDir + "\x00")
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !isDaemonCmdline(strings.Split(string(cmd), "\x00")) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(append(env, 0), want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// isDaemonCmdline tells whether args run lim, sbatchd or mbatchd (by
+// name, or as basaltd's first argument).
+func isDaemonCmdline(args []string) bool {
+	for i, a := range args {
+		if i > 1 {
+			break
+		}
+		switch filepath.Base(a) {
+		case "lim", "sbatchd", "mbatchd":
+			return true
+		}
+	}
+	return false
 }
 
 // killJobs kills every process in the cluster's job cgroups dirs (thawed

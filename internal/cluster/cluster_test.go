@@ -98,3 +98,67 @@ func processesOf(dir string) []string {
 	}
 	return out
 }
+
+// TestDownKeepsOtherClusters: two clusters of one name on one machine
+// each have their own job cgroups, and stopping one leaves the other's
+// running job alone (it used to run with no cgroup, and be killed by the
+// other's down); down also stops a daemon started by hand.
+func TestDownKeepsOtherClusters(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (job cgroups)")
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
+		t.Skip("no cgroup v1 memory hierarchy")
+	}
+	a, b := up(t, 1, 2), up(t, 1, 2)
+	if a.Opts.Cluster != b.Opts.Cluster {
+		t.Fatalf("clusters %q and %q: the test needs one name", a.Opts.Cluster, b.Opts.Cluster)
+	}
+	exe, _ := os.Executable()
+	for _, c := range []*cluster.Cluster{a, b} {
+		cmd := exec.Command(exe, "-o", "/dev/null", "sleep", "60")
+		cmd.Args[0] = "bsub"
+		cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("bsub: %v: %s", err, out)
+		}
+	}
+	base := filepath.Join("/sys/fs/cgroup/memory/basalt", a.Opts.Cluster)
+	testutil.Eventually(t, 30*time.Second, "a job cgroup for each cluster under "+base, func() bool { return jobGroups(base) == 2 })
+	// a's LIM dies and is started again by hand, as lsadmin limstartup
+	// would.
+	killDaemon(t, a.Opts.Dir, "lim", "host1")
+	lim := exec.Command(exe)
+	lim.Args = []string{"lim"}
+	lim.Env = append(os.Environ(), "LSF_ENVDIR="+a.EnvDir, "BASALT_HOST=host1")
+	if err := lim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	limDone := make(chan error, 1)
+	go func() { limDone <- lim.Wait() }()
+	select {
+	case err := <-limDone:
+		t.Fatalf("the LIM started by hand ended at once: %v", err)
+	case <-time.After(time.Second): // real time: it must be up and serving
+	}
+	if err := cluster.Down(context.Background(), a.Opts.Dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-limDone:
+	case <-time.After(15 * time.Second):
+		lim.Process.Kill()
+		t.Error("a LIM started by hand on the cluster's configuration survived its down")
+	}
+	if n := jobGroups(base); n != 1 {
+		t.Fatalf("%d job cgroups after one cluster's down, want the other's 1", n)
+	}
+	if left := processesOf(b.Opts.Dir); len(left) == 0 {
+		t.Fatal("the other cluster's processes are gone")
+	}
+	m, _ := filepath.Glob(filepath.Join(base, "*", "*", "cgroup.procs"))
+	procs, _ := os.ReadFile(m[0])
+	if len(strings.Fields(string(procs))) == 0 {
+		t.Fatal("the other cluster's job was killed")
+	}
+}

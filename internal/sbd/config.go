@@ -11,6 +11,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -142,6 +143,7 @@ func (c *Config) fill() error {
 	return nil
 }
 
-// CgroupParent is where the jobs' cgroups of this host live:
-// basalt/<cluster>/<host>, so the hosts of a local cluster never collide.
-func (c *Config) CgroupParent() string { return filepath.Join("basalt", c.Cluster, c.Host) }
+// CgroupParent is where the jobs' cgroups of this host live (see
+// config.JobCgroupParent): the hosts of a local cluster, and two clusters
+// of one name, never collide.
+func (c *Config) CgroupParent() string { return config.JobCgroupParent(c.Cluster, c.Host, c.StateDir) }
