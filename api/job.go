@@ -105,6 +105,10 @@ type JobSpec struct {
 	UID           int32           `wire:"52"` // submitter's uid and gid, as seen by the client
 	GID           int32           `wire:"53"`
 	EsubOutput    []byte          `wire:"54"` // esubs' standard output, eexec's standard input
+	// RequeueExitValues is bsub -Q: the job's own REQUEUE_EXIT_VALUES
+	// ("[exit_code ...] [EXCLUDE(exit_code ...)]"), over the application
+	// profile's and the queue's.
+	RequeueExitValues string `wire:"55"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

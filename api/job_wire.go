@@ -542,6 +542,9 @@ func (m *JobSpec) SizeWire() int {
 	if len(m.EsubOutput) > 0 {
 		n += 2 + wire.SizeBytes(len(m.EsubOutput))
 	}
+	if m.RequeueExitValues != "" {
+		n += 2 + wire.SizeBytes(len(m.RequeueExitValues))
+	}
 	return n
 }
 
@@ -763,6 +766,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if len(m.EsubOutput) > 0 {
 		b = wire.AppendTag(b, 54, wire.BytesType)
 		b = wire.AppendBytes(b, m.EsubOutput)
+	}
+	if m.RequeueExitValues != "" {
+		b = wire.AppendTag(b, 55, wire.BytesType)
+		b = wire.AppendString(b, m.RequeueExitValues)
 	}
 	return b
 }
@@ -1317,6 +1324,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 54, off, n)
 			}
 			m.EsubOutput = append([]byte(nil), v...)
+			off += n
+		case 55:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 55, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 55, off, n)
+			}
+			m.RequeueExitValues = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -18,7 +18,7 @@ var bmodSpec = func() *lsfopt.Spec {
 	s := lsfopt.New("" +
 		"B|H|N|r|rn|x|h|V|" + strings.Join(bmodResets, "|") + "|" +
 		"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|" +
-		"o:|oo:|P:|p:|q:|R:|S:|sla:|sp:|T:|t:|u:|v:|W:|We:|w:|wa:|wt:|" +
+		"o:|oo:|P:|p:|Q:|q:|R:|S:|sla:|sp:|T:|t:|u:|v:|W:|We:|w:|wa:|wt:|" +
 		// bsub's options Basalt does not implement, refused by name as bsub
 		// refuses them (bmod -outdir d 1 would otherwise be -o utdir).
 		unsupportedBsubOptions)
@@ -43,7 +43,11 @@ func runBmod(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return PrintVersion(env)
 	}
-	if name := unsupportedBsubOption(res); name != "" {
+	name := unsupportedBsubOption(res)
+	if name == "" && res.Has("Q") {
+		name = "Q" // bsub's, not yet bmod's
+	}
+	if name != "" {
 		env.Errorf("-%s: Option not supported. Job not modified.", name)
 		return ExitUsage
 	}

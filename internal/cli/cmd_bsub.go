@@ -19,6 +19,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/esub"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -39,7 +40,7 @@ const bsubOptions = "" +
 	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|Zs|tty|" +
 	// value options
 	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
-	"o:|oo:|P:|p:|pack:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
+	"o:|oo:|P:|p:|pack:|Q:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
 	unsupportedBsubOptions
 
 // unsupportedBsubOptions are IBM LSF 10.1's other bsub options. They are
@@ -51,7 +52,7 @@ const unsupportedBsubOptions = "" +
 	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
 	"alloc_flags:|clusters:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
 	"freq:|gpu:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
-	"ptl:|Q:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
+	"ptl:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
 
 // unsupportedBsubOption returns the first option of res that Basalt's bsub
 // (and bmod) does not implement, "" when there is none.
@@ -594,6 +595,12 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 			limits.Process, err = parseCount(v, "PROCESSLIMIT")
 		case "T":
 			limits.Thread, err = parseCount(v, "THREADLIMIT")
+		case "Q":
+			if _, perr := config.ParseRequeueExitValues(v); perr != nil {
+				err = fmt.Errorf("%s: Bad requeue exit values specification: %v", v, perr)
+				break
+			}
+			spec.RequeueExitValues = v
 		case "P":
 			spec.Project = v
 		case "G":

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -662,6 +663,49 @@ func (v val) preemption() Preemption {
 		}
 	}
 	return p
+}
+
+// ParseRequeueExitValues parses "[exit_code ...] [EXCLUDE(exit_code ...)]"
+// (bsub -Q), refusing what REQUEUE_EXIT_VALUES in lsb.queues would ignore
+// with a warning.
+func ParseRequeueExitValues(s string) (RequeueExitValues, error) {
+	var r RequeueExitValues
+	code := func(w string) (int, error) {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 0 || n > 255 {
+			return 0, fmt.Errorf("bad exit value <%s> (0-255)", w)
+		}
+		return n, nil
+	}
+	rest := s
+	for {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			return r, nil
+		}
+		if len(rest) >= 8 && strings.EqualFold(rest[:8], "EXCLUDE(") {
+			inner, after, ok := strings.Cut(rest[8:], ")")
+			if !ok {
+				return r, fmt.Errorf("EXCLUDE( without )")
+			}
+			for _, w := range strings.Fields(inner) {
+				n, err := code(w)
+				if err != nil {
+					return r, err
+				}
+				r.Exclude = append(r.Exclude, n)
+			}
+			rest = after
+			continue
+		}
+		w, after, _ := strings.Cut(rest, " ")
+		n, err := code(w)
+		if err != nil {
+			return r, err
+		}
+		r.Codes = append(r.Codes, n)
+		rest = after
+	}
 }
 
 func (v val) requeueExitValues() RequeueExitValues {

@@ -182,6 +182,13 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 	if app != nil {
 		applyApplication(l, app)
 	}
+	if v := l.Spec.RequeueExitValues; v != "" {
+		// bsub -Q: the job's own values, over the profile's and the
+		// queue's (checked at submission).
+		if r, err := config.ParseRequeueExitValues(v); err == nil {
+			setRequeue(l.Queue, r)
+		}
+	}
 	l.Limits = effectiveLimits(l.Spec.Limits, app, q)
 	if b := j.BackfillLimit; b > 0 && (l.Limits.Run <= 0 || b < l.Limits.Run) {
 		// Interruptible backfill: the job must leave the reserved slots
@@ -207,13 +214,7 @@ func applyApplication(l *api.JobLaunch, a *config.Application) {
 		qe.JobStarter = a.JobStarter
 	}
 	if a.RequeueExitValues != nil {
-		qe.RequeueExitValues, qe.ExcludeExitValues = nil, nil
-		for _, c := range a.RequeueExitValues.Codes {
-			qe.RequeueExitValues = append(qe.RequeueExitValues, int32(c))
-		}
-		for _, c := range a.RequeueExitValues.Exclude {
-			qe.ExcludeExitValues = append(qe.ExcludeExitValues, int32(c))
-		}
+		setRequeue(qe, *a.RequeueExitValues)
 	}
 	if t := actionText(a.JobControls.Suspend); t != "" {
 		qe.SuspendAction = t
@@ -235,6 +236,17 @@ func applyApplication(l *api.JobLaunch, a *config.Application) {
 	}
 }
 
+// setRequeue makes r the launch's requeue exit values.
+func setRequeue(qe *api.QueueExec, r config.RequeueExitValues) {
+	qe.RequeueExitValues, qe.ExcludeExitValues = nil, nil
+	for _, c := range r.Codes {
+		qe.RequeueExitValues = append(qe.RequeueExitValues, int32(c))
+	}
+	for _, c := range r.Exclude {
+		qe.ExcludeExitValues = append(qe.ExcludeExitValues, int32(c))
+	}
+}
+
 func queueExec(q *config.Queue) *api.QueueExec {
 	qe := &api.QueueExec{
 		Name: q.Name, Priority: int32(q.Priority), Nice: int32(q.Nice), PreExec: q.PreExec, PostExec: q.PostExec,
@@ -247,12 +259,7 @@ func queueExec(q *config.Queue) *api.QueueExec {
 	qe.SuspendAction = actionText(q.JobControls.Suspend)
 	qe.ResumeAction = actionText(q.JobControls.Resume)
 	qe.TerminateAction = actionText(q.JobControls.Terminate)
-	for _, c := range q.RequeueExitValues.Codes {
-		qe.RequeueExitValues = append(qe.RequeueExitValues, int32(c))
-	}
-	for _, c := range q.RequeueExitValues.Exclude {
-		qe.ExcludeExitValues = append(qe.ExcludeExitValues, int32(c))
-	}
+	setRequeue(qe, q.RequeueExitValues)
 	for _, t := range q.Thresholds {
 		qe.Thresholds = append(qe.Thresholds, threshold(t))
 	}
