@@ -22,6 +22,8 @@ func TestBsubOtherLSFOptions(t *testing.T) {
 		{[]string{"-notify", "true"}, "notify", "notify", "true"},
 		{[]string{"-notify", "-q", "normal", "true"}, "notify", "notify", ""},
 		{[]string{"-ul", "true"}, "ul", "ul", ""},
+		{[]string{"-Zs", "./job.sh"}, "Zs", "Zs", ""}, // was accepted and ignored: the script was not spooled
+		{[]string{"-Q", "3", "true"}, "", "Q", "3"},
 		{[]string{"-o", "out", "true"}, "", "o", "out"},
 		{[]string{"-oo", "out", "true"}, "", "oo", "out"},
 		{[]string{"-n4", "true"}, "", "n", "4"},
