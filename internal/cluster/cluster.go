@@ -479,6 +479,12 @@ func Down(ctx context.Context, dir, name string) error {
 // sbatchds of the cluster in dir ("job-shepherd -host DIR/state/...").
 func shepherdHosts(dir string) []int {
 	state := filepath.Join(dir, "state") + string(os.PathSeparator)
+	return processes(func(_ string, args []string) bool { return isShepherdHost(args, state) })
+}
+
+// processes lists the PIDs of this machine's other processes whose command
+// line (and /proc directory) match.
+func processes(match func(procDir string, args []string) bool) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -486,11 +492,12 @@ func shepherdHosts(dir string) []int {
 	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && isShepherdHost(strings.Split(string(b), "\x00"), state) {
+		d := filepath.Join("/proc", e.Name())
+		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err == nil && match(d, strings.Split(string(b), "\x00")) {
 			pids = append(pids, pid)
 		}
 	}
@@ -550,26 +557,13 @@ func groupDirs(dir, name string) []string {
 // command line) whose environment names envDir as LSF_ENVDIR.
 func daemonsOf(envDir string) []int {
 	want := []byte("LSF_ENVDIR=" + envDir + "\x00")
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
+	return processes(func(d string, args []string) bool {
+		if !isDaemonCmdline(args) {
+			return false
 		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !isDaemonCmdline(strings.Split(string(cmd), "\x00")) {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(append(env, 0), want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		return err == nil && bytes.Contains(append(env, 0), want)
+	})
 }
 
 // isDaemonCmdline tells whether args run lim, sbatchd or mbatchd (by

@@ -26,13 +26,7 @@ func TestDownRemovesCgroups(t *testing.T) {
 		t.Skip("no cgroup v1 memory hierarchy")
 	}
 	c := up(t, 1, 2)
-	exe, _ := os.Executable()
-	cmd := exec.Command(exe, "-o", "/dev/null", "sleep", "60")
-	cmd.Args[0] = "bsub"
-	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("bsub: %v: %s", err, out)
-	}
+	bsubSleep(t, c)
 	base := filepath.Join("/sys/fs/cgroup/memory/basalt", c.Opts.Cluster)
 	testutil.Eventually(t, 30*time.Second, "a job cgroup under "+base, func() bool { return jobGroups(base) > 0 })
 	// host1's sbatchd dies: its job and the job's cgroups stay for down
@@ -116,12 +110,7 @@ func TestDownKeepsOtherClusters(t *testing.T) {
 	}
 	exe, _ := os.Executable()
 	for _, c := range []*cluster.Cluster{a, b} {
-		cmd := exec.Command(exe, "-o", "/dev/null", "sleep", "60")
-		cmd.Args[0] = "bsub"
-		cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("bsub: %v: %s", err, out)
-		}
+		bsubSleep(t, c)
 	}
 	base := filepath.Join("/sys/fs/cgroup/memory/basalt", a.Opts.Cluster)
 	testutil.Eventually(t, 30*time.Second, "a job cgroup for each cluster under "+base, func() bool { return jobGroups(base) == 2 })
@@ -160,5 +149,17 @@ func TestDownKeepsOtherClusters(t *testing.T) {
 	procs, _ := os.ReadFile(m[0])
 	if len(strings.Fields(string(procs))) == 0 {
 		t.Fatal("the other cluster's job was killed")
+	}
+}
+
+// bsubSleep submits "sleep 60" to c from host1 with a real bsub process.
+func bsubSleep(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-o", "/dev/null", "sleep", "60")
+	cmd.Args[0] = "bsub"
+	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("bsub: %v: %s", err, out)
 	}
 }

@@ -142,28 +142,9 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &last)) {
 		t.Fatalf("mbatchd did not come back: %v", last)
 	}
-	c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	have := map[int64]string{}
-	for {
-		var r api.JobsReply
-		err := st.Recv(&r)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range r.Jobs {
-			have[j.JobID] = j.Command
-		}
+	for _, j := range allJobs(t, addr) {
+		have[j.JobID] = j.Command
 	}
 	lost := 0
 	for id, command := range acked {
@@ -181,6 +162,32 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 	t.Logf("%d rounds, %d jobs acknowledged, %d in mbatchd after restart, %d lost", *killRounds, len(acked), len(have), lost)
 	if len(acked) < *killRounds {
 		t.Fatalf("only %d jobs acknowledged in %d rounds: the test did not exercise mbatchd", len(acked), *killRounds)
+	}
+}
+
+// allJobs lists every job of the mbatchd at addr, finished ones included.
+func allJobs(t *testing.T, addr string) []*api.JobRecord {
+	t.Helper()
+	c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*api.JobRecord
+	for {
+		var r api.JobsReply
+		err := st.Recv(&r)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r.Jobs...)
 	}
 }
 
@@ -293,30 +300,11 @@ func TestRetriedSubmissionsCreateOnce(t *testing.T) {
 	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &err)) {
 		t.Fatalf("mbatchd did not come back: %v", err)
 	}
-	c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	st, err := c.Stream(context.Background(), api.MBatchdJobs, &api.JobsRequest{User: "all", IncludeFinished: true, Detail: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	count := map[string]int{}
-	for {
-		var r api.JobsReply
-		err := st.Recv(&r)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range r.Jobs {
-			count[j.Command]++
-			if id, ok := answered[j.Command]; ok && id != j.JobID {
-				t.Errorf("%s is job %d, answered as job %d", j.Command, j.JobID, id)
-			}
+	for _, j := range allJobs(t, addr) {
+		count[j.Command]++
+		if id, ok := answered[j.Command]; ok && id != j.JobID {
+			t.Errorf("%s is job %d, answered as job %d", j.Command, j.JobID, id)
 		}
 	}
 	dups := 0
