@@ -9,6 +9,13 @@ type ConnHello struct {
 	Credential []byte `wire:"4"` // eauth -c output, when LSF_AUTH=eauth
 	Scheme     string `wire:"5"` // "ident" (local uid check) or "eauth"
 	Proto      int32  `wire:"6"` // internal/rpc framing version (0: 1)
+	// The client's real uid and gid and, for a daemon, its kind ("lim",
+	// "sbatchd", "mbatchd", "res"; empty for a user's command): the
+	// request fields of a site's eauth -s. Basalt's own eauth takes them
+	// from the credential, never from here.
+	UID    int32  `wire:"7"`
+	GID    int32  `wire:"8"`
+	Daemon string `wire:"9"`
 }
 
 // ConnHello.Proto and ServerHello.Proto are internal/rpc's framing version

@@ -30,6 +30,15 @@ func (m *ConnHello) SizeWire() int {
 	if m.Proto != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.Proto)))
 	}
+	if m.UID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.UID)))
+	}
+	if m.GID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.GID)))
+	}
+	if m.Daemon != "" {
+		n += 1 + wire.SizeBytes(len(m.Daemon))
+	}
 	return n
 }
 
@@ -61,6 +70,18 @@ func (m *ConnHello) AppendWire(b []byte) []byte {
 	if m.Proto != 0 {
 		b = wire.AppendTag(b, 6, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.Proto)))
+	}
+	if m.UID != 0 {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.UID)))
+	}
+	if m.GID != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.GID)))
+	}
+	if m.Daemon != "" {
+		b = wire.AppendTag(b, 9, wire.BytesType)
+		b = wire.AppendString(b, m.Daemon)
 	}
 	return b
 }
@@ -137,6 +158,36 @@ func (m *ConnHello) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ConnHello", 6, off, n)
 			}
 			m.Proto = int32(x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("ConnHello", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ConnHello", 7, off, n)
+			}
+			m.UID = int32(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("ConnHello", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ConnHello", 8, off, n)
+			}
+			m.GID = int32(x)
+			off += n
+		case 9:
+			if typ != wire.BytesType {
+				return wire.TypeError("ConnHello", 9, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ConnHello", 9, off, n)
+			}
+			m.Daemon = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -16,7 +16,7 @@ var wireSchema = [...]schemaMessage{
 	{"BatchSharedResource", []schemaField{{1, -1}, {2, 7}}},
 	{"ClusterReply", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, 39}, {5, 81}, {6, -1}, {7, 65}, {8, 89}, {9, -1}, {10, -1}}},
 	{"ClusterRequest", []schemaField{{1, -1}}},
-	{"ConnHello", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}, {6, -1}}},
+	{"ConnHello", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}, {6, -1}, {7, -1}, {8, -1}, {9, -1}}},
 	{"ControlReply", []schemaField{{1, 14}, {2, 102}}},
 	{"ControlRequest", []schemaField{{1, -1}, {2, 50}, {3, -1}, {4, -1}, {5, -1}, {6, -1}, {7, -1}, {8, -1}, {9, -1}, {10, -1}, {11, -1}, {12, -1}, {13, -1}, {14, -1}, {15, -1}, {16, -1}, {17, -1}, {18, -1}, {19, -1}, {20, -1}, {21, -1}}},
 	{"ControlResult", []schemaField{{1, 50}, {2, 102}, {3, -1}}},

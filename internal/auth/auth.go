@@ -23,9 +23,37 @@ type Identity struct {
 	User string
 	UID  int
 	GID  int
-	// Host is the cluster host the peer says it runs on.
+	// Host is the cluster host the peer runs on: proven by its credential
+	// under LSF_AUTH=eauth, said by its hello under ident.
 	Host string
+	// Daemon is the kind of a peer daemon ("lim", "sbatchd", "mbatchd",
+	// "res"), empty for a user's command. Under eauth only a holder of the
+	// cluster key can claim one; under ident only root or the daemons' own
+	// user.
+	Daemon string
+	// Addr is the connection's source address.
+	Addr netip.AddrPort
 }
+
+// IsDaemon reports whether the identity is the daemon kind of host.
+func (id Identity) IsDaemon(kind, host string) bool {
+	return id.Daemon == kind && id.Host == host
+}
+
+// Credentials makes the hello that opens a new connection to the daemon
+// kind on host (a fresh credential under LSF_AUTH=eauth).
+type Credentials interface {
+	Hello(ctx context.Context, daemon, host string) (*api.ConnHello, error)
+}
+
+// Daemon kinds, as LSF names them in LSF_EAUTH_CLIENT/LSF_EAUTH_SERVER.
+const (
+	KindUser    = "user"
+	KindLIM     = "lim"
+	KindSbatchd = "sbatchd"
+	KindMbatchd = "mbatchd"
+	KindRES     = "res"
+)
 
 // IsRoot reports whether the identity is the superuser.
 func (id Identity) IsRoot() bool { return id.UID == 0 }
@@ -69,9 +97,14 @@ func (a *Ident) Authenticate(_ context.Context, conn net.Conn, hello *api.ConnHe
 	if err != nil {
 		return Identity{}, fmt.Errorf("%w: %v", ErrDenied, err)
 	}
-	id := Identity{User: name, UID: uid, GID: gid}
+	id := Identity{User: name, UID: uid, GID: gid, Addr: peer.AddrPort()}
 	if hello != nil {
 		id.Host = hello.Host
+		// One machine: root and the daemons' own user are trusted to say
+		// which daemon they are.
+		if hello.Daemon != "" && hello.Daemon != KindUser && (uid == 0 || uid == os.Geteuid()) {
+			id.Daemon = hello.Daemon
+		}
 	}
 	return id, nil
 }

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
+	"github.com/basalt-lsf/basalt/internal/auth/eauth"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/hostsfile"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
@@ -32,8 +35,9 @@ func init() {
 // clientConf is what commands read to find the daemons: lsf.conf and the
 // hosts file, nothing else, so that a command starts quickly.
 type clientConf struct {
-	conf  *lsfconf.Conf
-	hosts *hostsfile.File
+	envDir string
+	conf   *lsfconf.Conf
+	hosts  *hostsfile.File
 }
 
 // loadClientConf reads lsf.conf from LSF_ENVDIR (default /etc).
@@ -46,7 +50,7 @@ func loadClientConf(env *Env) (*clientConf, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the LSF configuration (LSF_ENVDIR=%s): %w", envDir, err)
 	}
-	cc := &clientConf{conf: conf}
+	cc := &clientConf{envDir: envDir, conf: conf}
 	if dir := conf.ConfDir(); dir != "" {
 		path := filepath.Join(dir, "hosts")
 		if src, err := os.ReadFile(path); err == nil {
@@ -64,6 +68,20 @@ func (c *clientConf) addr(ctx context.Context, host string, port int) (string, e
 		return "", err
 	}
 	return net.JoinHostPort(a.String(), strconv.Itoa(port)), nil
+}
+
+// creds are the command's credentials (LSF_AUTH).
+func (c *clientConf) creds(env *Env) *eauth.Client {
+	return authsetup.Client(c.conf, c.envDir, c.localHost(env), auth.KindUser)
+}
+
+// hello is the hello of a new connection to daemon on host.
+func (c *clientConf) hello(ctx context.Context, creds *eauth.Client, daemon, host string) (*api.ConnHello, error) {
+	h, err := creds.Hello(ctx, daemon, host)
+	if err != nil {
+		return nil, &rpc.Error{Code: rpc.Unauthenticated, Msg: err.Error()}
+	}
+	return h, nil
 }
 
 // localHost is the command's cluster host name.
@@ -104,7 +122,7 @@ func (cc *clientConf) dialMbd(ctx context.Context, env *Env) (*rpc.Client, error
 	if len(candidates) == 0 {
 		return nil, &rpc.Error{Code: rpc.Unavailable, Msg: "LSF_MASTER_LIST is not defined in lsf.conf"}
 	}
-	hello := &api.ConnHello{User: userName(), Host: cc.localHost(env), Scheme: "ident"}
+	creds := cc.creds(env)
 	var last error
 	for _, h := range candidates {
 		addr, err := cc.addr(ctx, h, cc.conf.MBDPort())
@@ -113,6 +131,11 @@ func (cc *clientConf) dialMbd(ctx context.Context, env *Env) (*rpc.Client, error
 			continue
 		}
 		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		hello, err := cc.hello(dctx, creds, auth.KindMbatchd, h)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
 		c, err := rpc.Dial(dctx, addr, hello)
 		cancel()
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 	"github.com/basalt-lsf/basalt/internal/rpc"
@@ -99,7 +100,12 @@ func runBpeek(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("%s: %v", host, err)
 		return ExitUsage
 	}
-	sc, err := rpc.Dial(ctx, addr, &api.ConnHello{User: userName(), Host: cc.localHost(env)})
+	hello, err := cc.hello(ctx, cc.creds(env), auth.KindSbatchd, host)
+	if err != nil {
+		env.Errorf("%v", err)
+		return ExitUsage
+	}
+	sc, err := rpc.Dial(ctx, addr, hello)
 	if err != nil {
 		env.Errorf("Unable to contact execution host <%s>: %v", host, err)
 		return ExitUsage

@@ -80,6 +80,9 @@ func scriptLimCluster(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv("LSF_ENVDIR", l.EnvDir)
+	// Commands run on host1: under LSF_AUTH=eauth a daemon serves only
+	// the hosts of the cluster.
+	ts.Setenv("BASALT_HOST", "host1")
 	ts.Defer(func() { scriptStopAll(ts) })
 }
 

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
@@ -379,7 +381,11 @@ func (c *Cluster) portBase() int {
 func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cl, err := rpc.Dial(cctx, mbdAddr, &api.ConnHello{User: "root", Host: defaults.HostName(1)})
+	hello, err := c.hello(cctx)
+	if err != nil {
+		return fmt.Errorf("mbatchd: %w", err)
+	}
+	cl, err := rpc.Dial(cctx, mbdAddr, hello)
 	if err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
@@ -397,6 +403,18 @@ func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error
 		}
 	}
 	return nil
+}
+
+// hello is the hello of a connection to the master's mbatchd, as a command
+// of the first host (lsf.conf's LSF_AUTH).
+func (c *Cluster) hello(ctx context.Context) (*api.ConnHello, error) {
+	path := filepath.Join(c.EnvDir, "lsf.conf")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	conf, _ := lsfconf.Parse(path, b)
+	return authsetup.Client(conf, c.EnvDir, defaults.HostName(1), auth.KindUser).Hello(ctx, auth.KindMbatchd, defaults.HostName(1))
 }
 
 // deadDaemon names a daemon that exited, if any.

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
@@ -43,9 +45,16 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	base, host, log := d.base, d.host, d.log
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	lim := limclient.New(base, limclient.Options{LocalHost: host})
+	au, err := authsetup.Server(base, host, auth.KindMbatchd, stateDir(base.Conf, host, "mbatchd"), log)
+	if err != nil {
+		log.Error("mbatchd cannot start", "err", err)
+		env.Errorf("mbatchd: %v", err)
+		return 1
+	}
+	defer au.Close()
+	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
 	defer lim.Close()
-	srv, err := mbd.New(ctx, mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}})
+	srv, err := mbd.New(ctx, mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}, Auth: au.Auth})
 	if err != nil {
 		log.Error("mbatchd cannot start", "err", err)
 		env.Errorf("mbatchd: %v", err)

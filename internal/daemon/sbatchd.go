@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
@@ -63,10 +65,28 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	lim := limclient.New(base, limclient.Options{LocalHost: host})
-	defer lim.Close()
 	cfg := sbatchdConfig(ctx, base, bd.opts, host, bd.envDir, log)
-	cfg.Master = masterFinder(base, lim)
+	au, err := authsetup.Server(base, host, auth.KindSbatchd, cfg.StateDir, log)
+	if err != nil {
+		log.Error("sbatchd cannot start", "err", err)
+		env.Errorf("sbatchd: %v", err)
+		return 1
+	}
+	defer au.Close()
+	au.Creds.Version = cfg.Version
+	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
+	defer lim.Close()
+	var masters sync.Map // mbatchd address -> master host, for credentials
+	cfg.Master = masterFinder(base, lim, &masters)
+	cfg.Dial = func(ctx context.Context, addr string) (*rpc.Client, error) {
+		master, _ := masters.Load(addr)
+		name, _ := master.(string)
+		hello, err := au.Creds.Hello(ctx, auth.KindMbatchd, name)
+		if err != nil {
+			return nil, err
+		}
+		return rpc.Dial(ctx, addr, hello)
+	}
 	cfg.Loads = limLoads{c: lim, host: host, t: cfg.Table}
 	d, err := sbd.New(cfg)
 	if err != nil {
@@ -74,7 +94,7 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		env.Errorf("sbatchd: %v", err)
 		return 1
 	}
-	srv, err := serveSbatchd(ctx, base, host, d, log)
+	srv, err := serveSbatchd(ctx, base, host, d, au.Auth, log)
 	if err != nil {
 		log.Error("sbatchd cannot listen", "err", err)
 		env.Errorf("sbatchd: %v", err)
@@ -152,7 +172,12 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 
 // sbatchdStateDir is $BASALT_STATEDIR/<host>/sbatchd; without
 // BASALT_STATEDIR, LSB_LOCALDIR/<host>/sbatchd, else /var/lib/basalt.
-func sbatchdStateDir(conf *lsfconf.Conf, host string) string {
+func sbatchdStateDir(conf *lsfconf.Conf, host string) string { return stateDir(conf, host, "sbatchd") }
+
+// stateDir is a daemon's local state directory on host:
+// $BASALT_STATEDIR/<host>/<daemon>; without BASALT_STATEDIR,
+// LSB_LOCALDIR/<host>/<daemon>, else /var/lib/basalt/<host>/<daemon>.
+func stateDir(conf *lsfconf.Conf, host, daemon string) string {
 	d := conf.Get("BASALT_STATEDIR")
 	if d == "" {
 		d = conf.LocalDir()
@@ -160,13 +185,13 @@ func sbatchdStateDir(conf *lsfconf.Conf, host string) string {
 	if d == "" {
 		d = "/var/lib/basalt"
 	}
-	return filepath.Join(d, host, "sbatchd")
+	return filepath.Join(d, host, daemon)
 }
 
 // masterFinder asks the LIMs for the master host, falling back on the
 // first LSF_MASTER_LIST host when no LIM answers; mbatchd listens on the
 // master's address at LSB_MBD_PORT.
-func masterFinder(base *config.Base, lim *limclient.Client) sbd.MasterFinder {
+func masterFinder(base *config.Base, lim *limclient.Client, names *sync.Map) sbd.MasterFinder {
 	port := strconv.Itoa(base.Conf.MBDPort())
 	return sbd.MasterFunc(func(ctx context.Context) (string, error) {
 		lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -183,7 +208,9 @@ func masterFinder(base *config.Base, lim *limclient.Client) sbd.MasterFinder {
 		if err != nil {
 			return "", err
 		}
-		return net.JoinHostPort(a.String(), port), nil
+		addr := net.JoinHostPort(a.String(), port)
+		names.Store(addr, master)
+		return addr, nil
 	})
 }
 
@@ -207,16 +234,16 @@ func (l limLoads) Load(ctx context.Context) (*resreq.Host, error) {
 
 // serveSbatchd serves sbatchd's RPC methods (bpeek) on the host's address
 // at LSB_SBD_PORT.
-func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, log *slog.Logger) (*rpc.Server, error) {
-	a, err := base.Resolver().Resolve(ctx, host)
+func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, a auth.Authenticator, log *slog.Logger) (*rpc.Server, error) {
+	ip, err := base.Resolver().Resolve(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(a.String(), strconv.Itoa(base.Conf.SBDPort())))
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(base.Conf.SBDPort())))
 	if err != nil {
 		return nil, err
 	}
-	srv := rpc.NewServer(&auth.Ident{})
+	srv := rpc.NewServer(a)
 	srv.Log = log
 	d.Register(srv)
 	go srv.Serve(ln)

@@ -93,9 +93,12 @@ func BenchmarkIngestReports(b *testing.B) {
 	ready := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	// The connections play the LIMs of every host.
+	defer func(f func(auth.Identity, string) bool) { reportFrom = f }(reportFrom)
+	reportFrom = func(id auth.Identity, _ string) bool { return id.Daemon == auth.KindLIM }
 	go func() {
 		done <- Run(ctx, Options{EnvDir: l.EnvDir, Host: "host1", Listener: ln, Ready: ready,
-			Sampler: sampler(0.5), Auth: auth.Static{User: "bench"}})
+			Sampler: sampler(0.5), Auth: auth.Static{User: "bench", Daemon: auth.KindLIM}})
 	}()
 	<-ready
 	defer func() { cancel(); <-done }()

@@ -40,8 +40,13 @@ type Options struct {
 	Environ func() []string
 	// Stderr receives the log when LSF_LOGDIR is unset.
 	Stderr io.Writer
-	// Auth authenticates connections; &auth.Ident{} when nil.
+	// Auth authenticates connections; nil: lsf.conf's LSF_AUTH (eauth:
+	// the key of lsf.sudoers, the replay cache in the state directory, and
+	// this host's signing agent).
 	Auth auth.Authenticator
+	// Creds make the hellos of the LIM's connections to its peers; nil:
+	// LSF_AUTH's, as LIM of this host.
+	Creds auth.Credentials
 	// Sampler replaces the /proc sampler (tests).
 	Sampler Sampler
 	// Listener, when set, is used instead of listening on the host's
@@ -107,6 +112,8 @@ type LIM struct {
 	elimMast bool
 	elimVals map[string]float64
 
+	authClose func() // the replay cache and the agent
+
 	elect *election.Election
 	srv   *rpc.Server
 	peers *peerPool
@@ -134,9 +141,6 @@ func (o *Options) fill() {
 	}
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
-	}
-	if o.Auth == nil {
-		o.Auth = &auth.Ident{}
 	}
 }
 
@@ -169,21 +173,28 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 	l := &LIM{opts: opts, clk: opts.Clock, host: host, cluster: m.name, exInterval: m.params.ExInterval, probeTimeout: m.params.ProbeTimeout, base: b, m: m, ops: make(chan func(), 64),
 		stopped: make(chan struct{}), boot: opts.Clock.Now()}
 	l.openLogs(ctx)
-	l.peers = newPeerPool(b, host)
+	if err := l.setupAuth(ctx); err != nil {
+		l.closeLogs()
+		return nil, fmt.Errorf("lim: %w", err)
+	}
+	l.peers = newPeerPool(b, host, l.opts.Creds)
 	ln := opts.Listener
 	if ln == nil {
 		a, err := b.Resolver().Resolve(ctx, host)
 		if err != nil {
+			l.closeAuth()
 			l.closeLogs()
 			return nil, fmt.Errorf("lim: address of %s: %w", host, err)
 		}
 		ln, err = net.Listen("tcp", net.JoinHostPort(a.String(), strconv.Itoa(b.Conf.LIMPort())))
 		if err != nil {
+			l.closeAuth()
 			l.closeLogs()
 			return nil, fmt.Errorf("lim: %w", err)
 		}
 	}
 	l.addr = ln.Addr().String()
+	opts = l.opts
 	if opts.Sampler == nil {
 		opts.Sampler = &load.Sampler{Clock: opts.Clock, OverrideFile: OverrideFile(b, host)}
 		l.opts.Sampler = opts.Sampler
@@ -413,6 +424,7 @@ func (l *LIM) shutdown() {
 	l.srv.Shutdown(ctx)
 	cancel()
 	l.peers.close()
+	l.closeAuth()
 	l.closeLogs()
 	close(l.stopped)
 }

@@ -3,12 +3,12 @@ package lim
 import (
 	"context"
 	"net"
-	"os/user"
 	"strconv"
 	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/election"
 	"github.com/basalt-lsf/basalt/internal/rpc"
@@ -18,7 +18,7 @@ import (
 type peerPool struct {
 	base  *config.Base
 	self  string
-	hello api.ConnHello
+	creds auth.Credentials
 
 	mu    sync.Mutex
 	conns map[string]*rpc.Client
@@ -26,13 +26,8 @@ type peerPool struct {
 	addrs map[string]string
 }
 
-func newPeerPool(b *config.Base, self string) *peerPool {
-	name := "root"
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	return &peerPool{base: b, self: self, hello: api.ConnHello{User: name, Host: self}, conns: map[string]*rpc.Client{},
-		addrs: map[string]string{}}
+func newPeerPool(b *config.Base, self string, creds auth.Credentials) *peerPool {
+	return &peerPool{base: b, self: self, creds: creds, conns: map[string]*rpc.Client{}, addrs: map[string]string{}}
 }
 
 // Addr returns the LIM address of host.
@@ -65,8 +60,11 @@ func (p *peerPool) client(ctx context.Context, host string) (*rpc.Client, error)
 	if err != nil {
 		return nil, err
 	}
-	hello := p.hello
-	c, err = rpc.Dial(ctx, addr, &hello)
+	hello, err := p.creds.Hello(ctx, auth.KindLIM, host)
+	if err != nil {
+		return nil, err
+	}
+	c, err = rpc.Dial(ctx, addr, hello)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,16 @@ func (l *LIM) handlePing(ctx context.Context, _ auth.Identity, _ *api.PingReques
 	return l.ping(ctx), nil
 }
 
-func (l *LIM) handleReport(ctx context.Context, _ auth.Identity, r *api.LoadReport) (*api.ReportReply, error) {
+// reportFrom reports whether id may send host's load report: the LIM of
+// that host only (a variable for the benchmark that plays every host).
+var reportFrom = func(id auth.Identity, host string) bool { return id.IsDaemon(auth.KindLIM, host) }
+
+func (l *LIM) handleReport(ctx context.Context, id auth.Identity, r *api.LoadReport) (*api.ReportReply, error) {
+	// Only the LIM of the host a report speaks for may send it.
+	if !reportFrom(id, r.Host) {
+		l.log.Warn("load report refused: not from the LIM of its host", "report", r.Host, "user", id.User, "daemon", id.Daemon, "host", id.Host, "addr", id.Addr)
+		return nil, rpc.Errorf(rpc.PermissionDenied, "%v", errDenied)
+	}
 	reply := &api.ReportReply{}
 	var unknown bool
 	err := l.do(ctx, func() {

@@ -28,7 +28,7 @@ type trustHello struct{}
 
 func (trustHello) Authenticate(_ context.Context, _ net.Conn, h *api.ConnHello) (auth.Identity, error) {
 	if h.User == "root" {
-		return auth.Identity{User: "root", UID: 0}, nil
+		return auth.Identity{User: "root", UID: 0, Host: h.Host, Daemon: h.Daemon}, nil
 	}
 	f := fnv.New32a()
 	f.Write([]byte(h.User))
@@ -141,6 +141,15 @@ func (m *testMbd) client(user string) *rpc.Client {
 	return c
 }
 
+// sbdClient connects as the sbatchd of host.
+func (m *testMbd) sbdClient(host string) *rpc.Client {
+	c, err := rpc.Dial(context.Background(), m.addr, &api.ConnHello{User: "root", Host: host, Daemon: "sbatchd"})
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return c
+}
+
 func (m *testMbd) submit(user string, specs ...*api.JobSpec) []*api.SubmitResult {
 	m.t.Helper()
 	c := m.client(user)
@@ -210,7 +219,7 @@ type fakeSbd struct {
 
 func connectSbd(t *testing.T, m *testMbd, host string, hello []*api.JobStatusReport) *fakeSbd {
 	t.Helper()
-	f := &fakeSbd{t: t, host: host, c: m.client("root"), running: map[int64]*api.JobLaunch{}, pid: 1000}
+	f := &fakeSbd{t: t, host: host, c: m.sbdClient(host), running: map[int64]*api.JobLaunch{}, pid: 1000}
 	st, err := f.c.Bidi(context.Background(), api.MBatchdSbdSession, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ type suspSbd struct {
 
 func connectSuspSbd(t *testing.T, m *testMbd, host string) *suspSbd {
 	t.Helper()
-	f := &suspSbd{t: t, c: m.client("root"), running: map[int64]*api.JobLaunch{}}
+	f := &suspSbd{t: t, c: m.sbdClient(host), running: map[int64]*api.JobLaunch{}}
 	st, err := f.c.Bidi(context.Background(), api.MBatchdSbdSession, nil)
 	if err != nil {
 		t.Fatal(err)

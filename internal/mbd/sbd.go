@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"sync"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
@@ -36,7 +36,9 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	if bh == nil {
 		return rpc.Errorf(rpc.PermissionDenied, "%s: Request from non-LSF host rejected", host)
 	}
-	if id := st.Identity(); !id.IsRoot() && !s.isAdmin(id, cfg) && id.UID != os.Getuid() {
+	// Only the sbatchd of the host the session speaks for.
+	if id := st.Identity(); !id.IsDaemon(auth.KindSbatchd, bh.Name) {
+		s.log.Warn("sbatchd session refused: not from the sbatchd of its host", "host", bh.Name, "user", id.User, "daemon", id.Daemon, "from", id.Host, "addr", id.Addr)
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
 	sess := &session{host: bh.Name, st: st, done: make(chan struct{}), welcomed: make(chan struct{})}

@@ -136,7 +136,8 @@ func (c *Config) fill() error {
 	}
 	if c.Dial == nil {
 		c.Dial = func(ctx context.Context, addr string) (*rpc.Client, error) {
-			return rpc.Dial(ctx, addr, &api.ConnHello{Version: c.Version, User: selfUser(), Host: c.Host})
+			return rpc.Dial(ctx, addr, &api.ConnHello{Version: c.Version, User: selfUser(), Host: c.Host, Daemon: "sbatchd",
+				UID: int32(os.Getuid()), GID: int32(os.Getgid()), Scheme: "ident"})
 		}
 	}
 	c.StateDir = filepath.Clean(c.StateDir)

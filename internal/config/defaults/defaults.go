@@ -1,7 +1,9 @@
 package defaults
 
 import (
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -198,7 +200,34 @@ func Write(dir string, opts Options) (string, error) {
 			return "", fmt.Errorf("config write: %w", err)
 		}
 	}
+	if err := writeSudoers(filepath.Join(d.ConfDir, "lsf.sudoers")); err != nil {
+		return "", fmt.Errorf("config write: %w", err)
+	}
 	return d.ConfDir, nil
+}
+
+// writeSudoers writes lsf.sudoers with a new random cluster key
+// (LSF_EAUTH_KEY), readable by its owner only: the daemons refuse a key
+// file others can read.
+func writeSudoers(path string) error {
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return err
+	}
+	_ = os.Remove(path) // a new file: mode and owner are this process's
+	text := "# lsf.sudoers of a Basalt cluster, written by \"basalt config write\".\n" +
+		"# LSF_EAUTH_KEY is the cluster key of LSF_AUTH=eauth: every host of the cluster\n" +
+		"# needs the same one, in a file only the daemons' user (root) can read (mode 600).\n" +
+		"LSF_EAUTH_KEY=" + hex.EncodeToString(key[:]) + "\n"
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Files returns the names of the embedded templates (for documentation and

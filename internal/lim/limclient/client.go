@@ -14,6 +14,8 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/lim/load"
 	"github.com/basalt-lsf/basalt/internal/resreq"
@@ -31,9 +33,12 @@ type Options struct {
 	// LocalHost is this process's cluster host name ("" for
 	// config.LocalHostName).
 	LocalHost string
-	// User names the caller in connection hellos (the current user when
-	// empty).
+	// User is the current user's name (kept for callers; the hellos name
+	// the real uid's user).
 	User string
+	// Creds make the hellos of new connections (nil: LSF_AUTH's, as a
+	// user's command of LocalHost).
+	Creds auth.Credentials
 	// Addrs overrides LIM addresses by host (tests).
 	Addrs map[string]string
 	// Timeout bounds each call that has no deadline (10 s when 0).
@@ -64,6 +69,9 @@ func New(base *config.Base, opts Options) *Client {
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
+	}
+	if opts.Creds == nil {
+		opts.Creds = authsetup.Client(base.Conf, base.EnvDir, opts.LocalHost, auth.KindUser)
 	}
 	return &Client{base: base, opts: opts, conns: map[string]*rpc.Client{}, masters: map[string]string{}}
 }
@@ -113,7 +121,11 @@ func (c *Client) conn(ctx context.Context, host string) (*rpc.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err = rpc.Dial(ctx, addr, &api.ConnHello{User: c.opts.User, Host: c.opts.LocalHost})
+	hello, err := c.opts.Creds.Hello(ctx, auth.KindLIM, host)
+	if err != nil {
+		return nil, err
+	}
+	cl, err = rpc.Dial(ctx, addr, hello)
 	if err != nil {
 		return nil, err
 	}

@@ -146,6 +146,11 @@ bigmem        Boolean  ()        ()          (Large memory host)
 			return nil, err
 		}
 	}
+	// The cluster key of LSF_AUTH=eauth (lsf.conf's default), readable by
+	// its owner only.
+	if err := os.WriteFile(filepath.Join(l.EnvDir, "lsf.sudoers"), []byte("LSF_EAUTH_KEY=limtest-key\n"), 0o600); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 

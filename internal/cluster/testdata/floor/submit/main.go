@@ -10,11 +10,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/hostsfile"
 	"github.com/basalt-lsf/basalt/internal/rpc"
@@ -46,12 +47,14 @@ func submit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u, err := user.Current()
+	host := os.Getenv("BASALT_HOST")
+	// The connection authenticates as bsub's does (LSF_AUTH: a credential
+	// under eauth).
+	hello, err := authsetup.Client(conf, os.Getenv("LSF_ENVDIR"), host, auth.KindUser).Hello(ctx, auth.KindMbatchd, masters[0])
 	if err != nil {
 		return err
 	}
-	host := os.Getenv("BASALT_HOST")
-	cl, err := rpc.Dial(ctx, net.JoinHostPort(addr.String(), strconv.Itoa(conf.MBDPort())), &api.ConnHello{User: u.Username, Host: host, Scheme: "ident"})
+	cl, err := rpc.Dial(ctx, net.JoinHostPort(addr.String(), strconv.Itoa(conf.MBDPort())), hello)
 	if err != nil {
 		return err
 	}
