@@ -10,6 +10,11 @@ if [ "$(id -u)" = 0 ]; then
   done
   getent group basaltg >/dev/null || groupadd basaltg
   for u in basalt1 basalt2; do usermod -a -G basaltg "$u"; done
+  # iproute2: namespace clusters (basalt cluster up --netns, the
+  # netns_cluster script test) put each host in a network namespace.
+  if ! command -v ip >/dev/null && command -v apt-get >/dev/null; then
+    apt-get install -y -qq iproute2 >/dev/null 2>&1 || echo "setup: iproute2 not installed; namespace cluster tests will be skipped" >&2
+  fi
   # GNU as and objcopy: the job gate's machine code is checked against its
   # assembly source (internal/sbd/jobgate).
   if ! command -v as >/dev/null || ! command -v objcopy >/dev/null; then

@@ -23,7 +23,14 @@ func init() {
 	)
 }
 
-var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|-user:|h|-help")
+var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|-user:|-netns|h|-help")
+
+// clusterExecSpec is basalt cluster exec's: options, then the command.
+var clusterExecSpec = func() *lsfopt.Spec {
+	s := lsfopt.New("-dir:|-host:|h|-help")
+	s.StopAtOperand = true
+	return s
+}()
 
 // defaultClusterDir is where basalt cluster keeps its cluster when --dir is
 // not given.
@@ -54,13 +61,16 @@ func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
 			o.Cluster = opt.Value
 		case "-user":
 			o.User = opt.Value
+		case "-netns":
+			o.Netns = true
 		}
 	}
 	return o, nil
 }
 
-const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME] [--user NAME]
+const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME] [--user NAME] [--netns]
        basalt cluster env [--dir DIR]
+       basalt cluster exec [--dir DIR] --host HOST command [argument ...]
        basalt cluster down [--dir DIR]
 
 up starts a local multi-host cluster (hostN on 127.0.1.N) in the background,
@@ -68,6 +78,12 @@ waits until it accepts jobs and prints the shell variables to use it:
     eval "$(basalt cluster up)"
 --user (root only) runs every daemon, and so every job, as that unprivileged
 user, who administers the cluster (a non-root installation).
+--netns (root, iproute2) puts each host in a network namespace of its own,
+with its own address (10.250.X.N) on a bridge: hosts share no loopback, as
+separate machines. Run commands on a host with exec.
+exec runs a command on HOST of the cluster in DIR (in its namespace, with
+BASALT_HOST=HOST and the cluster's LSF_ENVDIR and bin directory):
+    basalt cluster exec --host host2 bsub -m host3 hostname
 env prints the same variables for the cluster already running in DIR (in
 another shell: eval "$(basalt cluster env)").
 down stops it and every process it started.`
@@ -81,6 +97,9 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	sub := args[0]
+	if sub == "exec" {
+		return runClusterExec(env, args[1:])
+	}
 	res, err := clusterSpec.Parse(args[1:])
 	if err != nil || len(res.Operands) > 0 {
 		if err == nil {
@@ -133,6 +152,30 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 	env.Errorf("basalt cluster: unknown subcommand %q", sub)
 	fmt.Fprintln(env.Stderr, clusterUsage)
 	return 2
+}
+
+// runClusterExec is basalt cluster exec: it replaces this process with the
+// command, run on the host.
+func runClusterExec(env *Env, args []string) int {
+	res, err := clusterExecSpec.Parse(args)
+	host := ""
+	if err == nil {
+		host, _ = res.Last("-host")
+	}
+	if err != nil || res.Has("h") || res.Has("-help") || len(res.Operands) == 0 || host == "" {
+		if err != nil {
+			env.Errorf("basalt cluster exec: %v", err)
+		}
+		env.Errorf("Usage: basalt cluster exec [--dir DIR] --host HOST command [argument ...]")
+		return 2
+	}
+	dir := defaultClusterDir(env)
+	if d, ok := res.Last("-dir"); ok {
+		dir = d
+	}
+	err = cluster.ExecIn(dir, host, res.Operands)
+	env.Errorf("basalt cluster exec: %v", err)
+	return 1
 }
 
 // printExports prints c's variables as shell export lines.

@@ -10,17 +10,19 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cluster"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // Script commands for batch clusters:
 //
-//	cluster-up [--hosts N] [--slots N] [--no-sbd] [--user NAME]
+//	cluster-up [--hosts N] [--slots N] [--no-sbd] [--user NAME] [--netns]
 //	                      start a local cluster in $WORK/cluster (unique
 //	                      cluster name) and wait until it accepts jobs. Files
 //	                      in $WORK/cluster-conf/ replace the generated
@@ -34,10 +36,47 @@ import (
 //	                      runuser -u NAME -- $WORK/cluster/bin/CMD).
 //	job-wait ID STATE [SECONDS]
 //	                      wait until bjobs shows job ID in STATE
+//	on HOST COMMAND [ARG...]
+//	                      run COMMAND as exec does, on HOST: in its
+//	                      network namespace (cluster-up --netns) with
+//	                      BASALT_HOST=HOST
 func init() {
 	scriptCmds["cluster-up"] = scriptClusterUp
 	scriptCmds["job-wait"] = scriptJobWait
 	scriptCmds["mask"] = scriptMask
+	scriptCmds["on"] = scriptOn
+}
+
+// scriptClusters holds each script's cluster by $WORK: a namespace
+// cluster's hosts are reached from inside their namespaces.
+var scriptClusters sync.Map
+
+// inHost runs fn in host's network namespace when the script's cluster is
+// a namespace cluster (directly otherwise).
+func inHost(ts *testscript.TestScript, host string, fn func() error) error {
+	if v, ok := scriptClusters.Load(ts.Getenv("WORK")); ok {
+		return v.(*cluster.Cluster).InHost(host, fn)
+	}
+	return fn()
+}
+
+func scriptOn(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: on HOST COMMAND [ARG...]")
+	}
+	prev := ts.Getenv("BASALT_HOST")
+	ts.Setenv("BASALT_HOST", args[0])
+	defer ts.Setenv("BASALT_HOST", prev)
+	err := inHost(ts, args[0], func() error { return ts.Exec(args[1], args[2:]...) })
+	if neg {
+		if err == nil {
+			ts.Fatalf("unexpected command success")
+		}
+		return
+	}
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
 }
 
 func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
@@ -64,6 +103,8 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 			i++
 		case "--no-sbd":
 			o.NoSBD = true
+		case "--netns":
+			o.Netns = true
 		case "--user":
 			if i+1 >= len(args) {
 				ts.Fatalf("cluster-up: --user needs a value")
@@ -99,7 +140,11 @@ func scriptClusterUp(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("cluster-up: %v", err)
 	}
+	if o.Netns {
+		scriptClusters.Store(work, c)
+	}
 	ts.Defer(func() {
+		scriptClusters.Delete(work)
 		if err := c.Down(context.Background()); err != nil {
 			ts.Logf("cluster down: %v", err)
 		}
@@ -142,7 +187,11 @@ func scriptJobWait(ts *testscript.TestScript, neg bool, args []string) {
 	env := &cli.Env{Getenv: ts.Getenv, Environ: os.Environ, Stderr: os.Stderr, Stdout: os.Stdout}
 	last := "not found"
 	if testutil.Poll(timeout, func() bool {
-		c, err := cli.DialMbd(context.Background(), env)
+		var c *rpc.Client
+		err := inHost(ts, ts.Getenv("BASALT_HOST"), func() (err error) {
+			c, err = cli.DialMbd(context.Background(), env)
+			return err
+		})
 		if err != nil {
 			return false
 		}

@@ -162,7 +162,7 @@ func startDaemon(ts *testscript.TestScript, daemon, host string) {
 	cmd.Env = append(os.Environ(), "LSF_ENVDIR="+ts.Getenv("LSF_ENVDIR"), "BASALT_HOST="+host)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	ts.Check(cmd.Start())
+	ts.Check(inHost(ts, host, cmd.Start))
 	restartedMu.Lock()
 	restarted[ts.Getenv("WORK")+" "+daemon+"@"+host] = cmd
 	restartedMu.Unlock()

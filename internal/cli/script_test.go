@@ -7,6 +7,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli"
 	_ "github.com/basalt-lsf/basalt/internal/daemon"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -52,6 +53,12 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Getuid() == 0, nil
+			}
+			if cond == "netns" {
+				// Namespace clusters: root, iproute2 and network
+				// namespaces.
+				_, err := exec.LookPath("ip")
+				return os.Getuid() == 0 && err == nil && exec.Command("ip", "netns", "list").Run() == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -64,6 +64,10 @@ type Options struct {
 	Files map[string][]byte
 	// Conf holds extra lsf.conf lines.
 	Conf []string
+	// Netns puts each host in a network namespace of its own, with its own
+	// address on a bridge (root and iproute2 needed): hosts share no
+	// loopback and no /proc/net, as separate machines.
+	Netns bool
 	// User runs the whole cluster as this unprivileged user (a non-root
 	// installation: the user is the cluster administrator and every job
 	// runs as that user). Only root can start a cluster for another user:
@@ -115,6 +119,7 @@ type Cluster struct {
 	Bin    string
 	procs  []proc
 	cred   *syscall.Credential // Options.User's, nil: this process's user
+	net    *netPlan            // a namespace cluster's namespaces, nil otherwise
 }
 
 type proc struct {
@@ -157,7 +162,12 @@ func Running(dir string) (*Cluster, error) {
 	if pids, _ := readPids(dir); len(pids) == 0 || !anyAlive(pids) {
 		return nil, fmt.Errorf("%w in %s", ErrNotRunning, dir)
 	}
-	return &Cluster{Opts: Options{Dir: dir, Cluster: clusterName(dir)}, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin")}, nil
+	net, err := readNet(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Opts: Options{Dir: dir, Cluster: clusterName(dir), Netns: net != nil}, EnvDir: defaults.EnvDir(dir),
+		Bin: filepath.Join(dir, "bin"), net: net}, nil
 }
 
 // Up writes the configuration and starts every daemon, then waits until the
@@ -197,6 +207,22 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("writing the configuration: %w", err)
 	}
 	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin"), cred: cred}
+	if opts.Netns {
+		if c.net, err = planNet(dir, opts.Hosts); err != nil {
+			return nil, err
+		}
+		if err := c.net.setup(ctx); err != nil {
+			return nil, err
+		}
+		if err := c.net.write(dir); err != nil {
+			c.net.teardown(context.Background())
+			return nil, err
+		}
+		if err := c.net.writeHosts(c.EnvDir); err != nil {
+			c.Down(context.Background())
+			return nil, err
+		}
+	}
 	if err := c.overlay(); err != nil {
 		return nil, err
 	}
@@ -324,7 +350,8 @@ func (c *Cluster) start(ctx context.Context, daemon, host string) error {
 		cmd.SysProcAttr.Credential = c.cred
 		cmd.Env = append(cmd.Env, "USER="+c.Opts.User, "LOGNAME="+c.Opts.User)
 	}
-	if err := cmd.Start(); err != nil {
+	// In a namespace cluster the daemon starts in its host's namespace.
+	if err := c.InHost(host, cmd.Start); err != nil {
 		return fmt.Errorf("starting %s on %s: %w", daemon, host, err)
 	}
 	c.procs = append(c.procs, proc{daemon: daemon, host: host, pid: cmd.Process.Pid, cmd: cmd})
@@ -345,7 +372,7 @@ func (c *Cluster) writePids() error {
 // wait blocks until mbatchd answers and every host's sbatchd is connected.
 func (c *Cluster) wait(ctx context.Context) error {
 	deadline := time.Now().Add(c.Opts.Timeout)
-	masterAddr := netip.AddrPortFrom(defaults.HostAddr(1), 0)
+	masterAddr := netip.AddrPortFrom(c.HostAddr(1), 0)
 	_, _, mbdPort, _ := defaults.Ports(c.portBase())
 	addr := net.JoinHostPort(masterAddr.Addr().String(), strconv.Itoa(mbdPort))
 	wantSbd := !c.Opts.NoSBD && c.Opts.Has("sbatchd")
@@ -385,7 +412,11 @@ func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error
 	if err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
-	cl, err := rpc.Dial(cctx, mbdAddr, hello)
+	var cl *rpc.Client
+	err = c.InHost(defaults.HostName(1), func() (err error) {
+		cl, err = rpc.Dial(cctx, mbdAddr, hello)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
@@ -484,6 +515,10 @@ func Down(ctx context.Context, dir, name string) error {
 	groups := groupDirs(dir, name)
 	killJobs(groups)
 	removeGroups(ctx, groups)
+	if p, err := readNet(dir); err == nil && p != nil {
+		p.teardown(ctx)
+		_ = os.Remove(filepath.Join(dir, netnsFile))
+	}
 	// The cluster name's directory, unless another cluster of the same
 	// name still has hosts in it.
 	for _, root := range cgroupRoots {
