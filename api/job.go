@@ -109,6 +109,10 @@ type JobSpec struct {
 	// ("[exit_code ...] [EXCLUDE(exit_code ...)]"), over the application
 	// profile's and the queue's.
 	RequeueExitValues string `wire:"55"`
+	// UserMap is the submitter's account mapping (.lsfhosts send lines)
+	// as "host user" pairs: on a host it names, the job runs as that
+	// account if the account's own .lsfhosts there accepts the submitter.
+	UserMap []string `wire:"56"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -545,6 +545,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.RequeueExitValues != "" {
 		n += 2 + wire.SizeBytes(len(m.RequeueExitValues))
 	}
+	for _, x := range m.UserMap {
+		n += 2 + wire.SizeBytes(len(x))
+	}
 	return n
 }
 
@@ -770,6 +773,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.RequeueExitValues != "" {
 		b = wire.AppendTag(b, 55, wire.BytesType)
 		b = wire.AppendString(b, m.RequeueExitValues)
+	}
+	for _, x := range m.UserMap {
+		b = wire.AppendTag(b, 56, wire.BytesType)
+		b = wire.AppendString(b, x)
 	}
 	return b
 }
@@ -1334,6 +1341,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 55, off, n)
 			}
 			m.RequeueExitValues = string(v)
+			off += n
+		case 56:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 56, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 56, off, n)
+			}
+			m.UserMap = append(m.UserMap, string(v))
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

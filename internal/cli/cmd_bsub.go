@@ -20,6 +20,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/config/lsfhosts"
 	"github.com/basalt-lsf/basalt/internal/esub"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -690,6 +691,14 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 	}
 	spec.SubHome = env.Getenv("HOME")
 	spec.UID, spec.GID = int32(os.Getuid()), int32(os.Getgid())
+	// The user's account mapping (.lsfhosts send lines; a file open to
+	// others is ignored, as LSF ignores it): the execution host checks the
+	// mapped account's consent.
+	if spec.SubHome != "" {
+		if es, err := lsfhosts.Load(spec.SubHome, os.Getuid()); err == nil {
+			spec.UserMap = lsfhosts.SendEntries(es)
+		}
+	}
 	old := syscall.Umask(0)
 	syscall.Umask(old)
 	spec.Umask = uint32(old)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config/lsfhosts"
 	"github.com/basalt-lsf/basalt/api/wire"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
@@ -169,7 +170,7 @@ type launchResult struct {
 // startShepherd prepares a job's spool and starts and connects its
 // shepherd. It touches no daemon state: it runs outside the main loop.
 func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *api.JobLaunch) *launchResult {
-	acct, err := d.account(l.User)
+	acct, err := d.execAccount(l)
 	if err != nil {
 		return &launchResult{err: err}
 	}
@@ -239,6 +240,32 @@ func (d *Daemon) launched(ctx context.Context, r *launchResult) {
 			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: q.mbdSeq, Status: &api.Status{Code: LSBESbatchd, Message: "the job's shepherd is not reachable"}}})
 		}
 	}
+}
+
+// execAccount is the account l's job runs as here: its user's, or the one
+// the user's .lsfhosts maps this host to (bsub sent the send lines) when
+// that account's own .lsfhosts on this host accepts the user from the
+// submission host (seed 004, "User Account Mapping"). A mapping that is not
+// accepted is not applied; root is never mapped to.
+func (d *Daemon) execAccount(l *api.JobLaunch) (*shepherd.Account, error) {
+	if d.nonRoot || l.Spec == nil || len(l.Spec.UserMap) == 0 {
+		return d.account(l.User)
+	}
+	to := lsfhosts.SendTo(lsfhosts.FromPairs(l.Spec.UserMap), d.cfg.Host, d.cfg.Cluster)
+	if to == "" || to == l.User {
+		return d.account(l.User)
+	}
+	a, err := d.accts.get(to)
+	if err != nil || a.UID == 0 {
+		d.cfg.Log.Warn("account mapping not applied", "job", l.JobID, "user", l.User, "to", to, "err", err)
+		return d.account(l.User)
+	}
+	es, err := lsfhosts.Load(a.Home, int(a.UID))
+	if err != nil || !lsfhosts.Accepts(es, l.Spec.FromHost, d.cfg.Cluster, l.User) {
+		d.cfg.Log.Warn("account mapping not accepted by the account's .lsfhosts", "job", l.JobID, "user", l.User, "to", to, "err", err)
+		return d.account(l.User)
+	}
+	return a, nil
 }
 
 // account is who job user name runs as on this host.
