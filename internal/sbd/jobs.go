@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
-	"github.com/basalt-lsf/basalt/internal/config/lsfhosts"
 	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/config/lsfhosts"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/jobenv"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
