@@ -303,6 +303,15 @@ func (c *Cluster) links() error {
 			return fmt.Errorf("creating %s's links: %v: %s", b[1], err, out)
 		}
 	}
+	// LSF_SERVERDIR/eauth is Basalt's eauth, a name of the daemon binary
+	// (commands see it is Basalt's own and do not run it).
+	if c.Opts.Has("eauth") {
+		p := filepath.Join(c.Opts.Dir, "sbin", "eauth")
+		_ = os.Remove(p)
+		if err := os.Symlink(c.Opts.Daemon, p); err != nil {
+			return fmt.Errorf("linking %s: %w", p, err)
+		}
+	}
 	return nil
 }
 
