@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"os/user"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/auth/eauth"
