@@ -93,15 +93,21 @@ func Server(base *config.Base, host, kind, stateDir string, log *slog.Logger) (*
 // HostCheck checks client hosts against lsf.cluster.<name> and their
 // addresses against the hosts file, then the resolver.
 func HostCheck(base *config.Base) *eauth.HostCheck {
+	return HostCheckOf(func() *config.Base { return base })
+}
+
+// HostCheckOf is HostCheck of the configuration current returns (a
+// daemon's that reconfigures).
+func HostCheckOf(current func() *config.Base) *eauth.HostCheck {
 	return &eauth.HostCheck{
 		InCluster: func(host string) (string, bool) {
-			if h := base.Cluster.Host(host); h != nil {
+			if h := current().Cluster.Host(host); h != nil {
 				return h.Name, true
 			}
 			return "", false
 		},
 		Addrs: func(ctx context.Context, host string) ([]netip.Addr, error) {
-			if a, ok := base.HostsFile.Lookup(host); ok {
+			if a, ok := current().HostsFile.Lookup(host); ok {
 				return []netip.Addr{a}, nil
 			}
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
