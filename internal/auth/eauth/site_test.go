@@ -79,3 +79,28 @@ func TestSiteEauthBasaltsOwn(t *testing.T) {
 		t.Error("a link to basaltd: a site eauth")
 	}
 }
+
+func TestIsSelf(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "eauth")
+	os.WriteFile(cp, src, 0o755)
+	if !IsSelf(cp) || !IsSelf(exe) {
+		t.Fatal("a copy of this executable is not recognised")
+	}
+	src[len(src)/2] ^= 1
+	os.WriteFile(cp, src, 0o755)
+	if IsSelf(cp) {
+		t.Fatal("a changed copy is taken for this executable")
+	}
+	if IsSelf(filepath.Join(dir, "none")) {
+		t.Fatal("a missing file is this executable")
+	}
+}
