@@ -8,19 +8,24 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cluster"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
+	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	_ "github.com/basalt-lsf/basalt/internal/daemon"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -46,10 +51,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func up(tb testing.TB, hosts, slots int) *cluster.Cluster {
+var clusterSeq atomic.Int32
+
+func up(tb testing.TB, hosts, slots int, conf ...string) *cluster.Cluster {
 	tb.Helper()
-	c, err := cluster.Up(context.Background(), cluster.Options{Dir: tb.TempDir(), Hosts: hosts, Slots: slots,
-		Cluster: fmt.Sprintf("b%d", os.Getpid()%100000), Has: func(n string) bool { _, ok := cli.Lookup(n); return ok }})
+	c, err := cluster.Up(context.Background(), cluster.Options{Dir: tb.TempDir(), Hosts: hosts, Slots: slots, Conf: conf,
+		Cluster: fmt.Sprintf("b%d-%d", os.Getpid()%100000, clusterSeq.Add(1)), Has: func(n string) bool { _, ok := cli.Lookup(n); return ok }})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,7 +76,12 @@ func mbdClient(tb testing.TB, c *cluster.Cluster) *rpc.Client {
 			port, _ = strconv.Atoi(v)
 		}
 	}
-	cl, err := rpc.Dial(context.Background(), fmt.Sprintf("%s:%d", defaults.HostAddr(1), port), &api.ConnHello{User: "root", Host: "host1"})
+	conf, _ := lsfconf.Parse("lsf.conf", b)
+	hello, err := authsetup.Client(conf, c.EnvDir, "host1", auth.KindUser).Hello(context.Background(), auth.KindMbatchd, "host1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cl, err := rpc.Dial(context.Background(), fmt.Sprintf("%s:%d", defaults.HostAddr(1), port), hello)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -164,6 +176,83 @@ func BenchmarkInterleavedBsub(b *testing.B) {
 	}
 	for _, p := range progs {
 		b.ReportMetric(float64(b.N)/p.spent.Seconds(), p.name+"/s")
+	}
+}
+
+// BenchmarkInterleavedAuth measures what authentication costs a command:
+// bjobs of one job and bsub, run as processes in turn against two clusters
+// of the same run, one with LSF_AUTH=eauth (the default) and one with
+// LSF_AUTH=ident, as root (which seals its credential itself) and, when
+// the benchmark runs as root, as the user basalt1 (whose command asks the
+// host LIM's signing agent). Each rate is from the program's own summed
+// wall time.
+//
+//	go test -run '^$' -bench InterleavedAuth -benchtime 100x ./internal/cluster/
+func BenchmarkInterleavedAuth(b *testing.B) {
+	type variant struct {
+		name string
+		c    *cluster.Cluster
+		cred *syscall.Credential
+	}
+	eauthC := up(b, 1, 4)
+	identC := up(b, 1, 4, "LSF_AUTH=ident")
+	vars := []*variant{{name: "eauth-root", c: eauthC}, {name: "ident-root", c: identC}}
+	if os.Geteuid() == 0 {
+		if u, err := user.Lookup("basalt1"); err == nil {
+			uid, _ := strconv.Atoi(u.Uid)
+			gid, _ := strconv.Atoi(u.Gid)
+			cr := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+			vars = append(vars, &variant{name: "eauth-user", c: eauthC, cred: cr}, &variant{name: "ident-user", c: identC, cred: cr})
+			for _, c := range []*cluster.Cluster{eauthC, identC} {
+				os.Chmod(c.Opts.Dir, 0o755)
+				os.Chmod(filepath.Dir(c.Opts.Dir), 0o755)
+			}
+		}
+	}
+	exe := commandBinary(b)
+	// Other users run the binary from a directory they can read.
+	os.Chmod(filepath.Dir(exe), 0o755)
+	type prog struct {
+		v     *variant
+		name  string
+		args  []string
+		want  string
+		spent time.Duration
+	}
+	var progs []*prog
+	for _, v := range vars {
+		var held api.SubmitReply
+		if err := mbdClient(b, v.c).Call(context.Background(), api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null", Hold: true}}}, &held); err != nil {
+			b.Fatal(err)
+		}
+		id := strconv.FormatInt(int64(held.Results[0].JobID), 10)
+		progs = append(progs, &prog{v: v, name: "bjobs-" + v.name, args: []string{"bjobs", "-u", "all", id}, want: id},
+			&prog{v: v, name: "bsub-" + v.name, args: []string{"bsub", "-o", "/dev/null", "-H", "true"}, want: "is submitted"})
+	}
+	run := func(p *prog) {
+		cmd := exec.Command(exe, p.args[1:]...)
+		cmd.Args[0] = p.args[0]
+		cmd.Env = append(os.Environ(), "LSF_ENVDIR="+p.v.c.EnvDir, "BASALT_HOST=host1")
+		cmd.Dir = "/tmp"
+		if p.v.cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: p.v.cred}
+		}
+		t0 := time.Now()
+		out, err := cmd.CombinedOutput()
+		p.spent += time.Since(t0)
+		if err != nil || !bytes.Contains(out, []byte(p.want)) {
+			b.Fatalf("%s: %v: %s", p.name, err, out)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Each program takes every place in the order in turn.
+		for k := range progs {
+			run(progs[(i+k)%len(progs)])
+		}
+	}
+	for _, p := range progs {
+		b.ReportMetric(float64(p.spent.Microseconds())/float64(b.N), p.name+"-µs")
 	}
 }
 

@@ -330,6 +330,19 @@ func (c *Cluster) links() error {
 			return fmt.Errorf("creating %s's links: %v: %s", b[1], err, out)
 		}
 	}
+	// LSF_SERVERDIR/eauth is Basalt's eauth, a name of the daemon binary:
+	// a link to sbin/basaltd, itself a link to the binary, so that commands
+	// see by its name that it is Basalt's own and do not run it.
+	if c.Opts.Has("eauth") {
+		sbin := filepath.Join(c.Opts.Dir, "sbin")
+		for _, l := range [][2]string{{c.Opts.Daemon, "basaltd"}, {"basaltd", "eauth"}} {
+			p := filepath.Join(sbin, l[1])
+			_ = os.Remove(p)
+			if err := os.Symlink(l[0], p); err != nil {
+				return fmt.Errorf("linking %s: %w", p, err)
+			}
+		}
+	}
 	return nil
 }
 

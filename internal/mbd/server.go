@@ -15,6 +15,8 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
+	"github.com/basalt-lsf/basalt/internal/auth/eauth"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/logging"
@@ -132,6 +134,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		opts: opts, clock: opts.Clock, log: opts.Log, cfg: store, st: state.New(),
 		wake: make(chan struct{}, 1), usage: map[state.Key]*api.Usage{}, waiters: map[state.Key][]chan struct{}{},
 		sched: sched.New(), start: opts.Clock.Now(),
+	}
+	// Under eauth, a client's host is checked against the configuration
+	// in force (badmin reconfig adds and removes hosts).
+	if a, ok := opts.Auth.(*eauth.Authenticator); ok && a.Hosts != nil {
+		a.Hosts = authsetup.HostCheckOf(func() *config.Base { return s.cfg.Current().Base })
 	}
 	s.hosts = newHostTable()
 	s.sess = newSessions()

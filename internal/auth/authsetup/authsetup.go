@@ -54,12 +54,15 @@ func Server(base *config.Base, host, kind, stateDir string, log *slog.Logger) (*
 	}
 	d := &Daemon{Scheme: scheme, Creds: Client(base.Conf, base.EnvDir, host, kind)}
 	d.Creds.Scheme = scheme
+	d.Creds.NoSite = eauth.IsSelf(eauth.SiteEauth(base.Conf.ServerDir()))
 	if scheme == eauth.SchemeIdent {
 		d.Auth = &auth.Ident{}
 		return d, nil
 	}
 	hosts := HostCheck(base)
-	if site := eauth.SiteEauth(base.Conf.ServerDir()); site != "" {
+	// A copy of this binary (Basalt's eauth installed setuid root) is
+	// verified in-process like a link to it.
+	if site := eauth.SiteEauth(base.Conf.ServerDir()); site != "" && !eauth.IsSelf(site) {
 		s := &eauth.SiteServer{Path: site, Daemon: kind, Env: []string{"LSF_ENVDIR=" + base.EnvDir}}
 		// LSF_EAUTH_USER runs eauth -s as another account (root only).
 		if sud, err := eauth.ReadSudoers(eauth.SudoersPath(base.EnvDir)); err == nil && sud.User != "" && os.Geteuid() == 0 {
@@ -93,15 +96,21 @@ func Server(base *config.Base, host, kind, stateDir string, log *slog.Logger) (*
 // HostCheck checks client hosts against lsf.cluster.<name> and their
 // addresses against the hosts file, then the resolver.
 func HostCheck(base *config.Base) *eauth.HostCheck {
+	return HostCheckOf(func() *config.Base { return base })
+}
+
+// HostCheckOf is HostCheck of the configuration current returns (a
+// daemon's that reconfigures).
+func HostCheckOf(current func() *config.Base) *eauth.HostCheck {
 	return &eauth.HostCheck{
 		InCluster: func(host string) (string, bool) {
-			if h := base.Cluster.Host(host); h != nil {
+			if h := current().Cluster.Host(host); h != nil {
 				return h.Name, true
 			}
 			return "", false
 		},
 		Addrs: func(ctx context.Context, host string) ([]netip.Addr, error) {
-			if a, ok := base.HostsFile.Lookup(host); ok {
+			if a, ok := current().HostsFile.Lookup(host); ok {
 				return []netip.Addr{a}, nil
 			}
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)

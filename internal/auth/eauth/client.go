@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -49,7 +50,9 @@ type Client struct {
 	// Otherwise the key file is tried once, and the host's agent asked
 	// when it cannot be read.
 	Keys *Keyring
-	Now  func() time.Time
+	// NoSite ignores LSF_SERVERDIR/eauth (it is this binary).
+	NoSite bool
+	Now    func() time.Time
 
 	once    sync.Once
 	keys    *Keyring
@@ -77,7 +80,9 @@ func (c *Client) init() {
 		if c.Scheme != SchemeEauth {
 			return
 		}
-		c.site = SiteEauth(c.ServerDir)
+		if !c.NoSite {
+			c.site = SiteEauth(c.ServerDir)
+		}
 		if c.site != "" {
 			return
 		}
@@ -178,6 +183,45 @@ func SiteEauth(serverDir string) string {
 		}
 	}
 	return p
+}
+
+// IsSelf reports whether the program at path is a copy of this
+// executable (an eauth installed setuid root is a copy of basaltd, not a
+// link): a daemon then verifies in-process instead of running it.
+func IsSelf(path string) bool {
+	exe, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer a.Close()
+	b, err := os.Open(exe)
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	sa, err1 := a.Stat()
+	sb, err2 := b.Stat()
+	if err1 != nil || err2 != nil || sa.Size() != sb.Size() {
+		return false
+	}
+	if os.SameFile(sa, sb) {
+		return true
+	}
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(a, ba)
+		nb, _ := io.ReadFull(b, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		if ea != nil {
+			return true
+		}
+	}
 }
 
 // RunClient runs a site's eauth -c <host> as LSF does and returns what it

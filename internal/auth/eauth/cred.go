@@ -18,8 +18,11 @@ const (
 	// five minutes apart).
 	MaxTTL  = 5 * time.Minute
 	MaxSkew = 5 * time.Minute
-	// DefaultTTL is the time to live of the credentials Basalt seals.
-	DefaultTTL = time.Minute
+	// DefaultTTL is the time to live of the credentials Basalt seals: the
+	// most, so that a client whose clock is behind the daemon's by up to
+	// LSF's five minutes still authenticates (the replay cache, not the
+	// time to live, stops a credential's reuse).
+	DefaultTTL = MaxTTL
 	// MaxEncoded bounds a printed credential.
 	MaxEncoded = 1024
 	// NonceSize is the length of a credential's nonce.

@@ -108,9 +108,12 @@ func TestOpenRefuses(t *testing.T) {
 			t.Errorf("%s: err %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	// Within the skew: accepted.
+	// Within the skew: accepted, from a client clock ahead or behind.
 	if _, err := Open(keys, text, t0.Add(-MaxSkew+time.Second)); err != nil {
 		t.Errorf("4m59s in the future: %v", err)
+	}
+	if _, err := Open(keys, text, t0.Add(MaxSkew-time.Second)); err != nil {
+		t.Errorf("issued 4m59s ago by its clock: %v", err)
 	}
 	for n := 0; n < len(text); n++ {
 		if _, err := Open(keys, text[:n], t0); err == nil {

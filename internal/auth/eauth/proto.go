@@ -71,9 +71,11 @@ var fieldNames = [10]string{"uid", "gid", "user_name", "client_addr", "client_po
 // Read reads one request; io.EOF at a clean end of the stream.
 func (rr *RequestReader) Read() (*Request, error) {
 	var tok [10]string
+	var starts [10]int64
 	for i := range tok {
 		start := rr.off
 		t, err := rr.token(i == 0)
+		starts[i] = rr.off - int64(len(t)) - 1
 		if err != nil {
 			if err == io.EOF && i == 0 && t == "" {
 				return nil, io.EOF
@@ -95,7 +97,7 @@ func (rr *RequestReader) Read() (*Request, error) {
 	num := func(i int, max int64) (int, error) {
 		v, err := strconv.ParseInt(tok[i], 10, 64)
 		if err != nil || v < 0 || v > max {
-			return 0, &ProtoError{rr.off, fieldNames[i], fmt.Sprintf("%.20q is not a number in 0..%d", tok[i], max)}
+			return 0, &ProtoError{starts[i], fieldNames[i], fmt.Sprintf("%.20q is not a number in 0..%d", tok[i], max)}
 		}
 		return int(v), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +170,39 @@ func TestHostsAndFiles(t *testing.T) {
 	res, lim, mbd, sbd := Ports(DefaultPortBase)
 	if res != 6878 || lim != 6879 || mbd != 6881 || sbd != 6882 {
 		t.Error("default ports are LSF's")
+	}
+}
+
+// TestWriteKey: the configuration selects eauth and its lsf.sudoers holds
+// a new random key, readable by its owner only.
+func TestWriteKey(t *testing.T) {
+	var keys []string
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		env, err := Write(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf, _ := os.ReadFile(filepath.Join(env, "lsf.conf"))
+		if !strings.Contains(string(conf), "\nLSF_AUTH=eauth\n") {
+			t.Fatalf("lsf.conf does not select eauth:\n%s", conf)
+		}
+		p := filepath.Join(env, "lsf.sudoers")
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Fatalf("lsf.sudoers mode %v, want 0600", st.Mode().Perm())
+		}
+		b, _ := os.ReadFile(p)
+		m := regexp.MustCompile(`(?m)^LSF_EAUTH_KEY=([0-9a-f]{64})$`).FindStringSubmatch(string(b))
+		if m == nil {
+			t.Fatalf("no 256-bit LSF_EAUTH_KEY in:\n%s", b)
+		}
+		keys = append(keys, m[1])
+	}
+	if keys[0] == keys[1] {
+		t.Fatal("two configurations got the same key")
 	}
 }
