@@ -48,11 +48,19 @@ func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			// Out of descriptors or the like: the agent waits and goes on.
+			if a.Log != nil {
+				a.Log.Warn("eauth agent: accept", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
 		}
 		wg.Add(1)
 		go func() {
