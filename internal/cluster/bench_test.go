@@ -55,8 +55,14 @@ var clusterSeq atomic.Int32
 
 func up(tb testing.TB, hosts, slots int, conf ...string) *cluster.Cluster {
 	tb.Helper()
+	return upNamed(tb, fmt.Sprintf("b%d-%d", os.Getpid()%100000, clusterSeq.Add(1)), hosts, slots, conf...)
+}
+
+// upNamed is up with the cluster's name given.
+func upNamed(tb testing.TB, name string, hosts, slots int, conf ...string) *cluster.Cluster {
+	tb.Helper()
 	c, err := cluster.Up(context.Background(), cluster.Options{Dir: tb.TempDir(), Hosts: hosts, Slots: slots, Conf: conf,
-		Cluster: fmt.Sprintf("b%d-%d", os.Getpid()%100000, clusterSeq.Add(1)), Has: func(n string) bool { _, ok := cli.Lookup(n); return ok }})
+		Cluster: name, Has: func(n string) bool { _, ok := cli.Lookup(n); return ok }})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,7 +105,8 @@ func TestDownKeepsOtherClusters(t *testing.T) {
 	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
 		t.Skip("no cgroup v1 memory hierarchy")
 	}
-	a, b := up(t, 1, 2), up(t, 1, 2)
+	name := fmt.Sprintf("same%d", os.Getpid()%100000)
+	a, b := upNamed(t, name, 1, 2), upNamed(t, name, 1, 2)
 	if a.Opts.Cluster != b.Opts.Cluster {
 		t.Fatalf("clusters %q and %q: the test needs one name", a.Opts.Cluster, b.Opts.Cluster)
 	}
