@@ -3,7 +3,9 @@
 # creates the unprivileged test users the job-execution tests submit as.
 set -euo pipefail
 if [ "$(id -u)" = 0 ]; then
-  for u in basalt1 basalt2 basalt3; do
+  # basalt1-3: job users; basalt4-7: the roles of the authorization matrix
+  # (queue, group and cluster administrators; internal/cluster authz_test.go).
+  for u in basalt1 basalt2 basalt3 basalt4 basalt5 basalt6 basalt7; do
     if ! id "$u" >/dev/null 2>&1; then
       useradd --create-home --shell /bin/sh "$u" 2>/dev/null || useradd -m "$u"
     fi

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,6 +149,17 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 		cfg.JobCPULimit = 2
 	}
 	cfg.MemLimitEnforce = strings.Contains(strings.ToLower(conf.Get("LSB_RESOURCE_ENFORCE")), "memory")
+	// bpeek by others than the owner: the batch configuration (queue and
+	// user group administrators) is read when asked, as it is now.
+	cfg.MayPeek = func(user, owner, queue string) bool {
+		lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		full, err := config.Load(lctx, opts)
+		if err != nil {
+			return slices.Contains(base.Cluster.Admins, user)
+		}
+		return full.MayControl(user, owner, queue)
+	}
 	if v, err := strconv.Atoi(conf.Get("LSF_PIM_SLEEPTIME")); err == nil && v > 0 {
 		cfg.SampleInterval = time.Duration(v) * time.Second
 	}

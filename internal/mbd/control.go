@@ -149,7 +149,7 @@ func (s *Server) startedSince(ctx context.Context, cfg *config.Config, id auth.I
 }
 
 func (s *Server) mayControl(id auth.Identity, cfg *config.Config, t target) bool {
-	return t.user == id.User || s.isQueueAdmin(id, cfg, t.queue)
+	return s.mayControlJob(id, cfg, t.user, t.queue)
 }
 
 // controlTargets resolves the jobs a request names.

@@ -126,7 +126,7 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 			err = lsberr.New(lsberr.NoJob)
 			return
 		}
-		if j.User != id.User && !s.isQueueAdmin(id, cfg, j.Queue) {
+		if !s.mayControlJob(id, cfg, j.User, j.Queue) {
 			err = lsberr.New(lsberr.Permission)
 			return
 		}

@@ -433,9 +433,50 @@ func (s *Server) jobs(ctx context.Context, id auth.Identity, req *api.JobsReques
 		recs = make([]*api.JobRecord, len(jobs))
 		for i, j := range jobs {
 			recs[i] = s.record(j, detail, reasons, now)
+			if detail != nil && !s.mayControlJob(id, cfg, j.User, j.Queue) {
+				hideDetails(recs[i])
+			}
 		}
 	})
 	return sendJobs(recs, notFound, send)
+}
+
+// hidden stands for a detail of another user's job the caller may not see.
+const hidden = "(hidden)"
+
+// hideDetails keeps only the basic facts of a job in r: anyone sees any
+// job's summary (bjobs), only those who may control it its details (bjobs
+// -l, -o with details): the command, working directory, files,
+// environment, pre- and post-execution commands, esub output and job
+// description, as LSF's SECURE_JOB_INFO_LEVEL hides them.
+func hideDetails(r *api.JobRecord) {
+	r.Command = hidden
+	r.ExecCwd, r.ExecHome = hidden, ""
+	if sp := r.Spec; sp != nil {
+		c := *sp
+		if c.JobName == "" {
+			// The name bjobs -l shows is the command's.
+			r.JobName = hidden
+		}
+		c.Command, c.Cwd, c.SubCwd, c.SubHome = hidden, "", hidden, ""
+		if c.InFile != "" {
+			c.InFile = hidden
+		}
+		if c.OutFile != "" {
+			c.OutFile = hidden
+		}
+		if c.ErrFile != "" {
+			c.ErrFile = hidden
+		}
+		if c.PreExec != "" {
+			c.PreExec = hidden
+		}
+		if c.PostExec != "" {
+			c.PostExec = hidden
+		}
+		c.Env, c.EsubOutput, c.Description, c.Files, c.UserMap = nil, nil, "", nil, nil
+		r.Spec = &c
+	}
 }
 
 // Listings go in messages of at most listChunk records and about

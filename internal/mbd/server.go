@@ -321,33 +321,20 @@ func eventJob(ev *api.Event) (state.Key, bool) {
 
 // isAdmin reports whether id is root or a cluster administrator.
 func (s *Server) isAdmin(id auth.Identity, cfg *config.Config) bool {
-	if id.IsRoot() {
-		return true
-	}
-	for _, a := range cfg.Admins() {
-		if a == id.User {
-			return true
-		}
-	}
-	return false
+	return id.IsRoot() || cfg.IsClusterAdmin(id.User)
 }
 
 // isQueueAdmin reports whether id administers queue q (or the cluster).
 func (s *Server) isQueueAdmin(id auth.Identity, cfg *config.Config, queue string) bool {
-	if s.isAdmin(id, cfg) {
-		return true
-	}
-	if q := cfg.Queue(queue); q != nil {
-		for _, a := range q.Admins {
-			if a == id.User {
-				return true
-			}
-			if g := cfg.UserGroup(a); g != nil && contains(g.Members, id.User) {
-				return true
-			}
-		}
-	}
-	return false
+	return id.IsRoot() || cfg.IsQueueAdmin(id.User, queue)
+}
+
+// mayControl reports whether id may see the details of, and control, a
+// job of owner in queue: the owner, the queue's administrators, the
+// GROUP_ADMIN of a user group holding the owner, cluster administrators
+// and root (config.MayControl).
+func (s *Server) mayControlJob(id auth.Identity, cfg *config.Config, owner, queue string) bool {
+	return id.IsRoot() || cfg.MayControl(id.User, owner, queue)
 }
 
 func contains(list []string, s string) bool {

@@ -99,6 +99,20 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 // environment and the rest of its submission, encoded).
 const MaxJobSpecBytes = 4 << 20
 
+// rootRex reports whether lsf.conf's LSF_ROOT_REX lets root's jobs run
+// (any value but n/no).
+func rootRex(cfg *config.Config) bool {
+	v, ok := cfg.Conf.Lookup("LSF_ROOT_REX")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "n", "no", "":
+		return false
+	}
+	return true
+}
+
 // maxSubmitKey bounds a submission key (bsub sends 32 hex digits).
 const maxSubmitKey = 128
 
@@ -182,6 +196,16 @@ func lsbStatus(err error) *api.Status {
 func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, spec *api.JobSpec, res *api.SubmitResult) (*api.Event, error) {
 	if spec == nil || strings.TrimSpace(spec.Command) == "" {
 		return nil, lsberr.New(lsberr.BadCmd)
+	}
+	// Root's jobs run as root only where lsf.conf's LSF_ROOT_REX allows
+	// it (LSF's "Root job submission is disabled" otherwise).
+	if id.IsRoot() && !rootRex(cfg) {
+		return nil, lsberr.New(lsberr.RootDenied)
+	}
+	// A job runs as who submitted it: a submission that claims another
+	// account (its uid) is not taken.
+	if !id.IsRoot() && spec.UID != 0 && int(spec.UID) != id.UID {
+		return nil, lsberr.New(lsberr.Permission)
 	}
 	if spec.Interactive {
 		return nil, lsberr.Errorf(lsberr.BadArg, "Interactive batch jobs (-I, -Ip, -Is) are not supported yet")

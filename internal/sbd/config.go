@@ -82,6 +82,10 @@ type Config struct {
 	Admin           string   // the primary LSF administrator, the job reports' sender
 	JobCPULimit     int32    // LSB_JOB_CPULIMIT: 0 unset, 1 y, 2 n
 	MemLimitEnforce bool     // LSB_RESOURCE_ENFORCE="memory": cgroup hard memory limit
+	// MayPeek reports whether user may see the output of a job of owner in
+	// queue (bpeek) besides the owner and root: the cluster's, the
+	// queue's and the owner's group's administrators (nil: nobody else).
+	MayPeek func(user, owner, queue string) bool
 
 	// Reconnection backoff (default 1s to 30s).
 	RetryMin, RetryMax time.Duration

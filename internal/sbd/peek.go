@@ -43,7 +43,7 @@ func reportPrefix(data []byte) int {
 // read that could begin it).
 func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekRequest, send func(*api.PeekChunk) error) error {
 	k := spool.Key(req.JobID, req.Index)
-	var path, owner string
+	var path, owner, queue string
 	var found bool
 	var start int64
 	done := func() bool {
@@ -61,6 +61,9 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 			return
 		}
 		found, path, owner = true, j.outputPath(), j.launch.User
+		if j.launch.Queue != nil {
+			queue = j.launch.Queue.Name
+		}
 		if j.status != nil {
 			start = j.status.OutStart
 		}
@@ -70,7 +73,7 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 	if !found {
 		return rpc.Errorf(rpc.NotFound, "Job <%s> is not found", k)
 	}
-	if !id.IsRoot() && id.User != owner {
+	if !id.IsRoot() && id.User != owner && (d.cfg.MayPeek == nil || !d.cfg.MayPeek(id.User, owner, queue)) {
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
 	f, err := os.Open(path)
