@@ -157,7 +157,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return out
 		}, false, permission},
 		{"bjobs -l", func(u, id string) string { return as(u, "bjobs", "-l", id) }, false,
-			func(out string) bool { return strings.Contains(out, "(hidden)") && !strings.Contains(out, "matrix-job") }},
+			func(out string) bool {
+				return strings.Contains(out, "(hidden)") && !strings.Contains(out, "matrix-job")
+			}},
 	}
 	wrongAllow, wrongDeny := 0, 0
 	var table strings.Builder
