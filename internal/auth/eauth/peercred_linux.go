@@ -23,4 +23,3 @@ func PeerCred(c *net.UnixConn) (uid, gid uint32, err error) {
 	}
 	return uc.Uid, uc.Gid, nil
 }
-
