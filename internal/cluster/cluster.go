@@ -528,9 +528,13 @@ func Down(ctx context.Context, dir, name string) error {
 	groups := groupDirs(dir, name)
 	killJobs(groups)
 	removeGroups(ctx, groups)
+	// A namespace cluster's namespaces (with what still runs in them) and
+	// bridge, also when its start crashed before recording them.
 	if p, err := readNet(dir); err == nil && p != nil {
 		p.teardown(ctx)
 		_ = os.Remove(filepath.Join(dir, netnsFile))
+	} else if id, ok := ownedBridge(dir); ok {
+		removeNet(ctx, id)
 	}
 	// The cluster name's directory, unless another cluster of the same
 	// name still has hosts in it.
