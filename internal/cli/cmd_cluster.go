@@ -129,11 +129,7 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		printExports(env, c)
 		fmt.Fprintf(env.Stdout, "# Basalt cluster %q is up: %d hosts, %d slots each; stop it with: basalt cluster down --dir %s\n",
 			c.Opts.Cluster, c.Opts.Hosts, c.Opts.Slots, shellQuote(c.Opts.Dir))
-		if c.Opts.Netns {
-			// This machine's own network is no host of the cluster.
-			fmt.Fprintf(env.Stdout, "# Each host is a network namespace: run commands on one with: basalt cluster exec --dir %s --host host1 [command]\n",
-				shellQuote(c.Opts.Dir))
-		}
+		printNetnsHint(env, c)
 		return 0
 	case "env":
 		if len(res.Opts) > 0 && !(len(res.Opts) == 1 && res.Has("-dir")) {
@@ -147,6 +143,7 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		}
 		printExports(env, c)
 		fmt.Fprintf(env.Stdout, "# Basalt cluster %q in %s\n", c.Opts.Cluster, shellQuote(c.Opts.Dir))
+		printNetnsHint(env, c)
 		return 0
 	case "down":
 		if err := cluster.Down(ctx, o.Dir, ""); err != nil {
@@ -196,6 +193,15 @@ func runClusterExec(env *Env, args []string) int {
 	err = cluster.ExecIn(dir, host, argv)
 	env.Errorf("basalt cluster exec: %v", err)
 	return 1
+}
+
+// printNetnsHint tells how to reach a namespace cluster's hosts: this
+// machine's own network is none of them.
+func printNetnsHint(env *Env, c *cluster.Cluster) {
+	if c.Opts.Netns {
+		fmt.Fprintf(env.Stdout, "# Each host is a network namespace: run commands on one with: basalt cluster exec --dir %s --host host1 [command]\n",
+			shellQuote(c.Opts.Dir))
+	}
 }
 
 // printExports prints c's variables as shell export lines.
