@@ -404,6 +404,22 @@ func (c *Cluster) InHost(host string, fn func() error) error {
 	return InNetns(h.ns, fn)
 }
 
+// OnHostOf runs fn with its thread in host's network namespace when dir
+// holds a namespace cluster that has host, else directly (a local cluster,
+// a configuration of real machines): daemons started by fn run on host
+// (lsadmin limstartup).
+func OnHostOf(dir, host string, fn func() error) error {
+	p, err := readNet(dir)
+	if err != nil || p == nil {
+		return fn()
+	}
+	h := p.host(host)
+	if h == nil {
+		return fn()
+	}
+	return InNetns(h.ns, fn)
+}
+
 // Namespace is host's network namespace ("" in a local cluster).
 func (c *Cluster) Namespace(host string) string {
 	if c.net == nil {
