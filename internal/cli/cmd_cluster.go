@@ -27,7 +27,7 @@ var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|-user:|-netns|h|-h
 
 // clusterExecSpec is basalt cluster exec's: options, then the command.
 var clusterExecSpec = func() *lsfopt.Spec {
-	s := lsfopt.New("-dir:|-host:|h|-help")
+	s := lsfopt.New("-dir:|-host:|host:|h|-help")
 	s.StopAtOperand = true
 	return s
 }()
@@ -70,7 +70,7 @@ func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
 
 const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME] [--user NAME] [--netns]
        basalt cluster env [--dir DIR]
-       basalt cluster exec [--dir DIR] --host HOST command [argument ...]
+       basalt cluster exec [--dir DIR] --host HOST [command [argument ...]]
        basalt cluster down [--dir DIR]
 
 up starts a local multi-host cluster (hostN on 127.0.1.N) in the background,
@@ -82,7 +82,8 @@ user, who administers the cluster (a non-root installation).
 with its own address (10.250.X.N) on a bridge: hosts share no loopback, as
 separate machines. Run commands on a host with exec.
 exec runs a command on HOST of the cluster in DIR (in its namespace, with
-BASALT_HOST=HOST and the cluster's LSF_ENVDIR and bin directory):
+BASALT_HOST=HOST and the cluster's LSF_ENVDIR and bin directory), or a
+shell there without a command:
     basalt cluster exec --host host2 bsub -m host3 hostname
 env prints the same variables for the cluster already running in DIR (in
 another shell: eval "$(basalt cluster env)").
@@ -128,6 +129,7 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		printExports(env, c)
 		fmt.Fprintf(env.Stdout, "# Basalt cluster %q is up: %d hosts, %d slots each; stop it with: basalt cluster down --dir %s\n",
 			c.Opts.Cluster, c.Opts.Hosts, c.Opts.Slots, shellQuote(c.Opts.Dir))
+		printNetnsHint(env, c)
 		return 0
 	case "env":
 		if len(res.Opts) > 0 && !(len(res.Opts) == 1 && res.Has("-dir")) {
@@ -141,6 +143,7 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		}
 		printExports(env, c)
 		fmt.Fprintf(env.Stdout, "# Basalt cluster %q in %s\n", c.Opts.Cluster, shellQuote(c.Opts.Dir))
+		printNetnsHint(env, c)
 		return 0
 	case "down":
 		if err := cluster.Down(ctx, o.Dir, ""); err != nil {
@@ -160,22 +163,45 @@ func runClusterExec(env *Env, args []string) int {
 	res, err := clusterExecSpec.Parse(args)
 	host := ""
 	if err == nil {
-		host, _ = res.Last("-host")
+		// --host, or -host as LSF's commands spell their options.
+		for _, o := range res.Opts {
+			if o.Name == "-host" || o.Name == "host" {
+				host = o.Value
+			}
+		}
 	}
-	if err != nil || res.Has("h") || res.Has("-help") || len(res.Operands) == 0 || host == "" {
+	if err != nil || res.Has("h") || res.Has("-help") || host == "" {
 		if err != nil {
 			env.Errorf("basalt cluster exec: %v", err)
 		}
-		env.Errorf("Usage: basalt cluster exec [--dir DIR] --host HOST command [argument ...]")
+		env.Errorf("Usage: basalt cluster exec [--dir DIR] --host HOST [command [argument ...]]")
 		return 2
 	}
 	dir := defaultClusterDir(env)
 	if d, ok := res.Last("-dir"); ok {
 		dir = d
 	}
-	err = cluster.ExecIn(dir, host, res.Operands)
+	argv := res.Operands
+	if len(argv) == 0 {
+		// No command: a shell on the host.
+		sh := env.Getenv("SHELL")
+		if sh == "" {
+			sh = "/bin/sh"
+		}
+		argv = []string{sh}
+	}
+	err = cluster.ExecIn(dir, host, argv)
 	env.Errorf("basalt cluster exec: %v", err)
 	return 1
+}
+
+// printNetnsHint tells how to reach a namespace cluster's hosts: this
+// machine's own network is none of them.
+func printNetnsHint(env *Env, c *cluster.Cluster) {
+	if c.Opts.Netns {
+		fmt.Fprintf(env.Stdout, "# Each host is a network namespace: run commands on one with: basalt cluster exec --dir %s --host host1 [command]\n",
+			shellQuote(c.Opts.Dir))
+	}
 }
 
 // printExports prints c's variables as shell export lines.

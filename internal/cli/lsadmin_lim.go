@@ -220,7 +220,7 @@ func startLIMProcess(env *Env, self, host string) error {
 	cmd.Env = envv
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startOnHost(env, host, cmd.Start); err != nil {
 		return err
 	}
 	return cmd.Process.Release()

@@ -5,9 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"github.com/basalt-lsf/basalt/internal/cli"
+	"github.com/basalt-lsf/basalt/internal/cluster"
 	_ "github.com/basalt-lsf/basalt/internal/daemon"
 	"os"
-	"os/exec"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -55,15 +56,25 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 				return os.Getuid() == 0, nil
 			}
 			if cond == "netns" {
-				// Namespace clusters: root, iproute2 and network
-				// namespaces.
-				_, err := exec.LookPath("ip")
-				return os.Getuid() == 0 && err == nil && exec.Command("ip", "netns", "list").Run() == nil, nil
+				// Namespace clusters: root, iproute2 and a kernel that
+				// creates network namespaces, veths and bridges.
+				return netnsSupport() == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	}
 }
+
+// netnsSupport is cluster.NetnsSupport, tried once per test process; the
+// reason namespace clusters cannot run is printed once, beside the
+// scripts' skip.
+var netnsSupport = sync.OnceValue(func() error {
+	err := cluster.NetnsSupport(context.Background())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "script tests: [netns] is false: %v\n", err)
+	}
+	return err
+})
 
 // scriptTKey keys the script's testscript.T in its Env.Values.
 type scriptTKey struct{}

@@ -253,12 +253,19 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	// LIMs first (the master's first), then mbatchd, then the sbatchds.
+	// LIMs first (the master's first, listening before the others start:
+	// a LIM that finds no master retries a second later, and mbatchd may
+	// read the master's table in between and see the host unavailable
+	// for a whole exchange interval), then mbatchd, then the sbatchds.
 	if !opts.NoLIM && opts.Has("lim") {
 		for i := 1; i <= opts.Hosts; i++ {
 			if err := c.start(ctx, "lim", defaults.HostName(i)); err != nil {
 				c.Down(context.Background())
 				return nil, err
+			}
+			if i == 1 && opts.Hosts > 1 {
+				_, limPort, _, _ := defaults.Ports(c.portBase())
+				c.waitListen(c.procs[len(c.procs)-1].pid, netip.AddrPortFrom(c.HostAddr(1), uint16(limPort)), 5*time.Second)
 			}
 		}
 	}
@@ -406,6 +413,21 @@ func (c *Cluster) wait(ctx context.Context) error {
 	return fmt.Errorf("the cluster did not become ready within %v: %v (logs in %s)", c.Opts.Timeout, last, filepath.Join(c.Opts.Dir, "log"))
 }
 
+// waitListen waits (at most timeout) until process pid listens on TCP
+// address a, as its network namespace's /proc/net/tcp shows (no
+// connection is made to find out).
+func (c *Cluster) waitListen(pid int, a netip.AddrPort, timeout time.Duration) {
+	b := a.Addr().As4()
+	want := fmt.Sprintf(": %02X%02X%02X%02X:%04X 00000000:0000 0A ", b[3], b[2], b[1], b[0], a.Port())
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && alive(pid) {
+		if tcp, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid)); err != nil || strings.Contains(string(tcp), want) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // portBase is the cluster's first port (LSF_RES_PORT, as defaults.Write
 // set it or Options.Conf overrode it).
 func (c *Cluster) portBase() int {
@@ -528,9 +550,13 @@ func Down(ctx context.Context, dir, name string) error {
 	groups := groupDirs(dir, name)
 	killJobs(groups)
 	removeGroups(ctx, groups)
+	// A namespace cluster's namespaces (with what still runs in them) and
+	// bridge, also when its start crashed before recording them.
 	if p, err := readNet(dir); err == nil && p != nil {
 		p.teardown(ctx)
 		_ = os.Remove(filepath.Join(dir, netnsFile))
+	} else if id, ok := ownedBridge(dir); ok {
+		removeNet(ctx, id)
 	}
 	// The cluster name's directory, unless another cluster of the same
 	// name still has hosts in it.

@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -33,6 +35,7 @@ const netnsFile = "netns"
 // netPlan is a namespace cluster's names and addresses.
 type netPlan struct {
 	id     string // 6 hex digits from the cluster directory
+	dir    string // the cluster directory (the bridge's alias names it)
 	bridge string
 	hosts  []netHost
 }
@@ -50,12 +53,8 @@ func planNet(dir string, hosts int) (*netPlan, error) {
 	if hosts > 250 {
 		return nil, fmt.Errorf("a namespace cluster has at most 250 hosts, not %d", hosts)
 	}
-	h := fnv.New32a()
-	h.Write([]byte(dir))
-	sum := h.Sum32()
-	id := fmt.Sprintf("%06x", sum&0xffffff)
-	p := &netPlan{id: id, bridge: "bsb" + id}
-	third := byte(sum>>24) % 250
+	id, third := netID(dir)
+	p := &netPlan{id: id, dir: dir, bridge: "bsb" + id}
 	for i := 1; i <= hosts; i++ {
 		p.hosts = append(p.hosts, netHost{name: defaults.HostName(i), ns: "basalt-" + id + "-" + defaults.HostName(i),
 			veth: fmt.Sprintf("bsv%s%d", id, i), addr: netip.AddrFrom4([4]byte{10, 250, third, byte(i)})})
@@ -63,13 +62,32 @@ func planNet(dir string, hosts int) (*netPlan, error) {
 	return p, nil
 }
 
+// netID derives a namespace cluster's id (6 hex digits, for names) and
+// the third byte of its subnet 10.250.X.0/24 from its directory.
+func netID(dir string) (string, byte) {
+	h := fnv.New32a()
+	h.Write([]byte(dir))
+	sum := h.Sum32()
+	return fmt.Sprintf("%06x", sum&0xffffff), byte(sum>>24) % 250
+}
+
+// aliasPrefix starts the alias of a namespace cluster's bridge, followed by
+// the cluster's directory: what finds the leftovers of a run whose
+// directory is gone.
+const aliasPrefix = "basalt cluster "
+
 // setup creates the bridge, the namespaces and their links, removing
-// whatever a crashed earlier run of the same directory left.
+// whatever a crashed earlier run of the same directory left, and the
+// leftovers of runs whose directories are gone.
 func (p *netPlan) setup(ctx context.Context) error {
-	p.teardown(ctx)
+	if os.Geteuid() != 0 {
+		return errors.New("a namespace cluster (--netns) needs root")
+	}
 	if _, err := exec.LookPath("ip"); err != nil {
 		return fmt.Errorf("a namespace cluster needs iproute2's ip command (scripts/setup-test-env.sh installs it): %w", err)
 	}
+	sweepLeftovers(ctx)
+	p.teardown(ctx)
 	run := func(args ...string) error {
 		out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
 		if err != nil {
@@ -80,7 +98,12 @@ func (p *netPlan) setup(ctx context.Context) error {
 	if err := run("link", "add", p.bridge, "type", "bridge"); err != nil {
 		return err
 	}
+	if err := run("link", "set", p.bridge, "alias", aliasPrefix+p.dir); err != nil {
+		p.teardown(context.Background())
+		return err
+	}
 	if err := run("link", "set", p.bridge, "up"); err != nil {
+		p.teardown(context.Background())
 		return err
 	}
 	for i, h := range p.hosts {
@@ -105,14 +128,108 @@ func (p *netPlan) setup(ctx context.Context) error {
 	return nil
 }
 
-// teardown deletes the namespaces (their veth ends go with them) and the
-// bridge; what does not exist is skipped.
-func (p *netPlan) teardown(ctx context.Context) {
-	for _, h := range p.hosts {
-		_ = exec.CommandContext(ctx, "ip", "netns", "del", h.ns).Run()
-		_ = exec.CommandContext(ctx, "ip", "link", "del", h.veth).Run()
+// teardown stops every process left in the cluster's namespaces (jobs
+// outside cgroups, daemons started by hand), then deletes the namespaces,
+// the root namespace's veth ends and the bridge; what does not exist is
+// skipped. It goes by the cluster's id, so it also removes what a run that
+// crashed before recording its plan created.
+func (p *netPlan) teardown(ctx context.Context) { removeNet(ctx, p.id) }
+
+// removeNet removes the namespaces, veths and bridge of the namespace
+// cluster with id, after killing the processes in its namespaces.
+func removeNet(ctx context.Context, id string) {
+	nss := namespacesOf(id)
+	if pids := processesIn(nss); len(pids) > 0 {
+		for _, pid := range pids {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) && anyAlive(pids) {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
-	_ = exec.CommandContext(ctx, "ip", "link", "del", p.bridge).Run()
+	for _, ns := range nss {
+		_ = exec.CommandContext(ctx, "ip", "netns", "del", ns).Run()
+	}
+	links, _ := os.ReadDir("/sys/class/net")
+	for _, l := range links {
+		if strings.HasPrefix(l.Name(), "bsv"+id) {
+			_ = exec.CommandContext(ctx, "ip", "link", "del", l.Name()).Run()
+		}
+	}
+	_ = exec.CommandContext(ctx, "ip", "link", "del", "bsb"+id).Run()
+}
+
+// namespacesOf lists the network namespaces (names of ip netns) of the
+// namespace cluster with id.
+func namespacesOf(id string) []string {
+	ents, _ := os.ReadDir("/run/netns")
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "basalt-"+id+"-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// processesIn lists the processes whose network namespace is one of nss.
+func processesIn(nss []string) []int {
+	want := map[string]bool{}
+	for _, ns := range nss {
+		var st unix.Stat_t
+		if unix.Stat(filepath.Join("/run/netns", ns), &st) == nil {
+			want[fmt.Sprintf("net:[%d]", st.Ino)] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if l, err := os.Readlink(filepath.Join("/proc", e.Name(), "ns", "net")); err == nil && want[l] {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// sweepLeftovers removes the namespace clusters whose directory no longer
+// exists (a run killed before its down, its temporary directory removed):
+// nothing can reach or stop them any more. A cluster whose directory
+// exists is left to that directory's down or next up.
+func sweepLeftovers(ctx context.Context) {
+	links, _ := os.ReadDir("/sys/class/net")
+	for _, l := range links {
+		id, ok := strings.CutPrefix(l.Name(), "bsb")
+		if !ok || len(id) != 6 {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/sys/class/net", l.Name(), "ifalias"))
+		if err != nil {
+			continue
+		}
+		dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), aliasPrefix)
+		if !ok || !filepath.IsAbs(dir) {
+			continue
+		}
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			removeNet(ctx, id)
+		}
+	}
+}
+
+// ownedBridge reports whether the bridge of dir's id exists and names dir
+// (a namespace cluster of dir whose plan was not recorded).
+func ownedBridge(dir string) (string, bool) {
+	id, _ := netID(dir)
+	b, err := os.ReadFile(filepath.Join("/sys/class/net", "bsb"+id, "ifalias"))
+	return id, err == nil && strings.TrimSpace(string(b)) == aliasPrefix+dir
 }
 
 // write records the plan in the cluster directory: "bridge NAME", then
@@ -151,6 +268,10 @@ func readNet(dir string) (*netPlan, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: bad line %q", filepath.Join(dir, netnsFile), n+1, line)
 		}
+	}
+	p.id, p.dir = strings.TrimPrefix(p.bridge, "bsb"), dir
+	if p.bridge == "" || len(p.id) != 6 {
+		return nil, fmt.Errorf("%s: no bridge of a namespace cluster", filepath.Join(dir, netnsFile))
 	}
 	return p, nil
 }
@@ -283,6 +404,22 @@ func (c *Cluster) InHost(host string, fn func() error) error {
 	return InNetns(h.ns, fn)
 }
 
+// OnHostOf runs fn with its thread in host's network namespace when dir
+// holds a namespace cluster that has host, else directly (a local cluster,
+// a configuration of real machines): daemons started by fn run on host
+// (lsadmin limstartup).
+func OnHostOf(dir, host string, fn func() error) error {
+	p, err := readNet(dir)
+	if err != nil || p == nil {
+		return fn()
+	}
+	h := p.host(host)
+	if h == nil {
+		return fn()
+	}
+	return InNetns(h.ns, fn)
+}
+
 // Namespace is host's network namespace ("" in a local cluster).
 func (c *Cluster) Namespace(host string) string {
 	if c.net == nil {
@@ -292,4 +429,29 @@ func (c *Cluster) Namespace(host string) string {
 		return h.ns
 	}
 	return ""
+}
+
+// NetnsSupport returns why this machine cannot run a namespace cluster,
+// nil when it can: root, iproute2's ip, and a kernel that creates network
+// namespaces, veth pairs and bridges (tried in a namespace of its own,
+// removed at once; nothing of the root namespace is touched).
+func NetnsSupport(ctx context.Context) error {
+	if os.Geteuid() != 0 {
+		return errors.New("network namespaces need root")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		return errors.New("no ip command (iproute2; scripts/setup-test-env.sh installs it)")
+	}
+	ns := fmt.Sprintf("basalt-probe-%d", os.Getpid())
+	defer exec.Command("ip", "netns", "del", ns).Run()
+	for _, args := range [][]string{
+		{"netns", "add", ns},
+		{"-n", ns, "link", "add", "bsprobe", "type", "bridge"},
+		{"-n", ns, "link", "add", "bsprobev", "type", "veth", "peer", "name", "bsprobep"},
+	} {
+		if out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("cannot create network namespaces here: ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
 }
