@@ -82,8 +82,8 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) (time.Time, bool)
 		plan = s.sched.Schedule(in)
 	})
 	s.reasons.Store(plan.Reasons)
-	if s.obs != nil {
-		s.obs.SchedPass(s.clock.Now().Sub(now), plan.Examined)
+	if o := s.observer(); o != nil {
+		o.SchedPass(s.clock.Now().Sub(now), plan.Examined)
 	}
 	s.carryOut(ctx, plan)
 	acted := len(plan.Dispatches)+len(plan.Preemptions)+len(plan.Resumes) > 0

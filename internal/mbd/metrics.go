@@ -22,8 +22,17 @@ type Observer interface {
 	Commit(took time.Duration)
 }
 
-// SetObserver installs o; call it before Run.
-func (s *Server) SetObserver(o Observer) { s.obs = o }
+// SetObserver installs o (safe at any time; commits are observed only
+// when it is set before Run).
+func (s *Server) SetObserver(o Observer) { s.obs.Store(&o) }
+
+// observer is the installed Observer, or nil.
+func (s *Server) observer() Observer {
+	if o := s.obs.Load(); o != nil {
+		return *o
+	}
+	return nil
+}
 
 // queueCounters are the event counts of one queue since mbatchd started
 // (monotonic: Prometheus counters).

@@ -99,7 +99,7 @@ type Server struct {
 	unknown unknownLog
 
 	// metrics (metrics.go)
-	obs   Observer
+	obs   atomic.Pointer[Observer]
 	ctr   counters
 	raftR raftHandle
 }
@@ -193,8 +193,8 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
 	s.prop = newProposer(node.r, s.clock)
-	if s.obs != nil {
-		s.prop.commitObs = s.obs.Commit
+	if o := s.observer(); o != nil {
+		s.prop.commitObs = o.Commit
 	}
 	s.prop.space, s.prop.spaceDir = node.space, dir
 	var bg sync.WaitGroup
