@@ -24,4 +24,12 @@ if [ "$(id -u)" = 0 ]; then
       apt-get install -y -qq binutils >/dev/null 2>&1 || echo "setup: binutils not installed; the job gate source check will be skipped" >&2
     fi
   fi
+  # promtool and prometheus: the daemons' /metrics are checked with
+  # `promtool check metrics` and scraped by a real Prometheus
+  # (internal/metrics).
+  if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+    if command -v apt-get >/dev/null; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null 2>&1 || echo "setup: prometheus not installed; the metrics checks with promtool and Prometheus will be skipped" >&2
+    fi
+  fi
 fi

@@ -22,7 +22,9 @@ func TestCommandBinaryIsLean(t *testing.T) {
 		mod + "internal/sbd/procfs": true, mod + "internal/sbd/rawfile": true, // basalt cluster down
 	}
 	denied := []string{
-		"github.com/hashicorp/", // raft and its dependencies
+		"github.com/hashicorp/",  // raft and its dependencies
+		"github.com/prometheus/", // client_golang: the daemons' metrics
+		mod + "internal/metrics",
 		mod + "internal/daemon", mod + "internal/mbd", mod + "internal/sbd", mod + "internal/lim",
 		mod + "internal/timerslack", mod + "internal/logging",
 	}

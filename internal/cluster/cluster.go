@@ -760,7 +760,8 @@ func portsFree(base, hosts int) bool {
 	res, lim, mbd, sbd := defaults.Ports(base)
 	for i := 1; i <= hosts; i++ {
 		a := defaults.HostAddr(i).String()
-		for _, p := range []int{res, lim, mbd, sbd} {
+		http := defaults.HTTPPort(base)
+		for _, p := range []int{res, lim, mbd, sbd, http, http + 1, http + 2} {
 			ln, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(p)))
 			if err != nil {
 				return false

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os/signal"
 	"syscall"
 
@@ -45,6 +46,7 @@ func runLim(ctx context.Context, env *cli.Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	defer limMetrics(ctx, envDir, env.Getenv, slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))()
 	if err := lim.Run(ctx, lim.Options{EnvDir: envDir, Getenv: env.Getenv, Environ: env.Environ, Stderr: env.Stderr}); err != nil {
 		fmt.Fprintf(env.Stderr, "%v\n", err)
 		return 1

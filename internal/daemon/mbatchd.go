@@ -60,6 +60,7 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		env.Errorf("mbatchd: %v", err)
 		return 1
 	}
+	defer mbatchdMetrics(ctx, base, host, srv, log)()
 	// The batch master follows the master LIM: once another host is
 	// master, this mbatchd exits (the sbatchd there starts one).
 	ctx, leave := context.WithCancel(ctx)

@@ -82,6 +82,9 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) (time.Time, bool)
 		plan = s.sched.Schedule(in)
 	})
 	s.reasons.Store(plan.Reasons)
+	if o := s.observer(); o != nil {
+		o.SchedPass(s.clock.Now().Sub(now), plan.Examined)
+	}
 	s.carryOut(ctx, plan)
 	acted := len(plan.Dispatches)+len(plan.Preemptions)+len(plan.Resumes) > 0
 	if len(plan.Dispatches) == 0 {

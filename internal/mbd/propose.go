@@ -45,6 +45,9 @@ type proposer struct {
 	space        spaceGuard
 	spaceDir     string
 	spaceChecked time.Time
+	// commitObs, when set, is told how long each entry took from its
+	// hand-over to raft to its commit (metrics).
+	commitObs func(time.Duration)
 }
 
 type proposal struct {
@@ -157,6 +160,7 @@ func (p *proposer) run(ctx context.Context) {
 		// so that entries reach the log in the order their proposals were
 		// prepared (raft's apply channel is buffered: Apply does not wait
 		// for the disk); only the wait for the commit runs concurrently.
+		began := p.clock.Now()
 		fut := p.submit(batch)
 		if fut == nil {
 			<-sem
@@ -165,6 +169,9 @@ func (p *proposer) run(ctx context.Context) {
 		go func() {
 			defer func() { <-sem }()
 			p.finish(batch, fut)
+			if p.commitObs != nil {
+				p.commitObs(p.clock.Now().Sub(began))
+			}
 		}()
 	}
 }

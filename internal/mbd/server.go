@@ -99,6 +99,11 @@ type Server struct {
 	// unknown counts what applied log entries held that this version does
 	// not know (unknown.go).
 	unknown unknownLog
+
+	// metrics (metrics.go)
+	obs   atomic.Pointer[Observer]
+	ctr   counters
+	raftR raftHandle
 }
 
 // New loads the configuration and opens the state, but does not serve.
@@ -184,6 +189,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.node = node
+	s.raftR.Store(node.r)
 	defer func() {
 		if err := node.shutdown(); err != nil {
 			s.log.Error("raft shutdown", "err", err)
@@ -194,6 +200,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
 	s.prop = newProposer(node.r, s.clock)
+	if o := s.observer(); o != nil {
+		s.prop.commitObs = o.Commit
+	}
 	s.prop.space, s.prop.spaceDir = node.space, dir
 	var bg sync.WaitGroup
 	bg.Add(1)
@@ -295,6 +304,7 @@ func (s *Server) applied(idx uint64, e *api.LogEntry, errs []error) {
 	}
 	s.waitersM.Unlock()
 	s.policyApplied(e)
+	s.ctr.count(s.st, e, errs)
 	s.poke()
 }
 

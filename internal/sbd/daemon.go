@@ -70,6 +70,7 @@ type Daemon struct {
 	launchSem chan struct{}
 	done      chan struct{}
 	stop      chan struct{}
+	ctr       Counters // metrics.go
 }
 
 // New checks the configuration and prepares the state directory.
@@ -421,6 +422,7 @@ func (d *Daemon) forget(j *job) {
 	if d.cgm != nil {
 		// The shepherd removed it, unless it could not.
 		if g := d.cgm.Group("job." + j.key); g.Exists() && g.Remove() != nil {
+			d.ctr.CgroupErrors.Add(1)
 			g.Kill()
 			g.WaitEmpty(d.cfg.Clock, time.Second)
 			g.Remove()

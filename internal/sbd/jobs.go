@@ -188,12 +188,14 @@ func (d *Daemon) startShepherd(ctx context.Context, k string, dir spool.Dir, l *
 	pid, err := d.hostl.start(ctx, string(dir), lb, pb)
 	if err != nil {
 		dir.Remove()
+		d.ctr.ShepherdErrors.Add(1)
 		return &launchResult{err: &sbdError{LSBESbatchd, fmt.Sprintf("cannot start the job's shepherd: %v", err)}}
 	}
 	d.cfg.Log.Info("job started", "job", k, "user", acct.User, "shepherd", pid)
 	r := &launchResult{pid: pid}
 	r.client, r.status, r.launch, err = d.dialShepherd(ctx, k)
 	if err != nil {
+		d.ctr.ShepherdErrors.Add(1)
 		d.cfg.Log.Warn("cannot reach the job's new shepherd", "job", k, "err", err)
 	}
 	return r
@@ -213,6 +215,7 @@ func (d *Daemon) launched(ctx context.Context, r *launchResult) {
 	j.launching, j.launchSeqs, j.queued = false, nil, nil
 	if r.err != nil {
 		delete(d.jobs, r.key)
+		d.ctr.JobStartFailures.Add(1)
 		d.cfg.Log.Warn("job not started", "job", r.key, "err", r.err)
 		for _, s := range seqs {
 			d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: s, Status: statusOf(r.err)}})
@@ -225,6 +228,7 @@ func (d *Daemon) launched(ctx context.Context, r *launchResult) {
 		return
 	}
 	j.spid = r.pid
+	d.ctr.JobsStarted.Add(1)
 	for _, s := range seqs {
 		d.sendMbd(&api.SbdMessage{Ack: &api.Ack{Seq: s, PID: int32(r.pid)}})
 	}
@@ -558,6 +562,7 @@ func (d *Daemon) lost(j *job, reason string) {
 			d.cfg.Log.Warn("writing a lost job's state", "job", j.key, "err", err)
 		}
 	}
+	d.ctr.ShepherdErrors.Add(1)
 	d.cfg.Log.Warn("job lost", "job", j.key, "reason", reason)
 	d.sendReport(j)
 }

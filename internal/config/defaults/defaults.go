@@ -35,7 +35,8 @@ type Options struct {
 	Slots   int    // MXJ of every host
 	Cluster string // cluster name
 	// PortBase derives the four ports: RES = base, LIM = base+1,
-	// MBD = base+3, SBD = base+4 (6878 gives LSF's defaults).
+	// MBD = base+3, SBD = base+4 (6878 gives LSF's defaults), and
+	// BASALT_HTTP_PORT = base+5 (metrics; sbatchd +6, LIM +7).
 	PortBase int
 	// Masters is how many of the first hosts are master candidates
 	// (LSF_MASTER_LIST); default 1.
@@ -75,8 +76,8 @@ func (o *Options) fill() error {
 		return fmt.Errorf("--hosts %d: must be between 1 and %d", o.Hosts, MaxHosts)
 	case o.Slots < 1:
 		return fmt.Errorf("--slots %d: must be positive", o.Slots)
-	case o.PortBase < 1 || o.PortBase+4 > 65535:
-		return fmt.Errorf("--port-base %d: the ports %d-%d must be between 1 and 65535", o.PortBase, o.PortBase, o.PortBase+4)
+	case o.PortBase < 1 || HTTPPort(o.PortBase)+2 > 65535:
+		return fmt.Errorf("--port-base %d: the ports %d-%d must be between 1 and 65535", o.PortBase, o.PortBase, HTTPPort(o.PortBase)+2)
 	case o.Masters < 1 || o.Masters > o.Hosts:
 		return fmt.Errorf("--masters %d: must be between 1 and the number of hosts (%d)", o.Masters, o.Hosts)
 	case !nameOK(o.Cluster):
@@ -133,10 +134,15 @@ type data struct {
 	Hosts                              []Host
 	MasterList                         []string
 	RESPort, LIMPort, MBDPort, SBDPort int
+	HTTPPort                           int
 }
 
 // Ports returns the RES, LIM, mbatchd and sbatchd ports of a port base.
 func Ports(base int) (res, lim, mbd, sbd int) { return base, base + 1, base + 3, base + 4 }
+
+// HTTPPort is the BASALT_HTTP_PORT of a port base (base+5): mbatchd serves
+// its metrics there, each host's sbatchd at +1 and LIM at +2.
+func HTTPPort(base int) int { return base + 5 }
 
 // EnvDir returns the LSF_ENVDIR of a cluster written to dir.
 func EnvDir(dir string) string { return filepath.Join(dir, "conf") }
@@ -154,6 +160,7 @@ func Write(dir string, opts Options) (string, error) {
 	}
 	d := data{Options: opts, Dir: abs, ConfDir: EnvDir(abs), Hosts: Hosts(opts)}
 	d.RESPort, d.LIMPort, d.MBDPort, d.SBDPort = Ports(opts.PortBase)
+	d.HTTPPort = HTTPPort(opts.PortBase)
 	for _, h := range d.Hosts {
 		if h.Master {
 			d.MasterList = append(d.MasterList, h.Name)

@@ -748,3 +748,14 @@ func (s *State) jobRequeue(t int64, e *api.EvJobRequeue) error {
 	j.PendReason = 23 // PEND_JOB_REQUEUED
 	return nil
 }
+
+// QueueOf is the queue of job k as of the last applied entry, "" when
+// there is no such job. Only the applier's goroutine may call it (mbatchd's
+// applied hook counts events by queue with it): it reads the unpublished
+// state without publishing a snapshot.
+func (s *State) QueueOf(k Key) string {
+	if j, _ := s.jobs.get(k); j != nil {
+		return j.Queue
+	}
+	return ""
+}
