@@ -99,6 +99,12 @@ func (s *Server) history(ctx context.Context, id auth.Identity, req *api.JobsReq
 	for _, h := range res.Jobs {
 		found[state.Key{ID: h.Job.JobID, Index: h.Job.Index}] = true
 		found[state.Key{ID: h.Job.JobID}] = true
+		if !s.mayControlJob(id, cfg, h.Job.User, h.Job.Queue) {
+			// bhist -l: the details are for those who may control the job.
+			rec := *h.Job
+			hideDetails(&rec)
+			h = &api.JobHistory{Job: &rec, Events: h.Events}
+		}
 		reply.Jobs = append(reply.Jobs, h)
 		if len(reply.Jobs) == 500 {
 			if err := send(reply); err != nil {

@@ -1,13 +1,17 @@
 package mbd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/lsberr"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 // TestRootJobs: without LSF_ROOT_REX root's submissions are refused with
@@ -39,5 +43,36 @@ func TestRootJobs(t *testing.T) {
 	forged.UID = 4242 // not alice's uid
 	if r := m.submit("alice", forged); r[0].JobID != 0 || r[0].Status == nil || r[0].Status.Code != int32(lsberr.Permission) {
 		t.Fatalf("a submission claiming another uid: %+v", r[0])
+	}
+}
+
+// TestHistoryDetailsHidden: bhist -l shows another user's job without its
+// details; the owner sees them.
+func TestHistoryDetailsHidden(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 1, 1))
+	sp := spec("echo secret-command")
+	sp.OutFile = "/tmp/secret-out"
+	if r := m.submit("alice", sp); r[0].JobID == 0 {
+		t.Fatalf("submit: %+v", r[0])
+	}
+	for user, shown := range map[string]bool{"alice": true, "bob": false, "root": true} {
+		c := m.client(user)
+		var h api.HistoryReply
+		ok := testutil.Poll(20*time.Second, func() bool {
+			st, err := c.Stream(context.Background(), api.MBatchdHistory, &api.JobsRequest{User: "all", Jobs: []*api.JobRef{{JobID: 1}}})
+			if err != nil {
+				return false
+			}
+			h = api.HistoryReply{}
+			return st.Recv(&h) == nil && len(h.Jobs) == 1 && h.Jobs[0].Job.Spec != nil
+		})
+		c.Close()
+		if !ok {
+			t.Fatalf("%s: bhist -l 1 found nothing", user)
+		}
+		sp := h.Jobs[0].Job.Spec
+		if got := strings.Contains(sp.Command, "secret-command") && sp.OutFile == "/tmp/secret-out"; got != shown {
+			t.Errorf("%s: command %q, output %q; details shown %v, want %v", user, sp.Command, sp.OutFile, got, shown)
+		}
 	}
 }
