@@ -23,6 +23,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
+	"github.com/basalt-lsf/basalt/internal/auth/eauth"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
@@ -392,9 +393,15 @@ func (c *Cluster) writePids() error {
 // wait blocks until mbatchd answers and every host's sbatchd is connected.
 func (c *Cluster) wait(ctx context.Context) error {
 	deadline := time.Now().Add(c.Opts.Timeout)
-	masterAddr := netip.AddrPortFrom(c.HostAddr(1), 0)
-	_, _, mbdPort, _ := defaults.Ports(c.portBase())
-	addr := net.JoinHostPort(masterAddr.Addr().String(), strconv.Itoa(mbdPort))
+	conf, err := c.lsfConf()
+	if err != nil {
+		return err
+	}
+	_, _, mbdPort, _ := defaults.Ports(conf.Int("LSF_RES_PORT", defaults.DefaultPortBase))
+	addr := net.JoinHostPort(c.HostAddr(1).String(), strconv.Itoa(mbdPort))
+	// As a command of the first host (lsf.conf's LSF_AUTH): one client,
+	// a fresh credential per connection.
+	creds := authsetup.Client(conf, c.EnvDir, defaults.HostName(1), auth.KindUser)
 	wantSbd := !c.Opts.NoSBD && c.Opts.Has("sbatchd")
 	var last error
 	for time.Now().Before(deadline) {
@@ -404,7 +411,7 @@ func (c *Cluster) wait(ctx context.Context) error {
 		if dead := c.deadDaemon(); dead != "" {
 			return fmt.Errorf("%s exited during start-up; see %s", dead, filepath.Join(c.Opts.Dir, "log"))
 		}
-		last = c.ready(ctx, addr, wantSbd)
+		last = c.ready(ctx, addr, creds, wantSbd)
 		if last == nil {
 			return nil
 		}
@@ -428,22 +435,31 @@ func (c *Cluster) waitListen(pid int, a netip.AddrPort, timeout time.Duration) {
 	}
 }
 
-// portBase is the cluster's first port (LSF_RES_PORT, as defaults.Write
-// set it or Options.Conf overrode it).
-func (c *Cluster) portBase() int {
+// lsfConf reads the cluster's lsf.conf (as defaults.Write wrote it and
+// Options.Conf extended it).
+func (c *Cluster) lsfConf() (*lsfconf.Conf, error) {
 	path := filepath.Join(c.EnvDir, "lsf.conf")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return defaults.DefaultPortBase
+		return nil, err
 	}
 	conf, _ := lsfconf.Parse(path, b)
+	return conf, nil
+}
+
+// portBase is the cluster's first port (LSF_RES_PORT).
+func (c *Cluster) portBase() int {
+	conf, err := c.lsfConf()
+	if err != nil {
+		return defaults.DefaultPortBase
+	}
 	return conf.Int("LSF_RES_PORT", defaults.DefaultPortBase)
 }
 
-func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error {
+func (c *Cluster) ready(ctx context.Context, mbdAddr string, creds *eauth.Client, wantSbd bool) error {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	hello, err := c.hello(cctx)
+	hello, err := creds.Hello(cctx, auth.KindMbatchd, defaults.HostName(1))
 	if err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
@@ -469,18 +485,6 @@ func (c *Cluster) ready(ctx context.Context, mbdAddr string, wantSbd bool) error
 		}
 	}
 	return nil
-}
-
-// hello is the hello of a connection to the master's mbatchd, as a command
-// of the first host (lsf.conf's LSF_AUTH).
-func (c *Cluster) hello(ctx context.Context) (*api.ConnHello, error) {
-	path := filepath.Join(c.EnvDir, "lsf.conf")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	conf, _ := lsfconf.Parse(path, b)
-	return authsetup.Client(conf, c.EnvDir, defaults.HostName(1), auth.KindUser).Hello(ctx, auth.KindMbatchd, defaults.HostName(1))
 }
 
 // deadDaemon names a daemon that exited, if any.
@@ -758,10 +762,11 @@ func freePortBase(hosts int) (int, error) {
 
 func portsFree(base, hosts int) bool {
 	res, lim, mbd, sbd := defaults.Ports(base)
+	http := defaults.HTTPPort(base)
+	ports := []int{res, lim, mbd, sbd, http, http + 1, http + 2}
 	for i := 1; i <= hosts; i++ {
 		a := defaults.HostAddr(i).String()
-		http := defaults.HTTPPort(base)
-		for _, p := range []int{res, lim, mbd, sbd, http, http + 1, http + 2} {
+		for _, p := range ports {
 			ln, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(p)))
 			if err != nil {
 				return false

@@ -53,15 +53,7 @@ func TestLsfhostsMapping(t *testing.T) {
 	}
 	defer os.RemoveAll(pub)
 	os.Chmod(pub, 0o1777)
-	exe, _ := os.Executable()
-	bsub := filepath.Join(pub, "bsub")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bsub, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bsub := filepath.Join(publicCommands(t), "bsub")
 	uid, _ := strconv.Atoi(a.Uid)
 	gid, _ := strconv.Atoi(a.Gid)
 	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
@@ -70,7 +62,7 @@ func TestLsfhostsMapping(t *testing.T) {
 		cmd := exec.Command(bsub, "-m", host, "-o", out, "id -un")
 		cmd.Env = append(os.Environ(), "LSF_ENVDIR="+c.EnvDir, "BASALT_HOST=host1", "HOME="+a.HomeDir, "PWD="+pub)
 		cmd.Dir = pub
-		cmd.SysProcAttr = sysProcAttrCred(cred)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("bsub as basalt1: %v: %s", err, b)
 		}
@@ -97,8 +89,4 @@ func TestLsfhostsMapping(t *testing.T) {
 	if got := run("host2", filepath.Join(pub, "open")); got != "basalt1" {
 		t.Errorf("a mapping file others can read was used: ran as %q", got)
 	}
-}
-
-func sysProcAttrCred(c *syscall.Credential) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Credential: c}
 }

@@ -2,11 +2,7 @@ package cluster
 
 import (
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
-
-	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 )
 
 // MetricsURL is mbatchd's /metrics address (the master host's address at
@@ -30,11 +26,9 @@ func (c *Cluster) HostMetricsURL(i, offset int) string {
 }
 
 func (c *Cluster) httpPort() int {
-	path := filepath.Join(c.EnvDir, "lsf.conf")
-	b, err := os.ReadFile(path)
+	conf, err := c.lsfConf()
 	if err != nil {
 		return 0
 	}
-	conf, _ := lsfconf.Parse(path, b)
 	return conf.Int("BASALT_HTTP_PORT", 0)
 }

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -88,27 +87,14 @@ func (p *netPlan) setup(ctx context.Context) error {
 	}
 	sweepLeftovers(ctx)
 	p.teardown(ctx)
-	run := func(args ...string) error {
-		out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
-	if err := run("link", "add", p.bridge, "type", "bridge"); err != nil {
-		return err
-	}
-	if err := run("link", "set", p.bridge, "alias", aliasPrefix+p.dir); err != nil {
-		p.teardown(context.Background())
-		return err
-	}
-	if err := run("link", "set", p.bridge, "up"); err != nil {
-		p.teardown(context.Background())
-		return err
+	steps := [][]string{
+		{"link", "add", p.bridge, "type", "bridge"},
+		{"link", "set", p.bridge, "alias", aliasPrefix + p.dir},
+		{"link", "set", p.bridge, "up"},
 	}
 	for i, h := range p.hosts {
 		peer := fmt.Sprintf("bsp%s%d", p.id, i+1)
-		for _, args := range [][]string{
+		steps = append(steps, [][]string{
 			{"netns", "add", h.ns},
 			{"link", "add", h.veth, "type", "veth", "peer", "name", peer},
 			{"link", "set", peer, "netns", h.ns},
@@ -118,12 +104,22 @@ func (p *netPlan) setup(ctx context.Context) error {
 			{"-n", h.ns, "link", "set", "lo", "up"},
 			{"link", "set", h.veth, "master", p.bridge},
 			{"link", "set", h.veth, "up"},
-		} {
-			if err := run(args...); err != nil {
-				p.teardown(context.Background())
-				return err
-			}
+		}...)
+	}
+	for _, args := range steps {
+		if err := ip(ctx, args...); err != nil {
+			p.teardown(context.Background())
+			return err
 		}
+	}
+	return nil
+}
+
+// ip runs iproute2's ip with args; its output is in the error.
+func ip(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -149,15 +145,15 @@ func removeNet(ctx context.Context, id string) {
 		}
 	}
 	for _, ns := range nss {
-		_ = exec.CommandContext(ctx, "ip", "netns", "del", ns).Run()
+		_ = ip(ctx, "netns", "del", ns)
 	}
 	links, _ := os.ReadDir("/sys/class/net")
 	for _, l := range links {
 		if strings.HasPrefix(l.Name(), "bsv"+id) {
-			_ = exec.CommandContext(ctx, "ip", "link", "del", l.Name()).Run()
+			_ = ip(ctx, "link", "del", l.Name())
 		}
 	}
-	_ = exec.CommandContext(ctx, "ip", "link", "del", "bsb"+id).Run()
+	_ = ip(ctx, "link", "del", "bsb"+id)
 }
 
 // namespacesOf lists the network namespaces (names of ip netns) of the
@@ -185,18 +181,10 @@ func processesIn(nss []string) []int {
 	if len(want) == 0 {
 		return nil
 	}
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if l, err := os.Readlink(filepath.Join("/proc", e.Name(), "ns", "net")); err == nil && want[l] {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return processes(func(d string, _ []string) bool {
+		l, err := os.Readlink(filepath.Join(d, "ns", "net"))
+		return err == nil && want[l]
+	})
 }
 
 // sweepLeftovers removes the namespace clusters whose directory no longer
@@ -394,14 +382,10 @@ func (c *Cluster) HostAddr(i int) netip.Addr {
 // InHost runs fn with its thread in host's network namespace (directly
 // in a local cluster): connections fn opens come from that host.
 func (c *Cluster) InHost(host string, fn func() error) error {
-	if c.net == nil {
-		return fn()
-	}
-	h := c.net.host(host)
-	if h == nil {
+	if c.net != nil && c.net.host(host) == nil {
 		return fmt.Errorf("no host %s in the cluster", host)
 	}
-	return InNetns(h.ns, fn)
+	return c.net.on(host, fn)
 }
 
 // OnHostOf runs fn with its thread in host's network namespace when dir
@@ -409,8 +393,14 @@ func (c *Cluster) InHost(host string, fn func() error) error {
 // a configuration of real machines): daemons started by fn run on host
 // (lsadmin limstartup).
 func OnHostOf(dir, host string, fn func() error) error {
-	p, err := readNet(dir)
-	if err != nil || p == nil {
+	p, _ := readNet(dir)
+	return p.on(host, fn)
+}
+
+// on runs fn in host's namespace when p (nil: no namespace cluster) has
+// host, else directly.
+func (p *netPlan) on(host string, fn func() error) error {
+	if p == nil {
 		return fn()
 	}
 	h := p.host(host)
@@ -418,17 +408,6 @@ func OnHostOf(dir, host string, fn func() error) error {
 		return fn()
 	}
 	return InNetns(h.ns, fn)
-}
-
-// Namespace is host's network namespace ("" in a local cluster).
-func (c *Cluster) Namespace(host string) string {
-	if c.net == nil {
-		return ""
-	}
-	if h := c.net.host(host); h != nil {
-		return h.ns
-	}
-	return ""
 }
 
 // NetnsSupport returns why this machine cannot run a namespace cluster,
@@ -443,14 +422,14 @@ func NetnsSupport(ctx context.Context) error {
 		return errors.New("no ip command (iproute2; scripts/setup-test-env.sh installs it)")
 	}
 	ns := fmt.Sprintf("basalt-probe-%d", os.Getpid())
-	defer exec.Command("ip", "netns", "del", ns).Run()
+	defer ip(context.Background(), "netns", "del", ns)
 	for _, args := range [][]string{
 		{"netns", "add", ns},
 		{"-n", ns, "link", "add", "bsprobe", "type", "bridge"},
 		{"-n", ns, "link", "add", "bsprobev", "type", "veth", "peer", "name", "bsprobep"},
 	} {
-		if out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("cannot create network namespaces here: ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		if err := ip(ctx, args...); err != nil {
+			return fmt.Errorf("cannot create network namespaces here: %w", err)
 		}
 	}
 	return nil

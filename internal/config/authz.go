@@ -1,5 +1,7 @@
 package config
 
+import "slices"
+
 // Who may act on a job, as LSF defines it: the job's owner, the
 // administrators of its queue (that queue only), the GROUP_ADMIN of an
 // lsb.users user group that holds the owner, and the cluster
@@ -39,7 +41,7 @@ func (c *Config) IsGroupAdminOf(user, owner string) bool {
 		return false
 	}
 	for _, g := range c.Users.Groups {
-		if !(g.All || containsName(g.Members, owner)) {
+		if !(g.All || slices.Contains(g.Members, owner)) {
 			continue
 		}
 		for _, a := range g.Admins {
@@ -64,14 +66,5 @@ func (c *Config) names(entry, user string) bool {
 		return true
 	}
 	g := c.UserGroup(entry)
-	return g != nil && (g.All || containsName(g.Members, user))
-}
-
-func containsName(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return g != nil && (g.All || slices.Contains(g.Members, user))
 }

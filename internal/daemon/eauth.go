@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/auth/eauth"
@@ -15,14 +13,6 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 )
-
-// userNameOf names a uid (the number when it has no passwd entry).
-func userNameOf(uid int) string {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		return u.Username
-	}
-	return strconv.Itoa(uid)
-}
 
 func init() {
 	// Not linked in the command directory: the cluster links it as
@@ -100,7 +90,7 @@ func eauthClient(ctx context.Context, env *cli.Env, server string) int {
 			kind = c
 		}
 		uid, gid := os.Getuid(), os.Getgid()
-		cred, err = eauth.SealFor(keys, uid, gid, userNameOf(uid), host, kind, daemon, server, time.Now())
+		cred, err = eauth.SealFor(keys, uid, gid, eauth.UserName(uid), host, kind, daemon, server, time.Now())
 		if err != nil {
 			env.Errorf("eauth: %v", err)
 			return 1

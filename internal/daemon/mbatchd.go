@@ -6,8 +6,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/basalt-lsf/basalt/internal/auth"
-	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
@@ -41,17 +39,10 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	if !ok {
 		return 1
 	}
-	defer d.closeLog()
-	base, host, log := d.base, d.host, d.log
+	defer d.close()
+	base, host, log, au := d.base, d.host, d.log, d.auth
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	au, err := authsetup.Server(base, host, auth.KindMbatchd, stateDir(base.Conf, host, "mbatchd"), log)
-	if err != nil {
-		log.Error("mbatchd cannot start", "err", err)
-		env.Errorf("mbatchd: %v", err)
-		return 1
-	}
-	defer au.Close()
 	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
 	defer lim.Close()
 	srv, err := mbd.New(ctx, mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}, Auth: au.Auth})

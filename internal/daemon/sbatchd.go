@@ -18,7 +18,6 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
-	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
@@ -61,19 +60,12 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	if !ok {
 		return 1
 	}
-	defer bd.closeLog()
-	base, host, log := bd.base, bd.host, bd.log
+	defer bd.close()
+	base, host, log, au := bd.base, bd.host, bd.log, bd.auth
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
 	cfg := sbatchdConfig(ctx, base, bd.opts, host, bd.envDir, log)
-	au, err := authsetup.Server(base, host, auth.KindSbatchd, cfg.StateDir, log)
-	if err != nil {
-		log.Error("sbatchd cannot start", "err", err)
-		env.Errorf("sbatchd: %v", err)
-		return 1
-	}
-	defer au.Close()
 	au.Creds.Version = cfg.Version
 	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
 	defer lim.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/config"
@@ -28,11 +29,15 @@ type batchDaemon struct {
 	host     string
 	log      *slog.Logger
 	closeLog func()
+	// auth is the daemon's authentication (LSF_AUTH), its replay cache in
+	// its state directory.
+	auth *authsetup.Daemon
 }
 
-// startBatchDaemon loads the base configuration, names the local host and
-// opens the daemon's log; an error is said on env's standard error as
-// "<name>: <error>".
+// startBatchDaemon loads the base configuration, names the local host,
+// opens the daemon's log and sets up its authentication (name is its
+// kind: auth.KindMbatchd, auth.KindSbatchd); an error is said on env's
+// standard error as "<name>: <error>".
 func startBatchDaemon(ctx context.Context, env *cli.Env, name string, res *lsfopt.Result) (*batchDaemon, bool) {
 	d := &batchDaemon{envDir: envDir(env, res)}
 	if d.envDir == "" {
@@ -49,5 +54,17 @@ func startBatchDaemon(ctx context.Context, env *cli.Env, name string, res *lsfop
 		env.Errorf("%s: %v", name, err)
 		return nil, false
 	}
+	if d.auth, err = authsetup.Server(d.base, d.host, name, stateDir(d.base.Conf, d.host, name), d.log); err != nil {
+		d.log.Error(name+" cannot start", "err", err)
+		env.Errorf("%s: %v", name, err)
+		d.closeLog()
+		return nil, false
+	}
 	return d, true
+}
+
+// close releases the daemon's authentication, then its log.
+func (d *batchDaemon) close() {
+	d.auth.Close()
+	d.closeLog()
 }

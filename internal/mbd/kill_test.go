@@ -64,27 +64,22 @@ func childMbd(spec string) int {
 	return 0
 }
 
-// TestNoAcknowledgedJobLost submits jobs from several clients while
-// mbatchd is killed with SIGKILL at random moments and restarted; every job
-// whose submission was acknowledged must be there afterwards, with its own
-// ID, and no ID may be handed out twice.
-func TestNoAcknowledgedJobLost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills and restarts mbatchd many times")
-	}
-	dir := writeCluster(t, 1, 1)
-	start, addr := childMbdStarter(t, dir)
-	var mu sync.Mutex
-	acked := map[int64]string{} // job ID -> command
-	r := rand.New(rand.NewSource(42))
-	seq := 0
+// killRoundsUnder runs rounds of: start mbatchd (start), wait until it
+// answers at addr, let four clients call submit (w: the client's number)
+// over connections redialled whenever a call fails, and SIGKILL mbatchd at
+// a random moment (seed). Then it starts mbatchd once more, waits until it
+// answers, and returns; that one is stopped when the test ends.
+func killRoundsUnder(t *testing.T, start func() *exec.Cmd, addr string, rounds int, seed int64,
+	submit func(ctx context.Context, c *rpc.Client, w int) error) {
+	t.Helper()
+	r := rand.New(rand.NewSource(seed))
 	waitUp := func() {
 		var err error
 		if !testutil.Poll(30*time.Second, mbdAnswers(addr, &err)) {
 			t.Fatalf("mbatchd did not come back: %v", err)
 		}
 	}
-	for round := 0; round < *killRounds; round++ {
+	for round := 0; round < rounds; round++ {
 		cmd := start()
 		waitUp()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -94,6 +89,11 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 			go func(w int) {
 				defer wg.Done()
 				var c *rpc.Client
+				defer func() {
+					if c != nil {
+						c.Close()
+					}
+				}()
 				for ctx.Err() == nil {
 					if c == nil {
 						var err error
@@ -102,28 +102,10 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 							continue
 						}
 					}
-					mu.Lock()
-					seq++
-					command := fmt.Sprintf("job %d from client %d", seq, w)
-					mu.Unlock()
-					var reply api.SubmitReply
-					err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: command, FromHost: "host1"}}}, &reply)
-					if err != nil {
+					if submit(ctx, c, w) != nil {
 						c.Close()
 						c = nil
-						continue
 					}
-					if res := reply.Results[0]; res.Status == nil || res.Status.Code == 0 {
-						mu.Lock()
-						if prev, dup := acked[res.JobID]; dup {
-							t.Errorf("job ID %d acknowledged twice: %q and %q", res.JobID, prev, command)
-						}
-						acked[res.JobID] = command
-						mu.Unlock()
-					}
-				}
-				if c != nil {
-					c.Close()
 				}
 			}(w)
 		}
@@ -135,13 +117,43 @@ func TestNoAcknowledgedJobLost(t *testing.T) {
 		cancel()
 		wg.Wait()
 	}
-	// Restart once more and check everything acknowledged is there.
 	cmd := start()
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	var last error
-	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &last)) {
-		t.Fatalf("mbatchd did not come back: %v", last)
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	waitUp()
+}
+
+// TestNoAcknowledgedJobLost submits jobs from several clients while
+// mbatchd is killed with SIGKILL at random moments and restarted; every job
+// whose submission was acknowledged must be there afterwards, with its own
+// ID, and no ID may be handed out twice.
+func TestNoAcknowledgedJobLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts mbatchd many times")
 	}
+	start, addr := childMbdStarter(t, writeCluster(t, 1, 1))
+	var mu sync.Mutex
+	acked := map[int64]string{} // job ID -> command
+	seq := 0
+	killRoundsUnder(t, start, addr, *killRounds, 42, func(ctx context.Context, c *rpc.Client, w int) error {
+		mu.Lock()
+		seq++
+		command := fmt.Sprintf("job %d from client %d", seq, w)
+		mu.Unlock()
+		var reply api.SubmitReply
+		if err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Jobs: []*api.JobSpec{{Command: command, FromHost: "host1"}}}, &reply); err != nil {
+			return err
+		}
+		if res := reply.Results[0]; res.Status == nil || res.Status.Code == 0 {
+			mu.Lock()
+			if prev, dup := acked[res.JobID]; dup {
+				t.Errorf("job ID %d acknowledged twice: %q and %q", res.JobID, prev, command)
+			}
+			acked[res.JobID] = command
+			mu.Unlock()
+		}
+		return nil
+	})
+	// Everything acknowledged is there.
 	have := map[int64]string{}
 	for _, j := range allJobs(t, addr) {
 		have[j.JobID] = j.Command
@@ -225,81 +237,39 @@ func TestRetriedSubmissionsCreateOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts mbatchd many times")
 	}
-	dir := writeCluster(t, 1, 1)
-	start, addr := childMbdStarter(t, dir)
+	start, addr := childMbdStarter(t, writeCluster(t, 1, 1))
 	rounds := max(*killRounds/3, 5)
-	r := rand.New(rand.NewSource(7))
 	type pending struct {
 		command, key string
 	}
 	var mu sync.Mutex
 	answered := map[string]int64{} // command -> job ID
-	left := make([]*pending, 4)    // a worker's request not yet answered
+	left := make([]*pending, 4)    // a client's request not yet answered
 	seq := 0
-	for round := 0; round < rounds; round++ {
-		cmd := start()
-		var err error
-		if !testutil.Poll(30*time.Second, mbdAnswers(addr, &err)) {
-			t.Fatalf("mbatchd did not come back: %v", err)
+	killRoundsUnder(t, start, addr, rounds, 7, func(ctx context.Context, c *rpc.Client, w int) error {
+		mu.Lock()
+		if left[w] == nil {
+			seq++
+			left[w] = &pending{command: fmt.Sprintf("job %d", seq), key: fmt.Sprintf("key-%d", seq)}
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		for w := range left {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				var c *rpc.Client
-				defer func() {
-					if c != nil {
-						c.Close()
-					}
-				}()
-				for ctx.Err() == nil {
-					if c == nil {
-						var err error
-						if c, err = rpc.Dial(ctx, addr, &api.ConnHello{User: "alice"}); err != nil {
-							time.Sleep(5 * time.Millisecond) // the retry pace of a client of a process being killed
-							continue
-						}
-					}
-					mu.Lock()
-					if left[w] == nil {
-						seq++
-						left[w] = &pending{command: fmt.Sprintf("job %d", seq), key: fmt.Sprintf("key-%d", seq)}
-					}
-					p := left[w]
-					mu.Unlock()
-					var reply api.SubmitReply
-					err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Key: p.key,
-						Jobs: []*api.JobSpec{{Command: p.command, FromHost: "host1"}}}, &reply)
-					if err != nil {
-						c.Close()
-						c = nil
-						continue // sent again, same key
-					}
-					res := reply.Results[0]
-					if res.Status != nil && res.Status.Code != 0 {
-						t.Errorf("%s refused: %v", p.command, res.Status.Message)
-					}
-					mu.Lock()
-					answered[p.command] = res.JobID
-					left[w] = nil
-					mu.Unlock()
-				}
-			}(w)
+		p := left[w]
+		mu.Unlock()
+		var reply api.SubmitReply
+		err := c.Call(ctx, api.MBatchdSubmit, &api.SubmitRequest{Key: p.key,
+			Jobs: []*api.JobSpec{{Command: p.command, FromHost: "host1"}}}, &reply)
+		if err != nil {
+			return err // sent again, same key
 		}
-		time.Sleep(time.Duration(20+r.Intn(180)) * time.Millisecond) // a kill at a random moment of the real process's work
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		cancel()
-		wg.Wait()
-	}
-	cmd := start()
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	var err error
-	if !testutil.Poll(20*time.Second, mbdAnswers(addr, &err)) {
-		t.Fatalf("mbatchd did not come back: %v", err)
-	}
+		res := reply.Results[0]
+		if res.Status != nil && res.Status.Code != 0 {
+			t.Errorf("%s refused: %v", p.command, res.Status.Message)
+		}
+		mu.Lock()
+		answered[p.command] = res.JobID
+		left[w] = nil
+		mu.Unlock()
+		return nil
+	})
 	count := map[string]int{}
 	for _, j := range allJobs(t, addr) {
 		count[j.Command]++

@@ -2,6 +2,7 @@ package mbd
 
 import (
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/output"
+	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
 
@@ -157,33 +159,6 @@ type ShareStat struct {
 	Priority       float64
 }
 
-// StateName is the LSF name of a job state (bjobs' STAT column).
-func StateName(st api.JobState) string {
-	switch st {
-	case api.StatePend:
-		return "PEND"
-	case api.StatePSusp:
-		return "PSUSP"
-	case api.StateRun:
-		return "RUN"
-	case api.StateSSusp:
-		return "SSUSP"
-	case api.StateUSusp:
-		return "USUSP"
-	case api.StateExit:
-		return "EXIT"
-	case api.StateDone:
-		return "DONE"
-	case api.StateWait:
-		return "WAIT"
-	case api.StateUnkwn:
-		return "UNKWN"
-	case api.StateZombi:
-		return "ZOMBI"
-	}
-	return "OTHER"
-}
-
 func started(st api.JobState) bool {
 	return st == api.StateRun || st == api.StateSSusp || st == api.StateUSusp
 }
@@ -229,7 +204,7 @@ func (s *Server) Stats() *Stats {
 		}
 	})
 	for k, n := range jobs {
-		out.Jobs = append(out.Jobs, JobCount{State: StateName(k.st), Queue: k.q, N: n})
+		out.Jobs = append(out.Jobs, JobCount{State: job.Name(k.st), Queue: k.q, N: n})
 	}
 	for k, n := range pend {
 		out.Pending = append(out.Pending, ReasonCount{Queue: k.q, Reason: k.r, N: n})
@@ -269,8 +244,8 @@ func (s *Server) Stats() *Stats {
 	}
 	if r := s.raftR.Load(); r != nil {
 		st := r.Stats()
-		out.RaftLastIndex = parseUint(st["last_log_index"])
-		out.RaftSnapshotIndex = parseUint(st["last_snapshot_index"])
+		out.RaftLastIndex, _ = strconv.ParseUint(st["last_log_index"], 10, 64)
+		out.RaftSnapshotIndex, _ = strconv.ParseUint(st["last_snapshot_index"], 10, 64)
 	}
 	sort.Slice(out.Jobs, func(i, j int) bool {
 		a, b := out.Jobs[i], out.Jobs[j]
@@ -281,17 +256,6 @@ func (s *Server) Stats() *Stats {
 		return a.Queue < b.Queue || a.Queue == b.Queue && a.Reason < b.Reason
 	})
 	return out
-}
-
-func parseUint(s string) uint64 {
-	var n uint64
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	return n
 }
 
 // raftHandle is the running raft, for Stats (set once by Run).

@@ -339,8 +339,8 @@ func (s *Server) isQueueAdmin(id auth.Identity, cfg *config.Config, queue string
 	return id.IsRoot() || cfg.IsQueueAdmin(id.User, queue)
 }
 
-// mayControl reports whether id may see the details of, and control, a
-// job of owner in queue: the owner, the queue's administrators, the
+// mayControlJob reports whether id may see the details of, and control,
+// a job of owner in queue: the owner, the queue's administrators, the
 // GROUP_ADMIN of a user group holding the owner, cluster administrators
 // and root (config.MayControl).
 func (s *Server) mayControlJob(id auth.Identity, cfg *config.Config, owner, queue string) bool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/basalt-lsf/basalt/api/wire"
 )
@@ -161,7 +162,7 @@ func readFrameMax(r *bufio.Reader, max uint32) (*frame, error) {
 	body := make([]byte, 0, min(n, frameChunk))
 	for uint32(len(body)) < n {
 		if len(body) == cap(body) {
-			body = append(body, make([]byte, min(int(n)-len(body), len(body)))...)[:len(body)]
+			body = slices.Grow(body, min(int(n)-len(body), len(body)))
 		}
 		k, err := io.ReadFull(r, body[len(body):min(cap(body), int(n))])
 		body = body[:len(body)+k]

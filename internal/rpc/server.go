@@ -393,7 +393,8 @@ func (c *serverConn) serve() {
 		// for at most one more hello timeout, in frames no larger than a
 		// hello, and is then closed.
 		limit = maxHello
-		c.srv.warn("rpc: authentication failed", "peer", c.conn.RemoteAddr(), "user", hello.User, "host", hello.Host, "err", authErr)
+		// (The Authenticator logs why: eauth's says it once, with
+		// the reason its answer to the peer leaves out.)
 		_ = c.conn.SetReadDeadline(time.Now().Add(helloTimeout))
 	} else {
 		_ = c.conn.SetReadDeadline(time.Time{})

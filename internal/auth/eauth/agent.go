@@ -3,7 +3,6 @@ package eauth
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -112,12 +111,7 @@ func (a *Agent) answer(c net.Conn) ([]byte, error) {
 	if a.Now != nil {
 		now = a.Now
 	}
-	cr := Cred{UID: uid, GID: gid, User: name, ClientHost: a.Host, ClientKind: "user", ServerDaemon: daemon, ServerHost: host,
-		Issued: now(), TTL: DefaultTTL}
-	if _, err := rand.Read(cr.Nonce[:]); err != nil {
-		return nil, err
-	}
-	return Seal(a.Keys.Current, cr)
+	return SealFor(a.Keys, int(uid), int(gid), name, a.Host, "user", daemon, host, now())
 }
 
 func lookupUser(uid uint32) (string, error) {

@@ -73,7 +73,7 @@ func NewClient(get func(string) string, limPort int, envDir, localHost, kind str
 
 func (c *Client) init() {
 	c.once.Do(func() {
-		c.name = userName(os.Getuid())
+		c.name = UserName(os.Getuid())
 		if c.Kind == "" {
 			c.Kind = "user"
 		}
@@ -102,7 +102,9 @@ func (c *Client) now() time.Time {
 
 var userNames sync.Map
 
-func userName(uid int) string {
+// UserName names uid (its number when it has no passwd entry), once per
+// process.
+func UserName(uid int) string {
 	if n, ok := userNames.Load(uid); ok {
 		return n.(string)
 	}

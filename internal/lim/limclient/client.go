@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"os/user"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,9 +32,6 @@ type Options struct {
 	// LocalHost is this process's cluster host name ("" for
 	// config.LocalHostName).
 	LocalHost string
-	// User is the current user's name (kept for callers; the hellos name
-	// the real uid's user).
-	User string
 	// Creds make the hellos of new connections (nil: LSF_AUTH's, as a
 	// user's command of LocalHost).
 	Creds auth.Credentials
@@ -59,11 +55,6 @@ type Client struct {
 
 // New returns a Client for the cluster of base.
 func New(base *config.Base, opts Options) *Client {
-	if opts.User == "" {
-		if u, err := user.Current(); err == nil {
-			opts.User = u.Username
-		}
-	}
 	if opts.LocalHost == "" {
 		opts.LocalHost, _ = config.LocalHostName(base.Conf, nil, nil)
 	}

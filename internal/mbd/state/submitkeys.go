@@ -1,7 +1,9 @@
 package state
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/basalt-lsf/basalt/api"
 )
@@ -40,6 +42,10 @@ func (v *View) SubmitKey(user, key string) *SubmitKey {
 
 // recordKey notes the job a keyed request created at position pos.
 func (s *State) recordKey(user string, t int64, n *api.EvJobNew) {
+	pos := int(max(n.SubmitPos, 0))
+	if pos > 1<<16 {
+		return // not a position a request can have
+	}
 	k := nameKey{user, n.SubmitKey}
 	old, _ := s.subKeys.get(k)
 	e := &SubmitKey{Time: t}
@@ -48,10 +54,6 @@ func (s *State) recordKey(user string, t int64, n *api.EvJobNew) {
 		e.Jobs = slices.Clone(old.Jobs)
 	} else {
 		s.keyOrder = append(s.keyOrder, keyRef{k, t})
-	}
-	pos := int(max(n.SubmitPos, 0))
-	if pos > 1<<16 {
-		return // not a position a request can have
 	}
 	for len(e.Jobs) <= pos {
 		e.Jobs = append(e.Jobs, &api.SubmitResult{})
@@ -82,25 +84,7 @@ func (t *tables) snapKeys() []*api.SnapSubmitKey {
 		return true
 	})
 	slices.SortFunc(out, func(a, b *api.SnapSubmitKey) int {
-		if a.Time != b.Time {
-			if a.Time < b.Time {
-				return -1
-			}
-			return 1
-		}
-		if a.User != b.User {
-			if a.User < b.User {
-				return -1
-			}
-			return 1
-		}
-		if a.Key < b.Key {
-			return -1
-		}
-		if a.Key > b.Key {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.Time, b.Time), strings.Compare(a.User, b.User), strings.Compare(a.Key, b.Key))
 	})
 	return out
 }
