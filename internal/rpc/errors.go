@@ -23,10 +23,14 @@ const (
 	// ResourceExhausted: a bound was reached (a peer sent past its flow
 	// control window).
 	ResourceExhausted Code = 8
-	Unimplemented     Code = 12
-	Internal          Code = 13
-	Unavailable       Code = 14
-	Unauthenticated   Code = 16
+	// FailedPrecondition: the server is not in a state to carry the call
+	// out and did nothing (an mbatchd replica that is not the master): the
+	// caller may send it elsewhere.
+	FailedPrecondition Code = 9
+	Unimplemented      Code = 12
+	Internal           Code = 13
+	Unavailable        Code = 14
+	Unauthenticated    Code = 16
 )
 
 var (

@@ -46,12 +46,17 @@ type Server struct {
 	// have not yet been authenticated (default 64); past it new ones are
 	// closed at once.
 	MaxPendingPerPeer int
+	// Gate, when set, is asked before each call is handled; its error
+	// refuses the call (an mbatchd replica that does not lead refuses
+	// all but a few methods). Set it before Serve.
+	Gate func(method string) error
 	// AcceptErrors counts accept errors Serve retried (descriptors
 	// exhausted, ...); a daemon may report it in its status.
 	AcceptErrors atomic.Int64
 
 	mu        sync.Mutex
 	handlers  map[string]Handler
+	upgrades  map[string]UpgradeHandler
 	listeners map[net.Listener]struct{}
 	conns     map[*serverConn]struct{}
 	shutdown  bool
@@ -339,8 +344,11 @@ func (c *serverConn) writeFrame(f *frame, flush bool) error {
 func (c *serverConn) serve() {
 	defer c.srv.wg.Done()
 	defer func() { <-c.srv.connSlots }()
+	handedOver := false
 	defer func() {
-		c.conn.Close()
+		if !handedOver {
+			c.conn.Close()
+		}
 		c.mu.Lock()
 		for _, st := range c.streams {
 			st.cancel()
@@ -376,7 +384,7 @@ func (c *serverConn) serve() {
 		return
 	}
 	c.proto = max(protoV1, min(hello.Proto, protoVersion))
-	if c.flow() {
+	if c.flow() && hello.Upgrade == "" {
 		// Before any other frame, so the client knows it may use window
 		// frames before it reads a stream's first message. It leaves with
 		// the first reply.
@@ -387,6 +395,10 @@ func (c *serverConn) serve() {
 	acancel()
 	c.ident = ident
 	c.srv.donePending(c)
+	if hello.Upgrade != "" {
+		handedOver = c.upgrade(r, &hello, ident, authErr)
+		return
+	}
 	limit := uint32(MaxFrameSize)
 	if authErr != nil {
 		// A peer that failed to authenticate gets its requests refused
@@ -457,6 +469,12 @@ func (c *serverConn) startStream(f *frame) {
 	if h == nil {
 		_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(Errorf(Unimplemented, "rpc: unknown method %q", f.method)))})
 		return
+	}
+	if gate := c.srv.Gate; gate != nil {
+		if err := gate(f.method); err != nil {
+			_ = c.write(&frame{typ: frameEnd, stream: f.stream, payload: wire.Marshal(statusOf(err))})
+			return
+		}
 	}
 	max := c.srv.MaxStreams
 	if max == 0 {
