@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/api/wire"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/auth/eauth"
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/hostsfile"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
@@ -24,11 +26,87 @@ import (
 
 func init() {
 	dialBatch = func(ctx context.Context, env *Env) (batchClient, error) {
-		c, err := dialMbd(ctx, env)
+		cc, err := loadClientConf(env)
+		if err != nil {
+			return nil, &rpc.Error{Code: rpc.Unavailable, Msg: err.Error()}
+		}
+		c, err := cc.dialMbd(ctx, env)
 		if err != nil {
 			return nil, err
 		}
-		return RPCBatchClient(c), nil
+		if !cc.conf.Replicated() {
+			return RPCBatchClient(c), nil
+		}
+		return &failoverClient{c: c, redial: func(ctx context.Context) (*rpc.Client, error) { return cc.dialMbd(ctx, env) }}, nil
+	}
+}
+
+// failoverClient sends a request again to the new master when the
+// replica it reached says it is not (or no longer) the master: such a
+// replica did nothing with it.
+type failoverClient struct {
+	c      *rpc.Client
+	redial func(ctx context.Context) (*rpc.Client, error)
+}
+
+// maxRedirects bounds the redirects a request follows.
+const maxRedirects = 3
+
+func (f *failoverClient) again(ctx context.Context, err error, tries int) bool {
+	if rpc.CodeOf(err) != rpc.FailedPrecondition || tries >= maxRedirects {
+		return false
+	}
+	nc, derr := f.redial(ctx)
+	if derr != nil {
+		return false
+	}
+	f.c.Close()
+	f.c = nc
+	return true
+}
+
+func (f *failoverClient) Call(ctx context.Context, method api.MethodDesc, req, resp wire.Message) error {
+	for tries := 0; ; tries++ {
+		err := f.c.Call(ctx, method, req, resp)
+		if !f.again(ctx, err, tries) {
+			return err
+		}
+	}
+}
+
+func (f *failoverClient) Stream(ctx context.Context, method api.MethodDesc, req wire.Message) (batchStream, error) {
+	st, err := f.c.Stream(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	return &failoverStream{f: f, ctx: ctx, method: method, req: req, st: st}, nil
+}
+
+func (f *failoverClient) Close() error { return f.c.Close() }
+
+// failoverStream opens the stream again on the master when its first
+// message is a replica's refusal.
+type failoverStream struct {
+	f      *failoverClient
+	ctx    context.Context
+	method api.MethodDesc
+	req    wire.Message
+	st     *rpc.ClientStream
+	got    bool // a message came: no retry any more
+	tries  int
+}
+
+func (s *failoverStream) Recv(m wire.Message) error {
+	for {
+		err := s.st.Recv(m)
+		if s.got || !s.f.again(s.ctx, err, s.tries) {
+			s.got = s.got || err == nil
+			return err
+		}
+		s.tries++
+		if s.st, err = s.f.c.Stream(s.ctx, s.method, s.req); err != nil {
+			return err
+		}
 	}
 }
 
@@ -116,32 +194,106 @@ func dialMbd(ctx context.Context, env *Env) (*rpc.Client, error) {
 	return cc.dialMbd(ctx, env)
 }
 
-// dialMbd is dialMbd with lsf.conf already read.
+// dialMbd is dialMbd with lsf.conf already read. With a replicated master
+// (lsf.conf BASALT_MASTER_REPLICAS) every replica answers, so each is asked
+// who leads and the command goes there; while none leads (a failover) it
+// tries again for masterWait.
 func (cc *clientConf) dialMbd(ctx context.Context, env *Env) (*rpc.Client, error) {
 	candidates := cc.conf.MasterList()
 	if len(candidates) == 0 {
 		return nil, &rpc.Error{Code: rpc.Unavailable, Msg: "LSF_MASTER_LIST is not defined in lsf.conf"}
 	}
 	creds := cc.creds(env)
-	var last error
-	for _, h := range candidates {
-		addr, err := cc.addr(ctx, h, cc.conf.MBDPort())
-		if err != nil {
-			last = err
-			continue
+	replicas := cc.conf.MasterReplicas()
+	if len(replicas) <= 1 {
+		return cc.dialFirst(ctx, creds, candidates)
+	}
+	clk := env.Clock
+	if clk == nil {
+		clk = clock.Real()
+	}
+	deadline := clk.Now().Add(masterWait)
+	wait := 50 * time.Millisecond
+	for {
+		c, err := cc.dialLeader(ctx, creds, replicas)
+		if err == nil || clk.Now().After(deadline) || rpc.CodeOf(err) == rpc.Unauthenticated {
+			return c, err
 		}
-		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		hello, err := cc.hello(dctx, creds, auth.KindMbatchd, h)
-		if err != nil {
-			cancel()
+		t := clk.NewTimer(wait)
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
 			return nil, err
 		}
-		c, err := rpc.Dial(dctx, addr, hello)
-		cancel()
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// masterWait is how long a command looks for the leader of a replicated
+// master before it gives up (a failover takes a few seconds).
+const masterWait = 30 * time.Second
+
+// dialFirst connects to the first candidate whose mbatchd accepts.
+func (cc *clientConf) dialFirst(ctx context.Context, creds *eauth.Client, candidates []string) (*rpc.Client, error) {
+	var last error
+	for _, h := range candidates {
+		c, err := cc.dialHost(ctx, creds, h)
 		if err == nil {
 			return c, nil
 		}
+		if rpc.CodeOf(err) == rpc.Unauthenticated {
+			return nil, err
+		}
 		last = err
+	}
+	return nil, &rpc.Error{Code: rpc.Unavailable, Msg: fmt.Sprintf("%v: %v", errNoMaster, last)}
+}
+
+// dialHost connects to the mbatchd of host.
+func (cc *clientConf) dialHost(ctx context.Context, creds *eauth.Client, h string) (*rpc.Client, error) {
+	addr, err := cc.addr(ctx, h, cc.conf.MBDPort())
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	hello, err := cc.hello(dctx, creds, auth.KindMbatchd, h)
+	if err != nil {
+		return nil, err
+	}
+	return rpc.Dial(dctx, addr, hello)
+}
+
+// dialLeader asks the replicas in order who leads and connects there.
+func (cc *clientConf) dialLeader(ctx context.Context, creds *eauth.Client, replicas []string) (*rpc.Client, error) {
+	var last error = errors.New("no replica knows a master")
+	tried := map[string]bool{}
+	for _, h := range replicas {
+		for hop := 0; h != "" && !tried[h] && hop < 2; hop++ {
+			tried[h] = true
+			c, err := cc.dialHost(ctx, creds, h)
+			if err != nil {
+				if rpc.CodeOf(err) == rpc.Unauthenticated {
+					return nil, err
+				}
+				last = err
+				break
+			}
+			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			var reply api.LeaderReply
+			err = c.Call(cctx, api.MBatchdLeader, &api.LeaderRequest{}, &reply)
+			cancel()
+			if err == nil && reply.IsLeader {
+				return c, nil
+			}
+			c.Close()
+			if err != nil {
+				last = err
+				break
+			}
+			h = reply.Leader // follow the redirect
+		}
 	}
 	return nil, &rpc.Error{Code: rpc.Unavailable, Msg: fmt.Sprintf("%v: %v", errNoMaster, last)}
 }

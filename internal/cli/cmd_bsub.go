@@ -202,7 +202,8 @@ func newSubmitKey() string {
 // connection broke after the request went, or mbatchd lost its
 // mastership while committing it.
 func answerLost(err error) bool {
-	return errors.Is(err, rpc.ErrClosed) || rpc.CodeOf(err) == rpc.Unavailable && strings.Contains(err.Error(), "is not the master")
+	return errors.Is(err, rpc.ErrClosed) || rpc.CodeOf(err) == rpc.FailedPrecondition ||
+		rpc.CodeOf(err) == rpc.Unavailable && strings.Contains(err.Error(), "is not the master")
 }
 
 // submitRetry sends req until it is answered, resending it with its key

@@ -23,7 +23,7 @@ func init() {
 	)
 }
 
-var clusterSpec = lsfopt.New("-hosts:|-slots:|-dir:|-cluster:|-user:|-netns|h|-help")
+var clusterSpec = lsfopt.New("-hosts:|-slots:|-masters:|-dir:|-cluster:|-user:|-netns|h|-help")
 
 // clusterExecSpec is basalt cluster exec's: options, then the command.
 var clusterExecSpec = func() *lsfopt.Spec {
@@ -55,6 +55,12 @@ func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
 			} else {
 				o.Slots = n
 			}
+		case "-masters":
+			n, err := strconv.Atoi(opt.Value)
+			if err != nil || n < 1 {
+				return o, fmt.Errorf("%s %s: expected a positive number", opt.Name, opt.Value)
+			}
+			o.Masters = n
 		case "-dir":
 			o.Dir = opt.Value
 		case "-cluster":
@@ -68,7 +74,7 @@ func clusterOptions(env *Env, res *lsfopt.Result) (cluster.Options, error) {
 	return o, nil
 }
 
-const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DIR] [--cluster NAME] [--user NAME] [--netns]
+const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--masters N] [--dir DIR] [--cluster NAME] [--user NAME] [--netns]
        basalt cluster env [--dir DIR]
        basalt cluster exec [--dir DIR] --host HOST [command [argument ...]]
        basalt cluster down [--dir DIR]
@@ -76,6 +82,9 @@ const clusterUsage = `Usage: basalt cluster up [--hosts N] [--slots N] [--dir DI
 up starts a local multi-host cluster (hostN on 127.0.1.N) in the background,
 waits until it accepts jobs and prints the shell variables to use it:
     eval "$(basalt cluster up)"
+--masters N makes the first N hosts master candidates (LSF_MASTER_LIST);
+3 or 5 replicate the master: each runs an mbatchd replica with its own
+copy of the log, and the raft leader among them is the master.
 --user (root only) runs every daemon, and so every job, as that unprivileged
 user, who administers the cluster (a non-root installation).
 --netns (root, iproute2) puts each host in a network namespace of its own,

@@ -33,8 +33,12 @@ import (
 
 // Options describe a local cluster.
 type Options struct {
-	Dir     string // cluster directory (created)
-	Hosts   int    // default 3
+	Dir   string // cluster directory (created)
+	Hosts int    // default 3
+	// Masters is how many of the first hosts are master candidates
+	// (LSF_MASTER_LIST; default 1): 3 or 5 replicate the master's log
+	// between that many mbatchd replicas.
+	Masters int
 	Slots   int    // MXJ per host, default 4
 	Cluster string // cluster name, default "basalt"
 	// Exe is the command binary, basalt (default: this one): its links go
@@ -204,7 +208,7 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		admin = opts.User
 	}
 	if _, err := defaults.Write(dir, defaults.Options{Hosts: opts.Hosts, Slots: opts.Slots, Cluster: opts.Cluster,
-		PortBase: base, Admin: admin, Force: true}); err != nil {
+		PortBase: base, Admin: admin, Masters: opts.Masters, Force: true}); err != nil {
 		return nil, fmt.Errorf("writing the configuration: %w", err)
 	}
 	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin"), cred: cred}
@@ -397,11 +401,13 @@ func (c *Cluster) wait(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, _, mbdPort, _ := defaults.Ports(conf.Int("LSF_RES_PORT", defaults.DefaultPortBase))
-	addr := net.JoinHostPort(c.HostAddr(1).String(), strconv.Itoa(mbdPort))
 	// As a command of the first host (lsf.conf's LSF_AUTH): one client,
 	// a fresh credential per connection.
 	creds := authsetup.Client(conf, c.EnvDir, defaults.HostName(1), auth.KindUser)
+	masters := conf.MasterReplicas()
+	if len(masters) <= 1 {
+		masters = []string{defaults.HostName(1)}
+	}
 	wantSbd := !c.Opts.NoSBD && c.Opts.Has("sbatchd")
 	var last error
 	for time.Now().Before(deadline) {
@@ -411,9 +417,10 @@ func (c *Cluster) wait(ctx context.Context) error {
 		if dead := c.deadDaemon(); dead != "" {
 			return fmt.Errorf("%s exited during start-up; see %s", dead, filepath.Join(c.Opts.Dir, "log"))
 		}
-		last = c.ready(ctx, addr, creds, wantSbd)
-		if last == nil {
-			return nil
+		for _, m := range masters {
+			if last = c.ready(ctx, m, conf.MBDPort(), creds, wantSbd); last == nil {
+				return nil
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -456,10 +463,13 @@ func (c *Cluster) portBase() int {
 	return conf.Int("LSF_RES_PORT", defaults.DefaultPortBase)
 }
 
-func (c *Cluster) ready(ctx context.Context, mbdAddr string, creds *eauth.Client, wantSbd bool) error {
+// ready reports (nil) whether the mbatchd of host is the master and every
+// host's sbatchd is connected (wantSbd).
+func (c *Cluster) ready(ctx context.Context, host string, port int, creds *eauth.Client, wantSbd bool) error {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	hello, err := creds.Hello(cctx, auth.KindMbatchd, defaults.HostName(1))
+	mbdAddr := net.JoinHostPort(c.HostAddr(hostIndex(host)).String(), strconv.Itoa(port))
+	hello, err := creds.Hello(cctx, auth.KindMbatchd, host)
 	if err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
@@ -485,6 +495,12 @@ func (c *Cluster) ready(ctx context.Context, mbdAddr string, creds *eauth.Client
 		}
 	}
 	return nil
+}
+
+// hostIndex is the number of hostN.
+func hostIndex(host string) int {
+	i, _ := strconv.Atoi(strings.TrimPrefix(host, "host"))
+	return i
 }
 
 // deadDaemon names a daemon that exited, if any.

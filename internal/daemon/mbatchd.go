@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -45,18 +47,30 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	defer stop()
 	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
 	defer lim.Close()
-	srv, err := mbd.New(ctx, mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}, Auth: au.Auth})
+	opts := mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}, Auth: au.Auth, Creds: au.Creds}
+	replicated := base.Conf.Replicated()
+	if replicated {
+		// Each replica keeps the master's log and its own lsb.events
+		// and lsb.acct on its own disk.
+		own := stateDir(base.Conf, host, "mbatchd")
+		opts.DataDir, opts.LogDir = filepath.Join(own, "raft"), filepath.Join(own, "logdir")
+	}
+	srv, err := mbd.New(ctx, opts)
 	if err != nil {
 		log.Error("mbatchd cannot start", "err", err)
 		env.Errorf("mbatchd: %v", err)
 		return 1
 	}
 	defer mbatchdMetrics(ctx, base, host, srv, log)()
-	// The batch master follows the master LIM: once another host is
-	// master, this mbatchd exits (the sbatchd there starts one).
+	// A single-node batch master follows the master LIM: once another
+	// host is master, this mbatchd exits (the sbatchd there starts one).
+	// Replicas run on every replica host; raft chooses the master.
 	ctx, leave := context.WithCancel(ctx)
 	defer leave()
 	go func() {
+		if replicated {
+			return
+		}
 		f := &mbdkeeper.Follower{Host: host, Clock: clock.Real(), Master: lim.WatchMaster(ctx), Ask: func(ctx context.Context) (string, error) {
 			actx, cancel := context.WithTimeout(ctx, 3*time.Second)
 			defer cancel()
@@ -68,7 +82,9 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 			leave()
 		}
 	}()
-	if err := srv.Run(ctx); err != nil {
+	if err := srv.Run(ctx); errors.Is(err, mbd.ErrDeposed) {
+		return 0 // sbatchd starts it again, as a follower
+	} else if err != nil {
 		log.Error("mbatchd stopped", "err", err)
 		env.Errorf("mbatchd: %v", err)
 		return 1

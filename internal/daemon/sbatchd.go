@@ -70,7 +70,6 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
 	defer lim.Close()
 	var masters sync.Map // mbatchd address -> master host, for credentials
-	cfg.Master = masterFinder(base, lim, &masters)
 	cfg.Dial = func(ctx context.Context, addr string) (*rpc.Client, error) {
 		master, _ := masters.Load(addr)
 		name, _ := master.(string)
@@ -80,6 +79,7 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		}
 		return rpc.Dial(ctx, addr, hello)
 	}
+	cfg.Master = masterFinder(base, lim, &masters, cfg.Dial)
 	cfg.Loads = limLoads{c: lim, host: host, t: cfg.Table}
 	d, err := sbd.New(cfg)
 	if err != nil {
@@ -195,10 +195,25 @@ func stateDir(conf *lsfconf.Conf, host, daemon string) string {
 
 // masterFinder asks the LIMs for the master host, falling back on the
 // first LSF_MASTER_LIST host when no LIM answers; mbatchd listens on the
-// master's address at LSB_MBD_PORT.
-func masterFinder(base *config.Base, lim *limclient.Client, names *sync.Map) sbd.MasterFinder {
+// master's address at LSB_MBD_PORT. With a replicated master the replicas
+// are asked first who leads (dial connects to an mbatchd address).
+func masterFinder(base *config.Base, lim *limclient.Client, names *sync.Map, dial func(ctx context.Context, addr string) (*rpc.Client, error)) sbd.MasterFinder {
 	port := strconv.Itoa(base.Conf.MBDPort())
+	addrOf := func(ctx context.Context, host string) (string, error) {
+		a, err := base.Resolver().Resolve(ctx, host)
+		if err != nil {
+			return "", err
+		}
+		addr := net.JoinHostPort(a.String(), port)
+		names.Store(addr, host)
+		return addr, nil
+	}
 	return sbd.MasterFunc(func(ctx context.Context) (string, error) {
+		if replicas := base.Conf.MasterReplicas(); len(replicas) > 1 {
+			if leader := askReplicas(ctx, replicas, addrOf, dial); leader != "" {
+				return addrOf(ctx, leader)
+			}
+		}
 		lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		master, _, err := lim.Master(lctx)
 		cancel()
@@ -217,6 +232,32 @@ func masterFinder(base *config.Base, lim *limclient.Client, names *sync.Map) sbd
 		names.Store(addr, master)
 		return addr, nil
 	})
+}
+
+// askReplicas asks the mbatchd replicas in order who leads; "" when none
+// answers with a leader.
+func askReplicas(ctx context.Context, replicas []string, addrOf func(context.Context, string) (string, error),
+	dial func(ctx context.Context, addr string) (*rpc.Client, error)) string {
+	for _, h := range replicas {
+		addr, err := addrOf(ctx, h)
+		if err != nil {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		c, err := dial(cctx, addr)
+		if err != nil {
+			cancel()
+			continue
+		}
+		var reply api.LeaderReply
+		err = c.Call(cctx, api.MBatchdLeader, &api.LeaderRequest{}, &reply)
+		c.Close()
+		cancel()
+		if err == nil && reply.Leader != "" {
+			return reply.Leader
+		}
+	}
+	return ""
 }
 
 // limLoads is this host's load as the master LIM knows it.
@@ -265,7 +306,21 @@ func keepMbatchd(ctx context.Context, base *config.Base, host string, lim *limcl
 		addr = net.JoinHostPort(a.String(), strconv.Itoa(base.Conf.MBDPort()))
 	}
 	pidFile := filepath.Join(stateDir, "mbatchd.pid")
-	k := &mbdkeeper.Keeper{Host: host, Clock: clock.Real(), Master: lim.WatchMaster(ctx),
+	var master <-chan limclient.MasterEvent
+	if replicas := base.Conf.MasterReplicas(); len(replicas) > 1 {
+		// A replicated master: every replica host runs its replica
+		// whoever is master (raft elects the master among them); other
+		// hosts run none.
+		if !slices.ContainsFunc(replicas, func(r string) bool { return strings.EqualFold(r, host) }) {
+			return
+		}
+		always := make(chan limclient.MasterEvent, 1)
+		always <- limclient.MasterEvent{Master: host}
+		master = always
+	} else {
+		master = lim.WatchMaster(ctx)
+	}
+	k := &mbdkeeper.Keeper{Host: host, Clock: clock.Real(), Master: master,
 		Alive: func(ctx context.Context) bool {
 			if addr == "" {
 				return false

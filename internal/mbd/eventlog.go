@@ -13,8 +13,12 @@ import (
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
-// logDir is LSB_SHAREDIR/<cluster>/logdir, where lsb.events and lsb.acct live.
-func logDir(cfg *config.Config) string {
+// logDir is where lsb.events and lsb.acct live: LSB_SHAREDIR/<cluster>/logdir,
+// or Options.LogDir (a replica's own directory).
+func (s *Server) logDir(cfg *config.Config) string {
+	if s.opts.LogDir != "" {
+		return s.opts.LogDir
+	}
 	return filepath.Join(cfg.Conf.ShareDir(), cfg.ClusterName(), "logdir")
 }
 
@@ -82,14 +86,14 @@ func (s *Server) logJob(j *state.Job) *eventlog.Job {
 
 // openEventLog opens the lsb.events/lsb.acct writer for the FSM.
 func (s *Server) openEventLog(cfg *config.Config) (*eventlog.Writer, error) {
-	return eventlog.Open(logDir(cfg), eventlog.Options{MaxJobNum: cfg.Params.MaxJobNum, Jobs: jobSource{s},
+	return eventlog.Open(s.logDir(cfg), eventlog.Options{MaxJobNum: cfg.Params.MaxJobNum, Jobs: jobSource{s},
 		Warn: func(msg string) { s.log.Warn("event log damaged", "err", msg) }})
 }
 
 // history answers bhist from the event log files.
 func (s *Server) history(ctx context.Context, id auth.Identity, req *api.JobsRequest, send func(*api.HistoryReply) error) error {
 	cfg := s.cfg.Current()
-	q := &eventlog.HistoryQuery{Filter: eventlog.FilterFromRequest(req, id.User), Dir: logDir(cfg)}
+	q := &eventlog.HistoryQuery{Filter: eventlog.FilterFromRequest(req, id.User), Dir: s.logDir(cfg)}
 	res, err := eventlog.ReadHistory(ctx, q)
 	if err != nil {
 		return rpc.Errorf(rpc.Internal, "reading the event log: %v", err)
@@ -128,7 +132,7 @@ func (s *Server) acct(ctx context.Context, id auth.Identity, req *api.JobsReques
 	if !req.IncludeFinished {
 		f.States = req.StateMask
 	}
-	res, err := eventlog.ReadAcct(ctx, &eventlog.AcctQuery{Filter: f, Dir: logDir(cfg)})
+	res, err := eventlog.ReadAcct(ctx, &eventlog.AcctQuery{Filter: f, Dir: s.logDir(cfg)})
 	if err != nil {
 		return rpc.Errorf(rpc.Internal, "reading the accounting log: %v", err)
 	}

@@ -20,7 +20,7 @@ func TestDamagedEventLogRestart(t *testing.T) {
 		s.Hold = true
 		m.submit("alice", s)
 	}
-	events := filepath.Join(logDir(m.srv.cfg.Current()), "lsb.events")
+	events := filepath.Join(m.srv.logDir(m.srv.cfg.Current()), "lsb.events")
 	m.stop()
 	if err := os.Truncate(events, 3); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 type raftNode struct {
 	r      *raft.Raft
 	closer io.Closer
+	trans  raft.Transport
 	space  spaceGuard // the log store, when it watches its file system
 }
 
@@ -26,7 +27,18 @@ type raftNode struct {
 // variable so the storage implementation is chosen in one place.
 var storeOpener = openStores
 
-func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger) (*raftNode, error) {
+// replicaSet is how a replicated mbatchd reaches its peers: its own ID
+// (its host), the voters of a first start, and the transport.
+type replicaSet struct {
+	self    raft.ServerID
+	servers []raft.Server
+	streams raft.StreamLayer
+}
+
+// openRaft opens the node's stores in dir and starts raft: a single node
+// over an in-memory transport with ID id when rs is nil, else a replica
+// over the network.
+func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger, rs *replicaSet) (*raftNode, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("raft directory: %w", err)
 	}
@@ -53,14 +65,28 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger)
 	conf.SnapshotThreshold = 4096
 	conf.SnapshotInterval = 30 * time.Second
 	conf.TrailingLogs = 1024
-	addr, trans := raft.NewInmemTransport(raft.ServerAddress(id))
+	var trans raft.Transport
+	servers := []raft.Server{{ID: conf.LocalID}}
+	if rs == nil {
+		servers[0].Address, trans = raft.NewInmemTransport(raft.ServerAddress(id))
+	} else {
+		// Replicas over a network: raft's default timings (1 s without
+		// a leader's heartbeat starts an election), which a loaded host
+		// does not miss by accident; a failover takes about 2 s.
+		def := raft.DefaultConfig()
+		conf.LocalID = rs.self
+		conf.HeartbeatTimeout, conf.ElectionTimeout, conf.LeaderLeaseTimeout = def.HeartbeatTimeout, def.ElectionTimeout, def.LeaderLeaseTimeout
+		servers = rs.servers
+		trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: rs.streams, MaxPool: 4,
+			Timeout: 10 * time.Second, Logger: hl, ServerAddressProvider: nil})
+	}
 	bootstrapped, err := isBootstrapped(logs, stable, snaps)
 	if err != nil {
 		closer.Close()
 		return nil, fmt.Errorf("raft state: %w", err)
 	}
 	if !bootstrapped {
-		cfg := raft.Configuration{Servers: []raft.Server{{ID: conf.LocalID, Address: addr}}}
+		cfg := raft.Configuration{Servers: servers}
 		if err := raft.BootstrapCluster(conf, logs, stable, snaps, trans, cfg); err != nil {
 			closer.Close()
 			return nil, fmt.Errorf("bootstrapping raft: %w", err)
@@ -71,7 +97,7 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger)
 		closer.Close()
 		return nil, fmt.Errorf("starting raft: %w", err)
 	}
-	n := &raftNode{r: r, closer: closer}
+	n := &raftNode{r: r, closer: closer, trans: trans}
 	n.space, _ = logs.(spaceGuard)
 	return n, nil
 }
@@ -130,6 +156,9 @@ func (n *raftNode) waitLeader(ctx context.Context, clk clock.Clock, timeout time
 
 func (n *raftNode) shutdown() error {
 	err := n.r.Shutdown().Error()
+	if c, ok := n.trans.(io.Closer); ok {
+		c.Close()
+	}
 	if cerr := n.closer.Close(); err == nil {
 		err = cerr
 	}

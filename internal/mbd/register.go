@@ -26,4 +26,5 @@ func (s *Server) register() {
 	rpc.HandleStream(r, api.MBatchdHistory, s.history)
 	rpc.HandleStream(r, api.MBatchdAcct, s.acct)
 	r.Handle(api.MBatchdSbdSession, s.sbdSession)
+	rpc.HandleUnary(r, api.MBatchdLeader, s.leaderInfo)
 }

@@ -8,10 +8,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/raft"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
@@ -41,8 +45,16 @@ type Options struct {
 	// Listener, when set, is used instead of listening on the host's
 	// address and LSB_MBD_PORT.
 	Listener net.Listener
-	// DataDir overrides LSB_SHAREDIR/<cluster>/raft.
+	// DataDir overrides LSB_SHAREDIR/<cluster>/raft; a replica of a
+	// replicated master (lsf.conf BASALT_MASTER_REPLICAS) must have its
+	// own, on its own disk.
 	DataDir string
+	// LogDir overrides LSB_SHAREDIR/<cluster>/logdir (lsb.events and
+	// lsb.acct): every replica renders its own.
+	LogDir string
+	// Creds are this mbatchd's credentials for the connections it opens
+	// (to the other replicas); nil sends an empty hello.
+	Creds auth.Credentials
 	// Load reports the hosts' load; nil means static information only.
 	Load LoadSource
 	// Getenv reads the daemon's environment (nil: os.Getenv).
@@ -104,6 +116,11 @@ type Server struct {
 	obs   atomic.Pointer[Observer]
 	ctr   counters
 	raftR raftHandle
+
+	// leading is set while this mbatchd is the master (the raft leader
+	// that recorded its start); requests other than MBatchd.Leader are
+	// refused without it (gate).
+	leading atomic.Bool
 }
 
 // New loads the configuration and opens the state, but does not serve.
@@ -153,18 +170,32 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // singleNodeID is the raft server ID of the single-node log.
 const singleNodeID = "mbatchd"
 
-// Run opens the log, becomes master and serves until ctx ends.
+// Run opens the log, becomes master and serves until ctx ends. A replica
+// of a replicated master serves from the start (a follower answers who
+// leads and refuses the rest), waits to be elected, and returns
+// ErrDeposed when it loses the leadership (it is restarted as a follower:
+// nothing of a leader's volatile state survives into a later term).
 func (s *Server) Run(ctx context.Context) error {
 	cfg := s.cfg.Current()
+	replicas := cfg.Conf.MasterReplicas()
+	replicated := len(replicas) > 1
+	if replicated && !slices.ContainsFunc(replicas, func(h string) bool { return sameHost(h, s.opts.Host) }) {
+		return fmt.Errorf("%s is not one of the master replicas (the first %d hosts of LSF_MASTER_LIST: %s)",
+			s.opts.Host, len(replicas), strings.Join(replicas, " "))
+	}
 	dir := s.opts.DataDir
 	if dir == "" {
+		if replicated {
+			return errors.New("a master replica needs its own data directory")
+		}
 		share := cfg.Conf.ShareDir()
 		if share == "" {
 			return errors.New("LSB_SHAREDIR not defined")
 		}
 		dir = filepath.Join(share, cfg.ClusterName(), "raft")
 	}
-	// One mbatchd per cluster: the lock comes before any file is touched.
+	// One mbatchd per cluster (per replica): the lock comes before any
+	// file is touched.
 	lock, err := raftlog.LockDir(dir)
 	if err != nil {
 		return err
@@ -181,10 +212,43 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Warn("closing lsb.events", "err", err)
 		}
 	}()
-	// One node whatever host runs it: the batch master moves between the
-	// master candidates (following the master LIM) over the same log, so
-	// its identity is the cluster's master, not a host.
-	node, err := openRaft(ctx, dir, singleNodeID, f, s.log)
+	serveErr := make(chan error, 1)
+	stopServing := func() {
+		if s.rpc == nil {
+			return
+		}
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = s.rpc.Shutdown(sctx)
+	}
+	defer stopServing()
+	var rs *replicaSet
+	if replicated {
+		// A replica serves before it leads: followers answer who leads
+		// (and refuse the rest), and raft's traffic comes on this port.
+		streams := newRaftStreams(replicaAddr(s.opts.Host, cfg.Conf.MBDPort()),
+			func(h string) bool {
+				return slices.ContainsFunc(s.cfg.Current().Conf.MasterReplicas(), func(r string) bool { return sameHost(r, h) })
+			},
+			dialReplica(s.opts.Creds, func(ctx context.Context, host string) (string, error) {
+				a, err := s.cfg.Current().Resolver().Resolve(ctx, host)
+				if err != nil {
+					return "", err
+				}
+				return a.String(), nil
+			}))
+		if err := s.serve(ctx, cfg, serveErr, func(r *rpc.Server) { r.HandleUpgrade(raftUpgrade, streams.upgrade) }); err != nil {
+			return err
+		}
+		rs = &replicaSet{self: raft.ServerID(s.opts.Host), streams: streams}
+		for _, h := range replicas {
+			rs.servers = append(rs.servers, raft.Server{ID: raft.ServerID(h), Address: replicaAddr(h, cfg.Conf.MBDPort())})
+		}
+	}
+	// A single node is the same whatever host runs it: the batch master
+	// moves between the master candidates (following the master LIM) over
+	// the same log, so its identity is the cluster's master, not a host.
+	node, err := openRaft(ctx, dir, singleNodeID, f, s.log, rs)
 	if err != nil {
 		return err
 	}
@@ -195,8 +259,26 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Error("raft shutdown", "err", err)
 		}
 	}()
-	if err := node.waitLeader(ctx, s.clock, 30*time.Second); err != nil {
+	electWait := 30 * time.Second
+	if replicated {
+		electWait = 365 * 24 * time.Hour // a follower waits as long as it runs
+	}
+	if err := node.waitLeader(ctx, s.clock, electWait); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
+	}
+	lctx, lcancel := context.WithCancel(ctx)
+	defer lcancel()
+	deposed := make(chan struct{})
+	if replicated {
+		go func() {
+			if node.watchLeadership(lctx) {
+				s.leading.Store(false)
+				close(deposed)
+			}
+		}()
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
 	s.prop = newProposer(node.r, s.clock)
@@ -217,12 +299,56 @@ func (s *Server) Run(ctx context.Context) error {
 		// would only take queries away too.
 		s.log.Error("cannot record the master's start; serving queries, refusing changes until there is space", "err", err)
 	} else if err != nil {
+		if replicated && !node.isLeader() {
+			return ErrDeposed
+		}
 		return fmt.Errorf("recording master start: %w", err)
 	}
+	s.leading.Store(true)
+	if !replicated {
+		if err := s.serve(ctx, cfg, serveErr, nil); err != nil {
+			return err
+		}
+	}
+	s.log.Info("mbatchd leads", "host", s.opts.Host, "cluster", cfg.ClusterName(), "addr", s.ln.Addr().String(), "version", version.Version)
 
+	bg.Add(3)
+	go func() { defer bg.Done(); s.schedLoop(lctx) }()
+	go func() { defer bg.Done(); s.housekeeping(lctx) }()
+	go func(since time.Time) { defer bg.Done(); s.watchHosts(lctx, since) }(s.clock.Now())
+	if replicated {
+		bg.Add(1)
+		go func() { defer bg.Done(); s.preferCandidates(lctx, replicas) }()
+	}
+	select {
+	case <-ctx.Done():
+	case <-deposed:
+		lcancel()
+		s.log.Warn("mbatchd lost the raft leadership: it stops leading and restarts as a follower")
+		return ErrDeposed
+	case err := <-serveErr:
+		if err != nil {
+			lcancel()
+			return err
+		}
+	}
+	lcancel()
+	stopServing()
+	s.log.Info("mbatchd stopped")
+	return nil
+}
+
+// serve starts serving requests on this host's LSB_MBD_PORT (or
+// Options.Listener); extra registers more handlers first. Serve's result
+// goes to done.
+func (s *Server) serve(ctx context.Context, cfg *config.Config, done chan<- error, extra func(*rpc.Server)) error {
 	s.rpc = rpc.NewServer(s.opts.Auth)
 	s.rpc.Log = s.log
+	s.rpc.Gate = s.gate
 	s.register()
+	if extra != nil {
+		extra(s.rpc)
+	}
 	ln := s.opts.Listener
 	if ln == nil {
 		addr, err := s.listenAddr(ctx, cfg)
@@ -234,29 +360,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}
 	s.ln = ln
-	s.log.Info("mbatchd started", "host", s.opts.Host, "cluster", cfg.ClusterName(), "addr", ln.Addr().String(), "version", version.Version)
-
-	lctx, lcancel := context.WithCancel(ctx)
-	defer lcancel()
-	bg.Add(3)
-	go func() { defer bg.Done(); s.schedLoop(lctx) }()
-	go func() { defer bg.Done(); s.housekeeping(lctx) }()
-	go func(since time.Time) { defer bg.Done(); s.watchHosts(lctx, since) }(s.clock.Now())
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- s.rpc.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		if err != nil {
-			lcancel()
-			return err
-		}
-	}
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer scancel()
-	lcancel()
-	_ = s.rpc.Shutdown(sctx)
-	s.log.Info("mbatchd stopped")
+	go func() { done <- s.rpc.Serve(ln) }()
 	return nil
 }
 
