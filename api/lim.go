@@ -89,6 +89,10 @@ type PingReply struct {
 	// MasterAddr is the master LIM's address (host:port).
 	MasterAddr string `wire:"5"`
 	Epoch      uint64 `wire:"6"` // increases at every master change seen
+	// Ineligible: this candidate may not be master now (with mbatchd
+	// replicated, a candidate whose mbatchd does not lead); probers
+	// pass over it as if it were down.
+	Ineligible bool `wire:"7"`
 }
 
 // ClusterRequest asks the master LIM for the cluster picture.

@@ -728,6 +728,9 @@ func (m *PingReply) SizeWire() int {
 	if m.Epoch != 0 {
 		n += 1 + wire.SizeVarint(uint64(m.Epoch))
 	}
+	if m.Ineligible {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -759,6 +762,10 @@ func (m *PingReply) AppendWire(b []byte) []byte {
 	if m.Epoch != 0 {
 		b = wire.AppendTag(b, 6, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(m.Epoch))
+	}
+	if m.Ineligible {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Ineligible))
 	}
 	return b
 }
@@ -835,6 +842,16 @@ func (m *PingReply) UnmarshalWire(b []byte) error {
 				return wire.Errorf("PingReply", 6, off, n)
 			}
 			m.Epoch = uint64(x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("PingReply", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("PingReply", 7, off, n)
+			}
+			m.Ineligible = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

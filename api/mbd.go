@@ -492,3 +492,19 @@ type ApplicationsReply struct {
 	Applications []*ApplicationInfo `wire:"1"`
 	NotFound     []string           `wire:"2"`
 }
+
+// LeaderRequest asks an mbatchd replica who leads.
+type LeaderRequest struct{}
+
+// LeaderReply is a replica's view of the master's raft group.
+type LeaderReply struct {
+	Host   string `wire:"1"` // the answering replica's host
+	Leader string `wire:"2"` // the leader's host; "" while none is known
+	// IsLeader: the answering replica leads and serves requests (it has
+	// applied what earlier leaders committed).
+	IsLeader bool     `wire:"3"`
+	Term     uint64   `wire:"4"`
+	Applied  uint64   `wire:"5"` // the replica's last applied raft index
+	Commit   uint64   `wire:"6"` // the last index it knows committed
+	Replicas []string `wire:"7"` // the raft configuration's voters, by host
+}

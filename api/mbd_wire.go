@@ -6455,3 +6455,204 @@ func (m *ApplicationsReply) UnmarshalWire(b []byte) error {
 	}
 	return nil
 }
+
+// SizeWire returns the encoded size of m.
+func (m *LeaderRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *LeaderRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *LeaderRequest) UnmarshalWire(b []byte) error {
+	*m = LeaderRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("LeaderRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *LeaderReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Host != "" {
+		n += 1 + wire.SizeBytes(len(m.Host))
+	}
+	if m.Leader != "" {
+		n += 1 + wire.SizeBytes(len(m.Leader))
+	}
+	if m.IsLeader {
+		n += 1 + 1
+	}
+	if m.Term != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Term))
+	}
+	if m.Applied != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Applied))
+	}
+	if m.Commit != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Commit))
+	}
+	for _, x := range m.Replicas {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *LeaderReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Host != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Host)
+	}
+	if m.Leader != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Leader)
+	}
+	if m.IsLeader {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.IsLeader))
+	}
+	if m.Term != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Term))
+	}
+	if m.Applied != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Applied))
+	}
+	if m.Commit != 0 {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Commit))
+	}
+	for _, x := range m.Replicas {
+		b = wire.AppendTag(b, 7, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *LeaderReply) UnmarshalWire(b []byte) error {
+	*m = LeaderReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("LeaderReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("LeaderReply", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 1, off, n)
+			}
+			m.Host = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("LeaderReply", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 2, off, n)
+			}
+			m.Leader = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderReply", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 3, off, n)
+			}
+			m.IsLeader = wire.Bool(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderReply", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 4, off, n)
+			}
+			m.Term = uint64(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderReply", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 5, off, n)
+			}
+			m.Applied = uint64(x)
+			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderReply", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 6, off, n)
+			}
+			m.Commit = uint64(x)
+			off += n
+		case 7:
+			if typ != wire.BytesType {
+				return wire.TypeError("LeaderReply", 7, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 7, off, n)
+			}
+			m.Replicas = append(m.Replicas, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}

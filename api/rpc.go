@@ -16,6 +16,12 @@ type ConnHello struct {
 	UID    int32  `wire:"7"`
 	GID    int32  `wire:"8"`
 	Daemon string `wire:"9"`
+	// Upgrade, when set, asks the server to hand the connection, once
+	// authenticated, to its handler of that name as a raw byte stream
+	// ("raft": mbatchd replicas' raft transport). The server answers with
+	// a ServerHello whose Upgraded is set, or an end frame with the
+	// reason, and closes.
+	Upgrade string `wire:"10"`
 }
 
 // ConnHello.Proto and ServerHello.Proto are internal/rpc's framing version
@@ -25,7 +31,8 @@ type ConnHello struct {
 // connection's stream 0, before any other frame: the server's framing
 // version. A version-1 client ignores it.
 type ServerHello struct {
-	Proto int32 `wire:"1"`
+	Proto    int32 `wire:"1"`
+	Upgraded bool  `wire:"2"` // the connection is now the Upgrade handler's
 }
 
 // The service description: every RPC method, its name on the wire and its
@@ -52,6 +59,10 @@ var (
 	MBatchdAdmin           = Unary[AdminRequest, AdminReply]{Method{"MBatchd.Admin", KindUnary}}
 	MBatchdHistory         = ServerStream[JobsRequest, HistoryReply]{Method{"MBatchd.History", KindServerStream}}
 	MBatchdAcct            = ServerStream[JobsRequest, JobsReply]{Method{"MBatchd.Acct", KindServerStream}}
+	// MBatchdLeader is answered by every mbatchd replica, leader or not:
+	// who leads the master's raft group (commands and LIMs find the
+	// master through it).
+	MBatchdLeader = Unary[LeaderRequest, LeaderReply]{Method{"MBatchd.Leader", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -77,7 +88,7 @@ func Methods() []Method {
 		MBatchdWaitJob.Method, MBatchdQueues.Method, MBatchdHosts.Method, MBatchdSharedResources.Method,
 		MBatchdPartitions.Method, MBatchdApplications.Method, MBatchdUsers.Method, MBatchdGroups.Method,
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
-		MBatchdAcct.Method, MBatchdSbdSession.Method,
+		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		SBatchdPeek.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,
 	}

@@ -39,6 +39,9 @@ func (m *ConnHello) SizeWire() int {
 	if m.Daemon != "" {
 		n += 1 + wire.SizeBytes(len(m.Daemon))
 	}
+	if m.Upgrade != "" {
+		n += 1 + wire.SizeBytes(len(m.Upgrade))
+	}
 	return n
 }
 
@@ -82,6 +85,10 @@ func (m *ConnHello) AppendWire(b []byte) []byte {
 	if m.Daemon != "" {
 		b = wire.AppendTag(b, 9, wire.BytesType)
 		b = wire.AppendString(b, m.Daemon)
+	}
+	if m.Upgrade != "" {
+		b = wire.AppendTag(b, 10, wire.BytesType)
+		b = wire.AppendString(b, m.Upgrade)
 	}
 	return b
 }
@@ -189,6 +196,16 @@ func (m *ConnHello) UnmarshalWire(b []byte) error {
 			}
 			m.Daemon = string(v)
 			off += n
+		case 10:
+			if typ != wire.BytesType {
+				return wire.TypeError("ConnHello", 10, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ConnHello", 10, off, n)
+			}
+			m.Upgrade = string(v)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
@@ -209,6 +226,9 @@ func (m *ServerHello) SizeWire() int {
 	if m.Proto != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.Proto)))
 	}
+	if m.Upgraded {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -220,6 +240,10 @@ func (m *ServerHello) AppendWire(b []byte) []byte {
 	if m.Proto != 0 {
 		b = wire.AppendTag(b, 1, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.Proto)))
+	}
+	if m.Upgraded {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Upgraded))
 	}
 	return b
 }
@@ -246,6 +270,16 @@ func (m *ServerHello) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ServerHello", 1, off, n)
 			}
 			m.Proto = int32(x)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("ServerHello", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ServerHello", 2, off, n)
+			}
+			m.Upgraded = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

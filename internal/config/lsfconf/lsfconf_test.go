@@ -248,3 +248,42 @@ func FuzzParse(f *testing.F) {
 		_ = c.StripDomain("a.b.c")
 	})
 }
+
+func TestMasterReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		list, replicas string
+		want           string
+		warn           string
+	}{
+		{list: "", want: ""},
+		{list: "h1", want: "h1"},
+		{list: "h1 h2", want: "h1"},
+		{list: "h1 h2 h3", want: "h1 h2 h3"},
+		{list: "h1 h2 h3 h4", want: "h1 h2 h3"},
+		{list: "h1 h2 h3 h4 h5 h6", want: "h1 h2 h3 h4 h5"},
+		{list: "h1 h2 h3 h4 h5", replicas: "3", want: "h1 h2 h3"},
+		{list: "h1 h2 h3", replicas: "1", want: "h1"},
+		{list: "h1 h2 h3", replicas: "2", want: "h1 h2 h3",
+			warn: "lsf.conf:2:1: warning: BASALT_MASTER_REPLICAS=2 must be 1, 3 or 5 and at most the 3 hosts of LSF_MASTER_LIST; 3 is used"},
+		{list: "h1 h2", replicas: "3", want: "h1",
+			warn: "lsf.conf:2:1: warning: BASALT_MASTER_REPLICAS=3 must be 1, 3 or 5 and at most the 2 hosts of LSF_MASTER_LIST; 1 is used"},
+		{list: "h1 h2 h3", replicas: "x", want: "h1 h2 h3",
+			warn: "lsf.conf:2:1: warning: BASALT_MASTER_REPLICAS=x must be 1, 3 or 5 and at most the 3 hosts of LSF_MASTER_LIST; 3 is used"},
+	} {
+		src := "LSF_CONFDIR=/c\n"
+		if tc.replicas != "" {
+			src += "BASALT_MASTER_REPLICAS=" + tc.replicas + "\n"
+		}
+		src += "LSF_MASTER_LIST=\"" + tc.list + "\"\n"
+		c, _ := Parse("lsf.conf", []byte(src))
+		if got := strings.Join(c.MasterReplicas(), " "); got != tc.want {
+			t.Errorf("%q, %q: replicas %q, want %q", tc.list, tc.replicas, got, tc.want)
+		}
+		if got := c.Replicated(); got != strings.Contains(tc.want, " ") {
+			t.Errorf("%q, %q: Replicated %v", tc.list, tc.replicas, got)
+		}
+		if got := diagText(c.Validate()); got != tc.warn {
+			t.Errorf("%q, %q: diagnostics %q, want %q", tc.list, tc.replicas, got, tc.warn)
+		}
+	}
+}

@@ -56,6 +56,45 @@ func (c *Conf) LogMask() string { return c.getDefault("LSF_LOG_MASK", "LOG_WARNI
 // MasterList is LSF_MASTER_LIST: the master candidates, in order.
 func (c *Conf) MasterList() []string { return c.List("LSF_MASTER_LIST") }
 
+// MasterReplicas is the hosts that run an mbatchd replica each: the first
+// N hosts of LSF_MASTER_LIST, N being BASALT_MASTER_REPLICAS (1, 3 or 5,
+// at most the number of candidates) or, by default, the largest of 1, 3
+// and 5 that the list holds. One host means a single raft node: the log
+// lives in LSB_SHAREDIR and the batch master moves between the candidates
+// over it, as LSF's does; more replicate the master's log between the
+// replicas' own disks.
+func (c *Conf) MasterReplicas() []string {
+	list := c.MasterList()
+	if len(list) == 0 {
+		return nil
+	}
+	n := defaultReplicas(len(list))
+	if v, ok := c.Lookup("BASALT_MASTER_REPLICAS"); ok && v != "" {
+		if m, err := strconv.Atoi(v); err == nil && validReplicas(m, len(list)) {
+			n = m
+		}
+	}
+	return list[:n]
+}
+
+// Replicated reports whether the master's log is replicated between
+// several mbatchd replicas (MasterReplicas holds more than one host).
+func (c *Conf) Replicated() bool { return len(c.MasterReplicas()) > 1 }
+
+func defaultReplicas(candidates int) int {
+	switch {
+	case candidates >= 5:
+		return 5
+	case candidates >= 3:
+		return 3
+	}
+	return 1
+}
+
+func validReplicas(n, candidates int) bool {
+	return (n == 1 || n == 3 || n == 5) && n <= candidates
+}
+
 // ServerHosts is LSF_SERVER_HOSTS, for client hosts without a LIM.
 func (c *Conf) ServerHosts() []string { return c.List("LSF_SERVER_HOSTS") }
 
@@ -247,6 +286,12 @@ func (c *Conf) Validate() lex.Diagnostics {
 	if v, ok := c.Lookup("LSF_UNIT_FOR_LIMITS"); ok {
 		if _, ok := normUnit(v); !ok {
 			d.Warnf(c.Pos("LSF_UNIT_FOR_LIMITS"), "LSF_UNIT_FOR_LIMITS=%s is not one of KB, MB, GB, TB, PB, EB; KB is used", v)
+		}
+	}
+	if v, ok := c.Lookup("BASALT_MASTER_REPLICAS"); ok && v != "" {
+		if n, err := strconv.Atoi(v); err != nil || !validReplicas(n, len(c.MasterList())) {
+			d.Warnf(c.Pos("BASALT_MASTER_REPLICAS"), "BASALT_MASTER_REPLICAS=%s must be 1, 3 or 5 and at most the %d hosts of LSF_MASTER_LIST; %d is used",
+				v, len(c.MasterList()), defaultReplicas(len(c.MasterList())))
 		}
 	}
 	for _, dom := range c.StripDomains() {
