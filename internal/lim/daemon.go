@@ -54,6 +54,10 @@ type Options struct {
 	Listener net.Listener
 	// Ready, when set, is closed once the LIM serves.
 	Ready chan<- struct{}
+	// LeaderPoll is how often, with mbatchd replicated, the LIM of a
+	// replica host asks its mbatchd whether it leads (DefaultLeaderPoll
+	// when 0).
+	LeaderPoll time.Duration
 }
 
 // Sampler measures the local host.
@@ -115,9 +119,14 @@ type LIM struct {
 	authClose func() // the replay cache and the agent
 
 	elect *election.Election
-	srv   *rpc.Server
-	peers *peerPool
-	addr  string
+	// replicated: mbatchd is replicated (lsf.conf at start); a candidate
+	// is then master only while its host's mbatchd leads (leader polls
+	// it, nil on a candidate that is not a replica host).
+	replicated bool
+	leader     *leaderWatch
+	srv        *rpc.Server
+	peers      *peerPool
+	addr       string
 }
 
 // Run starts a LIM and serves until ctx ends, then shuts down cleanly.
@@ -207,10 +216,13 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 	l.cancel = cancel
 	l.elect = election.New(election.Config{Self: host, Candidates: m.candidates, Interval: m.params.ExInterval,
 		ProbeTimeout: m.params.ProbeTimeout, Clock: opts.Clock, Prober: l.peers,
-		OnChange: func(old, new string) { l.masterChanged(old, new) }})
+		OnChange: func(old, new string) { l.masterChanged(old, new) }, Eligible: l.eligibility()})
 	l.takeSample()
 	go l.loop(ctx)
 	go l.srv.Serve(ln)
+	if l.leader != nil {
+		go l.leader.run(ctx)
+	}
 	go l.elect.Run(ctx)
 	go l.reporter(ctx)
 	l.log.Info(fmt.Sprintf("LIM %s started: cluster %s, address %s, candidates %s", host, m.name, l.addr, strings.Join(m.candidates, " ")))
@@ -218,6 +230,44 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 		close(opts.Ready)
 	}
 	return l, nil
+}
+
+// eligibility returns the election's Eligible: nil (always eligible)
+// unless mbatchd is replicated and this host is a candidate. Then the
+// master LIM follows the raft leader: a candidate that runs a replica is
+// eligible while its mbatchd leads (l.leader polls it), one that does not
+// never is. Fixed at start, as the candidates are.
+func (l *LIM) eligibility() func() bool {
+	conf := l.base.Conf
+	l.replicated = conf.Replicated()
+	if !l.replicated || index(l.m.candidates, l.host) < 0 {
+		return nil
+	}
+	replica := false
+	for _, r := range conf.MasterReplicas() {
+		if h := l.m.host(r); h != nil && h.Name == l.host {
+			replica = true
+		}
+	}
+	if !replica {
+		return func() bool { return false }
+	}
+	every := l.opts.LeaderPoll
+	if every <= 0 {
+		every = DefaultLeaderPoll
+	}
+	l.leader = &leaderWatch{host: l.host, addr: mbdAddr(l.base, l.host), creds: l.opts.Creds, clk: l.clk, every: every,
+		log: l.log, changed: func() { l.elect.Reconsider() }}
+	return l.leader.Eligible
+}
+
+func index(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
 }
 
 // openLogs opens lim.log.<host> (standard error without LSF_LOGDIR),
@@ -479,7 +529,13 @@ func (l *LIM) sendReport(ctx context.Context) bool {
 	defer cancel()
 	var reply api.ReportReply
 	if err := l.peers.call(cctx, master, api.LIMReport, rep, &reply); err != nil || !reply.Accepted {
-		if ctx.Err() == nil {
+		switch {
+		case ctx.Err() != nil:
+		case l.replicated && err == nil && reply.Master != master:
+			// The master followed raft leadership elsewhere: look at
+			// once, so hosts follow within one EXINTERVAL.
+			l.elect.Reconsider()
+		default:
 			l.elect.Poke()
 		}
 		return false

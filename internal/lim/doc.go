@@ -27,6 +27,16 @@
 // EXINTERVAL, or at once when its LIM says it is leaving. Election rounds
 // run every EXINTERVAL and at once when a report to the master fails.
 //
+// # Replicated mbatchd
+//
+// With BASALT_MASTER_REPLICAS > 1 the master LIM follows the raft leader:
+// the LIM of each replica host asks its own mbatchd (MBatchd.Leader, one
+// connection, every 250 ms) whether it leads, and is eligible for master
+// only while it does (election.Config.Eligible); a candidate without a
+// replica never is. A change runs an election round at once; a LIM whose
+// report the old master refuses, naming another master, looks at once.
+// While no replica leads, no LIM is master.
+//
 // # State
 //
 // One goroutine (the loop) owns a LIM's mutable state: the latest sample,

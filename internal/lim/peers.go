@@ -106,7 +106,7 @@ func (p *peerPool) Probe(ctx context.Context, host string) (election.View, error
 	if err := p.call(ctx, host, api.LIMPing, &api.PingRequest{From: p.self}, &r); err != nil {
 		return election.View{}, err
 	}
-	return election.View{Host: r.Host, Master: r.Master, IsMaster: r.IsMaster}, nil
+	return election.View{Host: r.Host, Master: r.Master, IsMaster: r.IsMaster, Ineligible: r.Ineligible}, nil
 }
 
 func (p *peerPool) close() {

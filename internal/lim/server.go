@@ -20,7 +20,8 @@ func (l *LIM) register() {
 
 func (l *LIM) ping(ctx context.Context) *api.PingReply {
 	m, epoch := l.elect.State()
-	r := &api.PingReply{Host: l.host, Cluster: l.cluster, Master: m, IsMaster: m == l.host, Epoch: epoch}
+	r := &api.PingReply{Host: l.host, Cluster: l.cluster, Master: m, IsMaster: m == l.host, Epoch: epoch,
+		Ineligible: l.elect.Ineligible()}
 	if m != "" {
 		if m == l.host {
 			r.MasterAddr = l.addr

@@ -11,6 +11,14 @@
 // candidate that finds no earlier candidate alive is master itself. A host
 // that is not a candidate asks every candidate in order the same way.
 //
+// Eligibility: with Config.Eligible set, a candidate makes itself master
+// only while it is eligible, and answers probes as Ineligible otherwise;
+// probers pass over an ineligible candidate exactly as over a dead one.
+// With mbatchd replicated, the one eligible candidate is the host whose
+// mbatchd leads the raft group, so the master LIM follows the raft leader,
+// and there is none while no replica leads. Reconsider runs a round at
+// once when eligibility changes (Poke waits Retry first).
+//
 // Failover bound: a surviving candidate notices a dead master at its next
 // round, at most one interval (plus PROBE_TIMEOUT for a host that does not
 // refuse the connection) after the failure, or sooner when its own load

@@ -21,6 +21,10 @@ type View struct {
 	Host     string
 	Master   string
 	IsMaster bool
+	// Ineligible: the host is a candidate that may not be master now
+	// (Config.Eligible is false there); probers pass over it as if it
+	// were down.
+	Ineligible bool
 }
 
 // Prober asks the LIM of host for its view; an error means it is down.
@@ -41,12 +45,19 @@ type Config struct {
 	Prober Prober
 	// OnChange, when set, is called from Run's goroutine after each change.
 	OnChange func(old, new string)
+	// Eligible, when set, tells whether this candidate may be master now
+	// (with mbatchd replicated: whether this host's mbatchd leads). A
+	// candidate makes itself master only while it is true, and answers
+	// probes as Ineligible while it is false. Call Reconsider when its
+	// value changes. nil: always eligible.
+	Eligible func() bool
 }
 
 // Election runs master election for one LIM.
 type Election struct {
 	cfg  Config
 	poke chan struct{}
+	now  chan struct{} // Reconsider: a round at once
 
 	mu      sync.Mutex // guards the published result; written by Run only
 	master  string
@@ -67,7 +78,7 @@ func New(cfg Config) *Election {
 	if cfg.ProbeTimeout == 0 {
 		cfg.ProbeTimeout = 2 * time.Second
 	}
-	return &Election{cfg: cfg, poke: make(chan struct{}, 1), changed: make(chan struct{})}
+	return &Election{cfg: cfg, poke: make(chan struct{}, 1), now: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
 // Master implements Elector.
@@ -100,6 +111,21 @@ func (e *Election) Poke() {
 	case e.poke <- struct{}{}:
 	default:
 	}
+}
+
+// Reconsider asks for a new round at once, without Poke's wait: this
+// host's eligibility changed, or a LIM said the master moved.
+func (e *Election) Reconsider() {
+	select {
+	case e.now <- struct{}{}:
+	default:
+	}
+}
+
+// Ineligible reports whether this LIM is a candidate that may not be
+// master now (its probe answer's Ineligible).
+func (e *Election) Ineligible() bool {
+	return e.cfg.Eligible != nil && e.Candidate(e.cfg.Self) && !e.cfg.Eligible()
 }
 
 // Candidate reports whether host is a master candidate.
@@ -149,6 +175,8 @@ func (e *Election) Run(ctx context.Context) error {
 			t.Stop()
 			return nil
 		case <-t.C():
+		case <-e.now:
+			t.Stop()
 		case <-e.poke:
 			t.Stop()
 			r := e.cfg.Clock.NewTimer(e.cfg.Retry)
@@ -157,6 +185,8 @@ func (e *Election) Run(ctx context.Context) error {
 				r.Stop()
 				return nil
 			case <-r.C():
+			case <-e.now:
+				r.Stop()
 			}
 		}
 	}
@@ -166,29 +196,30 @@ func (e *Election) Run(ctx context.Context) error {
 func (e *Election) Decide(ctx context.Context) string {
 	self := e.cfg.Self
 	me := index(e.cfg.Candidates, self)
-	limit := len(e.cfg.Candidates)
-	if me >= 0 {
-		limit = me
-	}
-	for i := 0; i < limit; i++ {
-		c := e.cfg.Candidates[i]
+	for i, c := range e.cfg.Candidates {
+		if i == me {
+			if e.cfg.Eligible == nil || e.cfg.Eligible() {
+				return self
+			}
+			// Not eligible: look further, as a host that is not a
+			// candidate does.
+			continue
+		}
 		v, err := e.probe(ctx, c)
-		if err != nil {
+		if err != nil || v.Ineligible {
 			continue
 		}
 		if v.IsMaster {
 			return c
 		}
 		if v.Master != "" && v.Master != c && v.Master != self {
-			if w, err := e.probe(ctx, v.Master); err == nil && w.IsMaster {
+			if w, err := e.probe(ctx, v.Master); err == nil && w.IsMaster && !w.Ineligible {
 				return v.Master
 			}
 		}
-		// The first candidate alive is, or is about to become, master.
+		// The first eligible candidate alive is, or is about to
+		// become, master.
 		return c
-	}
-	if me >= 0 {
-		return self
 	}
 	return ""
 }

@@ -15,6 +15,9 @@ type net struct {
 	mu    sync.Mutex
 	up    map[string]bool
 	elect map[string]*Election
+	// elig is every candidate's eligibility when the hosts were made by
+	// newEligibleNet.
+	elig map[string]bool
 }
 
 func (n *net) Probe(_ context.Context, host string) (View, error) {
@@ -24,7 +27,7 @@ func (n *net) Probe(_ context.Context, host string) (View, error) {
 	if !up || e == nil {
 		return View{}, errors.New("connection refused")
 	}
-	return View{Host: host, Master: e.Master(), IsMaster: e.IsMaster()}, nil
+	return View{Host: host, Master: e.Master(), IsMaster: e.IsMaster(), Ineligible: e.Ineligible()}, nil
 }
 
 func (n *net) setUp(h string, up bool) {
@@ -196,5 +199,156 @@ func TestPokeAndChanged(t *testing.T) {
 		if m, ep := n.elect["h2"].State(); m != "h2" || ep != 2 {
 			t.Errorf("after poke: master %q epoch %d", m, ep)
 		}
+	})
+}
+
+// newEligibleNet is newNet whose candidates are eligible as n.elig says
+// (none at first).
+func newEligibleNet(hosts, candidates []string, interval time.Duration) *net {
+	n := &net{up: map[string]bool{}, elect: map[string]*Election{}, elig: map[string]bool{}}
+	for _, h := range hosts {
+		n.up[h] = true
+		n.elect[h] = New(Config{Self: h, Candidates: candidates, Interval: interval, Prober: n,
+			Eligible: func() bool { n.mu.Lock(); defer n.mu.Unlock(); return n.elig[h] }})
+	}
+	return n
+}
+
+// setEligible makes exactly the given hosts eligible.
+func (n *net) setEligible(hosts ...string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	clear(n.elig)
+	for _, h := range hosts {
+		n.elig[h] = true
+	}
+}
+
+// TestDecideEligible: the master is the first candidate that is alive and
+// eligible; an ineligible candidate is passed over as if it were down,
+// even while it still calls itself master; with none eligible there is
+// no master.
+func TestDecideEligible(t *testing.T) {
+	hosts := []string{"h1", "h2", "h3", "h4"}
+	cands := []string{"h1", "h2", "h3"} // h4 is not a candidate
+	n := newEligibleNet(hosts, cands, time.Second)
+	all := []string{"h4", "h3", "h2", "h1"}
+	steps := []struct {
+		name  string
+		elig  []string
+		down  []string
+		order []string
+		live  []string
+		want  string
+	}{
+		{"none eligible: no master", nil, nil, all, hosts, ""},
+		{"second eligible: earlier candidate passed over", []string{"h2"}, nil, all, hosts, "h2"},
+		{"third eligible", []string{"h3"}, nil, []string{"h3", "h1", "h2", "h4"}, hosts, "h3"},
+		{"first eligible: back to it", []string{"h1"}, nil, []string{"h1", "h2", "h3", "h4"}, hosts, "h1"},
+		// h1 still calls itself master when h4 probes (it has not had a
+		// round since): it is not taken, nor when h2 names it.
+		{"ineligible master is not taken", []string{"h2"}, nil, []string{"h4", "h3", "h2", "h1"}, hosts, "h2"},
+		{"eligible candidate down: no master", []string{"h2"}, []string{"h2"}, all, []string{"h1", "h3", "h4"}, ""},
+		{"two eligible: the first wins", []string{"h2", "h3"}, nil, all, hosts, "h2"},
+	}
+	for _, s := range steps {
+		n.setEligible(s.elig...)
+		for _, h := range hosts {
+			n.setUp(h, true)
+		}
+		for _, h := range s.down {
+			n.setUp(h, false)
+		}
+		n.round(s.order...)
+		for _, h := range s.live {
+			if got := n.elect[h].Master(); got != s.want {
+				t.Errorf("%s: master of %s = %q, want %q", s.name, h, got, s.want)
+			}
+		}
+	}
+}
+
+// TestIneligibleSelfNeverMaster: a candidate alone, not eligible, never
+// makes itself master however long it runs, and says Ineligible.
+func TestIneligibleSelfNeverMaster(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newEligibleNet([]string{"h1"}, []string{"h1"}, time.Second)
+		e := n.elect["h1"]
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { e.Run(ctx); close(done) }()
+		for range 30 {
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if m := e.Master(); m != "" {
+				t.Fatalf("ineligible h1 chose %q", m)
+			}
+		}
+		if !e.Ineligible() {
+			t.Error("h1 does not say Ineligible")
+		}
+		n.setEligible("h1")
+		e.Reconsider()
+		synctest.Wait()
+		if m := e.Master(); m != "h1" || e.Ineligible() {
+			t.Errorf("eligible h1: master %q, ineligible %v", m, e.Ineligible())
+		}
+		cancel()
+		<-done
+	})
+}
+
+// TestEligibilityMovesMaster runs the loops in virtual time: when
+// eligibility moves from h1 to h2 and both Reconsider, both agree on h2 at
+// once (no Retry wait); a non-candidate whose report failed (Poke) follows
+// within Retry, the rest within one interval.
+func TestEligibilityMovesMaster(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const interval = 15 * time.Second
+		hosts := []string{"h1", "h2", "h3", "h4", "h5"}
+		cands := []string{"h1", "h2", "h3"}
+		n := newEligibleNet(hosts, cands, interval)
+		n.setEligible("h1")
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for _, h := range hosts {
+			wg.Go(func() { n.elect[h].Run(ctx) })
+		}
+		synctest.Wait()
+		if got := n.masters(hosts...); !eq(got, []string{"h1", "h1", "h1", "h1", "h1"}) {
+			t.Fatalf("initial masters %q", got)
+		}
+
+		t0 := time.Now()
+		n.setEligible("h2")
+		n.elect["h1"].Reconsider()
+		n.elect["h2"].Reconsider()
+		synctest.Wait()
+		if got := n.masters("h1", "h2"); !eq(got, []string{"h2", "h2"}) || time.Since(t0) != 0 {
+			t.Fatalf("after Reconsider: masters of h1, h2 = %q after %v; want h2 at once", got, time.Since(t0))
+		}
+		n.elect["h4"].Poke()
+		time.Sleep(time.Second) // Retry
+		synctest.Wait()
+		if m := n.elect["h4"].Master(); m != "h2" {
+			t.Errorf("h4 after Poke and Retry: master %q, want h2", m)
+		}
+		time.Sleep(interval - time.Second)
+		synctest.Wait()
+		if got := n.masters(hosts...); !eq(got, []string{"h2", "h2", "h2", "h2", "h2"}) {
+			t.Errorf("one interval after the change: masters %q", got)
+		}
+
+		// No candidate eligible (no quorum): no master anywhere.
+		n.setEligible()
+		for _, h := range hosts {
+			n.elect[h].Reconsider()
+		}
+		synctest.Wait()
+		if got := n.masters(hosts...); !eq(got, []string{"", "", "", "", ""}) {
+			t.Errorf("none eligible: masters %q", got)
+		}
+		cancel()
+		wg.Wait()
 	})
 }
