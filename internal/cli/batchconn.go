@@ -56,6 +56,12 @@ func (f *failoverClient) again(ctx context.Context, err error, tries int) bool {
 	if rpc.CodeOf(err) != rpc.FailedPrecondition || tries >= maxRedirects {
 		return false
 	}
+	// A master handing over the role refuses for a few milliseconds.
+	select {
+	case <-time.After(time.Duration(tries) * 100 * time.Millisecond):
+	case <-ctx.Done():
+		return false
+	}
 	nc, derr := f.redial(ctx)
 	if derr != nil {
 		return false

@@ -27,50 +27,83 @@ func BenchmarkSubmit(b *testing.B) {
 	for _, tc := range []struct{ clients, batch int }{{1, 1}, {8, 1}, {32, 1}, {128, 1}, {256, 1}, {8, 100}} {
 		b.Run(fmt.Sprintf("clients=%d/batch=%d", tc.clients, tc.batch), func(b *testing.B) {
 			m := startMbd(b, writeCluster(b, 1, 1))
-			clients := make([]*rpc.Client, tc.clients)
-			for i := range clients {
-				c, err := rpc.Dial(context.Background(), m.addr, &api.ConnHello{User: "alice"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer c.Close()
-				clients[i] = c
-			}
-			spec := &api.JobSpec{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp",
-				Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/alice", "USER=alice", "SHELL=/bin/bash", "LANG=C.UTF-8"}}
-			var left atomic.Int64
-			left.Store(int64(b.N))
-			b.ResetTimer()
-			start := time.Now()
-			var wg sync.WaitGroup
-			for _, c := range clients {
-				wg.Add(1)
-				go func(c *rpc.Client) {
-					defer wg.Done()
-					req := &api.SubmitRequest{}
-					for i := 0; i < tc.batch; i++ {
-						req.Jobs = append(req.Jobs, spec)
-					}
-					for left.Add(-int64(tc.batch)) > -int64(tc.batch) {
-						var reply api.SubmitReply
-						if err := c.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
-							b.Error(err)
-							return
-						}
-						for _, r := range reply.Results {
-							if r.Status != nil && r.Status.Code != 0 {
-								b.Errorf("submit: %s", r.Status.Message)
-								return
-							}
-						}
-					}
-				}(c)
-			}
-			wg.Wait()
-			el := time.Since(start)
-			b.ReportMetric(float64(b.N)/el.Seconds(), "jobs/s")
+			submitLoad(b, m.addr, tc.clients, tc.batch)
 		})
 	}
+}
+
+// BenchmarkSubmitReplicated is BenchmarkSubmit against one mbatchd and
+// against three replicas of a replicated master (in this process, on
+// this machine's one disk: each acknowledged entry is fsynced by the
+// leader and at least one follower), side by side:
+//
+//	go test -run '^$' -bench SubmitReplicated -benchtime 20000x ./internal/mbd/
+func BenchmarkSubmitReplicated(b *testing.B) {
+	for _, tc := range []struct{ clients, batch int }{{8, 1}, {32, 1}, {8, 100}} {
+		for _, n := range []int{1, 3} {
+			b.Run(fmt.Sprintf("clients=%d/batch=%d/replicas=%d", tc.clients, tc.batch, n), func(b *testing.B) {
+				if n == 1 {
+					submitLoad(b, startMbd(b, writeCluster(b, 1, 1)).addr, tc.clients, tc.batch)
+					return
+				}
+				dir := writeReplicated(b, 3, 3)
+				var rs []*replica
+				for _, h := range []string{"host1", "host2", "host3"} {
+					rs = append(rs, startReplica(b, dir, h))
+				}
+				// host1 leads once handed the role (the first leader
+				// may be any): measure after that.
+				submitLoad(b, waitLeaderIs(b, 30*time.Second, "host1", rs...).addr, tc.clients, tc.batch)
+			})
+		}
+	}
+}
+
+// submitLoad submits b.N jobs to the mbatchd at addr from clients
+// connections, batch jobs per request, and reports jobs/s.
+func submitLoad(b *testing.B, addr string, clients, batch int) {
+	conns := make([]*rpc.Client, clients)
+	for i := range conns {
+		c, err := rpc.Dial(context.Background(), addr, &api.ConnHello{User: "alice"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	spec := &api.JobSpec{Command: "/bin/true", FromHost: "host1", SubCwd: "/tmp",
+		Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/alice", "USER=alice", "SHELL=/bin/bash", "LANG=C.UTF-8"}}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func(c *rpc.Client) {
+			defer wg.Done()
+			req := &api.SubmitRequest{}
+			for i := 0; i < batch; i++ {
+				req.Jobs = append(req.Jobs, spec)
+			}
+			for left.Add(-int64(batch)) > -int64(batch) {
+				var reply api.SubmitReply
+				if err := c.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
+					b.Error(err)
+					return
+				}
+				for _, r := range reply.Results {
+					if r.Status != nil && r.Status.Code != 0 {
+						b.Errorf("submit: %s", r.Status.Message)
+						return
+					}
+				}
+			}
+		}(c)
+	}
+	wg.Wait()
+	el := time.Since(start)
+	b.ReportMetric(float64(b.N)/el.Seconds(), "jobs/s")
 }
 
 var (

@@ -95,7 +95,7 @@ func (n *raftNode) watchLeadership(ctx context.Context) bool {
 // candidate: it must have been found ready at two checks in a row (not a
 // replica still replaying its log after a restart).
 func (s *Server) preferCandidates(ctx context.Context, replicas []string) {
-	const every = 2 * time.Second
+	const every = time.Second
 	t := s.clock.NewTicker(every)
 	defer t.Stop()
 	ready := ""

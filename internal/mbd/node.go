@@ -78,7 +78,7 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 		conf.HeartbeatTimeout, conf.ElectionTimeout, conf.LeaderLeaseTimeout = def.HeartbeatTimeout, def.ElectionTimeout, def.LeaderLeaseTimeout
 		servers = rs.servers
 		trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: rs.streams, MaxPool: 4,
-			Timeout: 10 * time.Second, Logger: hl, ServerAddressProvider: nil})
+			Timeout: 10 * time.Second, Logger: hl, MaxRPCsInFlight: 16})
 	}
 	bootstrapped, err := isBootstrapped(logs, stable, snaps)
 	if err != nil {

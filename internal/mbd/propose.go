@@ -16,6 +16,11 @@ import (
 // ErrNotLeader is returned when this mbatchd is not (or no longer) the master.
 var ErrNotLeader = errors.New("mbatchd is not the master")
 
+// errNotRecorded marks an ErrNotLeader whose entry never reached the log
+// (raft refused it: another replica leads, or the leadership is moving):
+// the request may be sent to the master as it is.
+var errNotRecorded = errors.New("nothing was recorded")
+
 // ErrNoSpace is returned for proposals refused because the log's file
 // system is full: the master keeps answering queries and takes requests
 // again by itself once a look at the disk finds space.
@@ -241,7 +246,10 @@ func (p *proposer) finish(batch []*proposal, fut raft.ApplyFuture) {
 		case p.space != nil && p.space.NoSpace():
 			// Raft steps down when its log cannot be written.
 			err = fmt.Errorf("%w in %s", ErrNoSpace, p.spaceDir)
-		case errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown):
+		case errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipTransferInProgress):
+			// Refused before it reached the log: nothing was recorded.
+			err = fmt.Errorf("%w: %w: %v", ErrNotLeader, errNotRecorded, err)
+		case errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown):
 			err = fmt.Errorf("%w: %v", ErrNotLeader, err)
 		}
 		for _, pr := range batch {

@@ -175,6 +175,9 @@ func (s *Server) assignJobIDs(maxID int64, events []*api.Event) []error {
 
 // unavailable maps a proposal failure to the error clients see.
 func (s *Server) unavailable(err error) error {
+	if errors.Is(err, errNotRecorded) {
+		return rpc.Errorf(rpc.FailedPrecondition, "mbatchd on %s is not the master; the master is moving", s.opts.Host)
+	}
 	if errors.Is(err, ErrNotLeader) {
 		return fmtRPCUnavailable("mbatchd is not the master: %v", err)
 	}
