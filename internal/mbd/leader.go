@@ -2,6 +2,7 @@ package mbd
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -94,7 +95,7 @@ func (n *raftNode) watchLeadership(ctx context.Context) bool {
 // has, when that is not this host, as LSF's master returns to the first
 // candidate: it must have been found ready at two checks in a row (not a
 // replica still replaying its log after a restart).
-func (s *Server) preferCandidates(ctx context.Context, replicas []string) {
+func (s *Server) preferCandidates(ctx context.Context) {
 	const every = time.Second
 	t := s.clock.NewTicker(every)
 	defer t.Stop()
@@ -105,6 +106,8 @@ func (s *Server) preferCandidates(ctx context.Context, replicas []string) {
 			return
 		case <-t.C():
 		}
+		s.reconcileReplicas(ctx)
+		replicas := s.cfg.Current().Conf.MasterReplicas()
 		i := slices.IndexFunc(replicas, func(h string) bool { return sameHost(h, s.opts.Host) })
 		best := ""
 		for _, h := range replicas[:max(i, 0)] {
@@ -131,29 +134,124 @@ func (s *Server) preferCandidates(ctx context.Context, replicas []string) {
 // applied at least what this leader had applied before asking.
 func (s *Server) replicaCaughtUp(ctx context.Context, host string) bool {
 	r := s.raftR.Load()
-	if r == nil || s.opts.Creds == nil {
+	if r == nil {
 		return false
 	}
 	want := r.AppliedIndex()
+	reply, err := s.askReplica(ctx, host)
+	return err == nil && sameHost(reply.Host, host) && reply.Applied >= want
+}
+
+// askReplica asks the mbatchd of host (a replica, or one to be) who
+// leads, as this host's mbatchd.
+func (s *Server) askReplica(ctx context.Context, host string) (*api.LeaderReply, error) {
+	if s.opts.Creds == nil {
+		return nil, errors.New("no credentials to reach the other replicas")
+	}
 	cfg := s.cfg.Current()
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	ip, err := cfg.Resolver().Resolve(ctx, host)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	hello, err := s.opts.Creds.Hello(ctx, auth.KindMbatchd, host)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	c, err := rpc.Dial(ctx, string(replicaAddr(ip.String(), cfg.Conf.MBDPort())), hello)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	defer c.Close()
 	var reply api.LeaderReply
 	if err := c.Call(ctx, api.MBatchdLeader, &api.LeaderRequest{}, &reply); err != nil {
-		return false
+		return nil, err
 	}
-	return sameHost(reply.Host, host) && reply.Applied >= want
+	return &reply, nil
+}
+
+// peersConfigured reports whether another replica already holds a raft
+// configuration: a replica starting with an empty log then waits to be
+// added by the leader instead of bootstrapping one of its own (only a
+// cluster's very first start bootstraps, every replica with the same
+// configuration).
+func (s *Server) peersConfigured(ctx context.Context, replicas []string) bool {
+	for _, h := range replicas {
+		if sameHost(h, s.opts.Host) {
+			continue
+		}
+		if reply, err := s.askReplica(ctx, h); err == nil && len(reply.Replicas) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reconcileReplicas brings the raft configuration one step towards the
+// replicas lsf.conf names (badmin reconfig after LSF_MASTER_LIST or
+// BASALT_MASTER_REPLICAS changed): a new replica host joins as a non-voter
+// once its mbatchd answers, becomes a voter once it has caught up, and a
+// host no longer named is removed (the leader hands its role over first
+// when that is itself). One change per call, each committed before the
+// next call can make another.
+func (s *Server) reconcileReplicas(ctx context.Context) {
+	r := s.raftR.Load()
+	want := s.cfg.Current().Conf.MasterReplicas()
+	if r == nil || len(want) <= 1 {
+		return // a replicated master does not become a single node at run time
+	}
+	f := r.GetConfiguration()
+	if f.Error() != nil {
+		return
+	}
+	port := s.cfg.Current().Conf.MBDPort()
+	have := f.Configuration().Servers
+	find := func(h string) *raft.Server {
+		for i := range have {
+			if sameHost(string(have[i].ID), h) {
+				return &have[i]
+			}
+		}
+		return nil
+	}
+	change := func(what string, fut raft.IndexFuture) {
+		if err := fut.Error(); err != nil {
+			s.log.Warn("master replicas: "+what+" failed", "err", err)
+			return
+		}
+		s.log.Warn("master replicas: " + what)
+	}
+	for _, h := range want {
+		sv := find(h)
+		switch {
+		case sv == nil:
+			if _, err := s.askReplica(ctx, h); err != nil {
+				s.log.Warn("master replicas: "+h+" is named but its mbatchd does not answer; it is added once it does", "err", err)
+				return
+			}
+			change("added "+h+" (catching up)", r.AddNonvoter(raft.ServerID(h), replicaAddr(h, port), 0, 10*time.Second))
+			return
+		case sv.Suffrage != raft.Voter:
+			if s.replicaCaughtUp(ctx, h) {
+				change(h+" caught up and votes", r.AddVoter(raft.ServerID(h), replicaAddr(h, port), 0, 10*time.Second))
+			}
+			return
+		}
+	}
+	for _, sv := range have {
+		h := string(sv.ID)
+		if slices.ContainsFunc(want, func(w string) bool { return sameHost(w, h) }) {
+			continue
+		}
+		if sameHost(h, s.opts.Host) {
+			s.log.Warn("master replicas: this host is no longer a replica: handing the master role over")
+			if err := r.LeadershipTransfer().Error(); err != nil {
+				s.log.Warn("master replicas: leadership transfer failed", "err", err)
+			}
+			return
+		}
+		change("removed "+h, r.RemoveServer(sv.ID, 0, 10*time.Second))
+		return
+	}
 }

@@ -33,6 +33,10 @@ type replicaSet struct {
 	self    raft.ServerID
 	servers []raft.Server
 	streams raft.StreamLayer
+	// joining, asked when this replica has no log, reports whether the
+	// others already have a configuration: then it waits to be added
+	// instead of bootstrapping.
+	joining func() bool
 }
 
 // openRaft opens the node's stores in dir and starts raft: a single node
@@ -84,6 +88,10 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 	if err != nil {
 		closer.Close()
 		return nil, fmt.Errorf("raft state: %w", err)
+	}
+	if !bootstrapped && rs != nil && rs.joining != nil && rs.joining() {
+		log.Warn("this replica's log is empty and the other replicas have a configuration: waiting to be added by the master")
+		bootstrapped = true
 	}
 	if !bootstrapped {
 		cfg := raft.Configuration{Servers: servers}

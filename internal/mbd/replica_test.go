@@ -339,3 +339,89 @@ func waitLeaderIs(t testing.TB, within time.Duration, host string, rs ...*replic
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// setReplicas rewrites lsf.conf's BASALT_MASTER_REPLICAS.
+func setReplicas(t testing.TB, dir string, n int) {
+	t.Helper()
+	p := filepath.Join(defaults.EnvDir(dir), "lsf.conf")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if !strings.HasPrefix(l, "BASALT_MASTER_REPLICAS=") {
+			keep = append(keep, l)
+		}
+	}
+	keep = append(keep, fmt.Sprintf("BASALT_MASTER_REPLICAS=%d", n))
+	if err := os.WriteFile(p, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitVoters waits until the leader's raft configuration has exactly the
+// voters want.
+func waitVoters(t testing.TB, lead *replica, want ...string) {
+	t.Helper()
+	var got []string
+	if !testutil.Poll(60*time.Second, func() bool {
+		l, err := lead.leader()
+		if err != nil {
+			return false
+		}
+		got = l.Replicas
+		return strings.Join(got, " ") == strings.Join(want, " ")
+	}) {
+		t.Fatalf("voters %v, want %v", got, want)
+	}
+}
+
+// TestReplicasReconfig: badmin reconfig after BASALT_MASTER_REPLICAS
+// changed adds the new replicas one at a time (each catches up before it
+// votes) and later removes them; jobs go on being acknowledged and every
+// replica, new ones included, holds them all.
+func TestReplicasReconfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("membership changes take seconds")
+	}
+	dir := writeReplicated(t, 5, 5)
+	setReplicas(t, dir, 3)
+	rs := map[string]*replica{}
+	for _, h := range []string{"host1", "host2", "host3"} {
+		rs[h] = startReplica(t, dir, h)
+	}
+	lead := waitLeaderIs(t, 30*time.Second, "host1", rs["host1"], rs["host2"], rs["host3"])
+	for i := 0; i < 3; i++ {
+		if _, err := submitTo(lead, "before"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconfig := func() {
+		t.Helper()
+		var reply api.AdminReply
+		if err := lead.call(api.MBatchdAdmin, &api.AdminRequest{Op: api.AdminReconfig}, &reply); err != nil || reply.Status != nil {
+			t.Fatalf("badmin reconfig: %v %+v", err, reply.Status)
+		}
+	}
+	setReplicas(t, dir, 5)
+	rs["host4"] = startReplica(t, dir, "host4")
+	rs["host5"] = startReplica(t, dir, "host5")
+	reconfig()
+	waitVoters(t, lead, "host1", "host2", "host3", "host4", "host5")
+	if _, err := submitTo(lead, "five"); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"host4", "host5"} {
+		r := rs[h]
+		if !testutil.Poll(10*time.Second, func() bool { return len(stateJobs(r.srv())) == 4 }) {
+			t.Errorf("new replica %s holds %d jobs, want 4", h, len(stateJobs(r.srv())))
+		}
+	}
+	setReplicas(t, dir, 3)
+	reconfig()
+	waitVoters(t, lead, "host1", "host2", "host3")
+	if _, err := submitTo(lead, "three again"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -240,7 +240,8 @@ func (s *Server) Run(ctx context.Context) error {
 		if err := s.serve(ctx, cfg, serveErr, func(r *rpc.Server) { r.HandleUpgrade(raftUpgrade, streams.upgrade) }); err != nil {
 			return err
 		}
-		rs = &replicaSet{self: raft.ServerID(s.opts.Host), streams: streams}
+		rs = &replicaSet{self: raft.ServerID(s.opts.Host), streams: streams,
+			joining: func() bool { return s.peersConfigured(ctx, replicas) }}
 		for _, h := range replicas {
 			rs.servers = append(rs.servers, raft.Server{ID: raft.ServerID(h), Address: replicaAddr(h, cfg.Conf.MBDPort())})
 		}
@@ -318,7 +319,7 @@ func (s *Server) Run(ctx context.Context) error {
 	go func(since time.Time) { defer bg.Done(); s.watchHosts(lctx, since) }(s.clock.Now())
 	if replicated {
 		bg.Add(1)
-		go func() { defer bg.Done(); s.preferCandidates(lctx, replicas) }()
+		go func() { defer bg.Done(); s.preferCandidates(lctx) }()
 	}
 	select {
 	case <-ctx.Done():
