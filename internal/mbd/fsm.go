@@ -25,6 +25,8 @@ type fsm struct {
 	// unknown, when set, counts the fields and event kinds of applied
 	// entries that this version does not know.
 	unknown *unknownLog
+	// restored: a snapshot was restored and no entry applied since.
+	restored bool
 }
 
 // applyResult is what Apply returns for one log entry.
@@ -47,6 +49,12 @@ func (f *fsm) Apply(l *raft.Log) any {
 		f.unknown.scan(l.Index, l.Data, f.log)
 	}
 	errs := f.st.Apply(l.Index, &e)
+	if f.restored && f.events != nil && l.Index > f.events.LastIndex()+1 {
+		// A snapshot from the master took this replica past entries
+		// lsb.events never saw.
+		f.events.Skip(l.Index - 1)
+	}
+	f.restored = false
 	if f.events != nil && l.Index > f.events.LastIndex() {
 		if err := f.events.Append(l.Index, &e, errs); err != nil && f.log != nil {
 			f.log.Warn("writing lsb.events", "index", l.Index, "err", err)
@@ -84,6 +92,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
+	f.restored = true
 	return f.st.Restore(rc, 0)
 }
 

@@ -176,6 +176,21 @@ func Open(dir string, opts Options) (*Writer, error) {
 	return w, nil
 }
 
+// Skip records that the entries up to index will never be rendered (a
+// replica that installed a snapshot from the master: the entries it
+// compacted are not in this replica's log): the next entry switches
+// lsb.events, so that the new file begins with the live jobs, as after
+// damage.
+func (w *Writer) Skip(index uint64) {
+	if index <= w.ck.Index {
+		return
+	}
+	w.warn(fmt.Sprintf("%s misses the records of log entries %d-%d (a snapshot was installed); the next entry starts a new file with the live jobs",
+		EventsFile, w.ck.Index+1, index))
+	w.ck.Index = index
+	w.ck.Relog = true
+}
+
 // LastIndex is the last raft index rendered; after Open, the one to replay
 // from (exclusive).
 func (w *Writer) LastIndex() uint64 { return w.ck.Index }

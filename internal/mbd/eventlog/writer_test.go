@@ -660,3 +660,46 @@ func TestWriterRepeatedFinish(t *testing.T) {
 		t.Errorf("no post-done status:\n%s", events)
 	}
 }
+
+// TestWriterSkip: entries a replica never sees (a snapshot installed in
+// their place) are skipped with a warning, and the next entry starts a
+// new lsb.events with the live jobs, so that the file again describes
+// every job in the system.
+func TestWriterSkip(t *testing.T) {
+	dir := t.TempDir()
+	s := newSim()
+	var warned []string
+	w, err := Open(dir, Options{MaxJobNum: 100, SyncEvery: -1, Jobs: s, Warn: func(m string) { warned = append(warned, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wl workload
+	wl.submit(1, "alice")
+	wl.submit(2, "bob")   // in the snapshot only
+	wl.start(2, 0, "h1")  // in the snapshot only
+	wl.submit(3, "carol") // after the snapshot
+	s.apply(wl.entries[0])
+	if err := w.Append(1, wl.entries[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	s.apply(wl.entries[1])
+	s.apply(wl.entries[2])
+	w.Skip(3)
+	w.Skip(2) // behind: nothing
+	if len(warned) != 1 || !strings.Contains(warned[0], "log entries 2-3") {
+		t.Errorf("warnings %q", warned)
+	}
+	s.apply(wl.entries[3])
+	if err := w.Append(4, wl.entries[3], nil); err != nil {
+		t.Fatal(err)
+	}
+	if w.LastIndex() != 4 {
+		t.Errorf("LastIndex %d, want 4", w.LastIndex())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recordTypes(t, filepath.Join(dir, EventsFile)), " "); got != `"LOG_SWITCH" "JOB_NEW" "JOB_NEW" "JOB_START" "JOB_START_ACCEPT" "JOB_EXECUTE" "JOB_NEW"` {
+		t.Errorf("new lsb.events records: %s", got)
+	}
+}
