@@ -494,7 +494,11 @@ type ApplicationsReply struct {
 }
 
 // LeaderRequest asks an mbatchd replica who leads.
-type LeaderRequest struct{}
+type LeaderRequest struct {
+	// Digest asks for a digest of the replica's job state (LeaderReply.
+	// Digest), to check that replicas agree; it costs a walk of every job.
+	Digest bool `wire:"1"`
+}
 
 // LeaderReply is a replica's view of the master's raft group.
 type LeaderReply struct {
@@ -507,4 +511,9 @@ type LeaderReply struct {
 	Applied  uint64   `wire:"5"` // the replica's last applied raft index
 	Commit   uint64   `wire:"6"` // the last index it knows committed
 	Replicas []string `wire:"7"` // the raft configuration's voters, by host
+	// Digest (when asked) summarises every job's ID, state, queue, user,
+	// hosts and run count as of the applied index DigestIndex: replicas
+	// at the same index must have the same digest.
+	Digest      uint64 `wire:"8"`
+	DigestIndex uint64 `wire:"9"`
 }

@@ -6462,6 +6462,9 @@ func (m *LeaderRequest) SizeWire() int {
 		return 0
 	}
 	n := 0
+	if m.Digest {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -6469,6 +6472,10 @@ func (m *LeaderRequest) SizeWire() int {
 func (m *LeaderRequest) AppendWire(b []byte) []byte {
 	if m == nil {
 		return b
+	}
+	if m.Digest {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Digest))
 	}
 	return b
 }
@@ -6486,6 +6493,16 @@ func (m *LeaderRequest) UnmarshalWire(b []byte) error {
 		off += n
 		_ = start
 		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderRequest", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderRequest", 1, off, n)
+			}
+			m.Digest = wire.Bool(x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
@@ -6524,6 +6541,12 @@ func (m *LeaderReply) SizeWire() int {
 	for _, x := range m.Replicas {
 		n += 1 + wire.SizeBytes(len(x))
 	}
+	if m.Digest != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Digest))
+	}
+	if m.DigestIndex != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.DigestIndex))
+	}
 	return n
 }
 
@@ -6559,6 +6582,14 @@ func (m *LeaderReply) AppendWire(b []byte) []byte {
 	for _, x := range m.Replicas {
 		b = wire.AppendTag(b, 7, wire.BytesType)
 		b = wire.AppendString(b, x)
+	}
+	if m.Digest != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Digest))
+	}
+	if m.DigestIndex != 0 {
+		b = wire.AppendTag(b, 9, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.DigestIndex))
 	}
 	return b
 }
@@ -6645,6 +6676,26 @@ func (m *LeaderReply) UnmarshalWire(b []byte) error {
 				return wire.Errorf("LeaderReply", 7, off, n)
 			}
 			m.Replicas = append(m.Replicas, string(v))
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderReply", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 8, off, n)
+			}
+			m.Digest = uint64(x)
+			off += n
+		case 9:
+			if typ != wire.VarintType {
+				return wire.TypeError("LeaderReply", 9, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LeaderReply", 9, off, n)
+			}
+			m.DigestIndex = uint64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

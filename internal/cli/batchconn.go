@@ -42,8 +42,9 @@ func init() {
 }
 
 // failoverClient sends a request again to the new master when the
-// replica it reached says it is not (or no longer) the master: such a
-// replica did nothing with it.
+// replica it reached says it is not (or no longer) the master (such a
+// replica did nothing with it), and a query again when the connection
+// broke under it.
 type failoverClient struct {
 	c      *rpc.Client
 	redial func(ctx context.Context) (*rpc.Client, error)
@@ -52,8 +53,19 @@ type failoverClient struct {
 // maxRedirects bounds the redirects a request follows.
 const maxRedirects = 3
 
-func (f *failoverClient) again(ctx context.Context, err error, tries int) bool {
-	if rpc.CodeOf(err) != rpc.FailedPrecondition || tries >= maxRedirects {
+// readOnly are the methods a command may send again when the connection
+// broke under them (the master failed): asking twice changes nothing.
+var readOnly = map[string]bool{
+	api.MBatchdJobs.Name(): true, api.MBatchdQueues.Name(): true, api.MBatchdHosts.Name(): true,
+	api.MBatchdSharedResources.Name(): true, api.MBatchdPartitions.Name(): true,
+	api.MBatchdApplications.Name(): true, api.MBatchdUsers.Name(): true, api.MBatchdGroups.Name(): true,
+	api.MBatchdParams.Name(): true, api.MBatchdInfo.Name(): true, api.MBatchdHistory.Name(): true,
+	api.MBatchdAcct.Name(): true,
+}
+
+func (f *failoverClient) again(ctx context.Context, method api.MethodDesc, err error, tries int) bool {
+	lost := errors.Is(err, rpc.ErrClosed) && readOnly[method.RPCMethod().Name()]
+	if rpc.CodeOf(err) != rpc.FailedPrecondition && !lost || tries >= maxRedirects {
 		return false
 	}
 	// A master handing over the role refuses for a few milliseconds.
@@ -74,7 +86,7 @@ func (f *failoverClient) again(ctx context.Context, err error, tries int) bool {
 func (f *failoverClient) Call(ctx context.Context, method api.MethodDesc, req, resp wire.Message) error {
 	for tries := 0; ; tries++ {
 		err := f.c.Call(ctx, method, req, resp)
-		if !f.again(ctx, err, tries) {
+		if !f.again(ctx, method, err, tries) {
 			return err
 		}
 	}
@@ -105,7 +117,7 @@ type failoverStream struct {
 func (s *failoverStream) Recv(m wire.Message) error {
 	for {
 		err := s.st.Recv(m)
-		if s.got || !s.f.again(s.ctx, err, s.tries) {
+		if s.got || !s.f.again(s.ctx, s.method, err, s.tries) {
 			s.got = s.got || err == nil
 			return err
 		}

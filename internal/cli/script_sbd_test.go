@@ -25,7 +25,8 @@ import (
 //	sbd-kill HOST        SIGKILL the sbatchd of HOST in the script's cluster
 //	sbd-start HOST       start sbatchd on HOST again (stopped at the end)
 //	daemon-kill [-TERM] DAEMON HOST
-//	                     SIGKILL (SIGTERM) a daemon (lim, sbatchd) of HOST
+//	                     SIGKILL (SIGTERM) a daemon (lim, sbatchd, or the
+//	                     mbatchd its sbatchd keeps) of HOST
 //	                     and wait until it has exited
 //	daemon-start DAEMON HOST
 //	                     start the daemon on HOST again (stopped at the end)
@@ -82,6 +83,14 @@ func clusterPid(ts *testscript.TestScript, daemon, host string) int {
 		if len(f) == 3 && f[1] == daemon && f[2] == host {
 			pid, _ := strconv.Atoi(f[0])
 			return pid
+		}
+	}
+	if daemon == "mbatchd" {
+		// One the host's sbatchd keeps.
+		if b, err := os.ReadFile(filepath.Join(ts.Getenv("WORK"), "cluster", "state", host, "sbatchd", "mbatchd.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid
+			}
 		}
 	}
 	ts.Fatalf("no %s on %s in cluster.pids", daemon, host)

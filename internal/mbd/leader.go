@@ -1,8 +1,11 @@
 package mbd
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"slices"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -53,6 +57,9 @@ func (s *Server) leaderInfo(ctx context.Context, id auth.Identity, req *api.Lead
 	if r == nil {
 		return reply, nil // raft not open yet
 	}
+	if req.Digest {
+		s.st.View(func(v *state.View) { reply.Digest, reply.DigestIndex = jobDigest(v), v.Applied() })
+	}
 	reply.Leader = s.leaderHost()
 	reply.Term = r.CurrentTerm()
 	reply.Applied = r.AppliedIndex()
@@ -65,6 +72,26 @@ func (s *Server) leaderInfo(ctx context.Context, id auth.Identity, req *api.Lead
 		}
 	}
 	return reply, nil
+}
+
+// jobDigest summarises the jobs of v (ID, state, queue, user, hosts, run
+// count), in key order.
+func jobDigest(v *state.View) uint64 {
+	var jobs []*state.Job
+	v.Jobs(func(j *state.Job) bool { jobs = append(jobs, j); return true })
+	slices.SortFunc(jobs, func(a, b *state.Job) int {
+		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Index, b.Index))
+	})
+	h := fnv.New64a()
+	for _, j := range jobs {
+		fmt.Fprintf(h, "%d.%d %d %s %s %d", j.ID, j.Index, j.State, j.Queue, j.User, j.RunCount)
+		for _, e := range j.ExecHosts {
+			fmt.Fprintf(h, " %s*%d", e.Host, e.Slots)
+		}
+		h.Write([]byte{'\n'})
+	}
+	fmt.Fprintf(h, "last %d", v.LastJobID())
+	return h.Sum64()
 }
 
 // isLeader reports whether raft says this node leads.

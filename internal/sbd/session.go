@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
 // session is one open "MBatchd.SbdSession" call.
@@ -37,7 +38,9 @@ func (d *Daemon) runSessions(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if d.cfg.Clock.Now().Sub(started) > d.cfg.RetryMax {
+		if d.cfg.Clock.Now().Sub(started) > max(delay, d.cfg.RetryMin) {
+			// A session that had been up (not a connection refused at
+			// once): the master failed or moved; look for it again soon.
 			delay = d.cfg.RetryMin
 		}
 		d.cfg.Log.Warn("session with mbatchd lost; retrying", "err", err, "in", delay)
@@ -48,7 +51,11 @@ func (d *Daemon) runSessions(ctx context.Context) {
 			t.Stop()
 			return
 		}
-		delay = min(2*delay, d.cfg.RetryMax)
+		if rpc.CodeOf(err) != rpc.FailedPrecondition {
+			// A replica that is not the master (a failover under way)
+			// is asked again soon: the master is being elected.
+			delay = min(2*delay, d.cfg.RetryMax)
+		}
 	}
 }
 
