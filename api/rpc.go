@@ -70,6 +70,17 @@ var (
 // SBatchd: sbatchd's service.
 var (
 	SBatchdPeek = ServerStream[PeekRequest, PeekChunk]{Method{"SBatchd.Peek", KindServerStream}}
+	// SBatchdAttach joins an interactive batch job's terminal or pipes
+	// (bsub -I, -Ip, -Is): TaskInput up (the Spec naming the job first),
+	// TaskOutput down.
+	SBatchdAttach = Bidi[TaskInput, TaskOutput]{Method{"SBatchd.Attach", KindBidi}}
+)
+
+// RES: the remote execution server's service (lsrun, lsgrun, lsrcp, bsub -f).
+var (
+	RESRun   = Bidi[TaskInput, TaskOutput]{Method{"RES.Run", KindBidi}}
+	RESFetch = ServerStream[FileRequest, FileChunk]{Method{"RES.Fetch", KindServerStream}}
+	RESStore = Bidi[FileChunk, FileReply]{Method{"RES.Store", KindBidi}}
 )
 
 // LIM: the load information manager's service.
@@ -89,7 +100,8 @@ func Methods() []Method {
 		MBatchdPartitions.Method, MBatchdApplications.Method, MBatchdUsers.Method, MBatchdGroups.Method,
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
-		SBatchdPeek.Method,
+		SBatchdPeek.Method, SBatchdAttach.Method,
+		RESRun.Method, RESFetch.Method, RESStore.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,
 	}
 }
