@@ -21,6 +21,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 var (
@@ -29,6 +30,16 @@ var (
 	haCutFor  = flag.Duration("cluster.ha.cutfor", 10*time.Second, "how long TestMasterPartition cuts the leader off")
 	haReplica = []string{"host1", "host2", "host3"}
 )
+
+// raceBound bounds a round count under the race detector, whose daemons
+// (this race-built binary) are several times slower: CI's plain pass runs
+// every round, the race pass a few.
+func raceBound(n, race int) int {
+	if testutil.Race {
+		return min(n, race)
+	}
+	return n
+}
 
 // haCluster starts a namespace cluster of hosts hosts whose first three
 // run mbatchd replicas.
@@ -274,7 +285,7 @@ func TestMasterLeaderKill(t *testing.T) {
 	go s.run(sctx, t, c, "host4", &wg)
 	go s.run(sctx, t, c, "host5", &wg)
 	var took []time.Duration
-	for round := 0; round < *haKills; round++ {
+	for round := 0; round < raceBound(*haKills, 3); round++ {
 		lead := c.waitMaster(t, "host4", haReplica, 60*time.Second)
 		t0 := time.Now()
 		if err := c.KillHost(lead); err != nil {
@@ -333,7 +344,8 @@ func TestMasterPartition(t *testing.T) {
 	ctx := context.Background()
 	acked := map[int64]string{}
 	minority := 0
-	for round := 0; round < *haCuts; round++ {
+	cuts := raceBound(*haCuts, 2)
+	for round := 0; round < cuts; round++ {
 		lead := c.waitMaster(t, "host4", haReplica, 60*time.Second)
 		if err := c.Cut(ctx, lead, true); err != nil {
 			t.Fatal(err)
@@ -368,7 +380,7 @@ func TestMasterPartition(t *testing.T) {
 	}
 	c.waitMaster(t, "host4", haReplica, 60*time.Second)
 	t.Logf("partitions: %d rounds of %v; acknowledged on the majority side: %d; acknowledged on the cut-off side: %d",
-		*haCuts, *haCutFor, len(acked), minority)
+		cuts, *haCutFor, len(acked), minority)
 	checkAcked(t, c, "host4", acked)
 	// Every replica converges on the same applied index and the same
 	// jobs (their lsb.events may differ: a replica that installed a
