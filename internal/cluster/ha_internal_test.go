@@ -278,6 +278,18 @@ func TestMasterLeaderKill(t *testing.T) {
 		}
 		long = append(long, id)
 	}
+	// They run before the master's host is first killed.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, stats := c.jobsOf(t, "host4")
+		if stats[long[0]] == "RUN" && stats[long[1]] == "RUN" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the jobs on host5 did not start: %v", stats)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	sctx, stop := context.WithCancel(ctx)
 	s := &submitter{acked: map[int64]string{}}
 	var wg sync.WaitGroup
