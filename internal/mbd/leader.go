@@ -133,6 +133,9 @@ func (s *Server) preferCandidates(ctx context.Context) {
 			return
 		case <-t.C():
 		}
+		if s.handOverIfFull() {
+			continue
+		}
 		s.reconcileReplicas(ctx)
 		replicas := s.cfg.Current().Conf.MasterReplicas()
 		i := slices.IndexFunc(replicas, func(h string) bool { return sameHost(h, s.opts.Host) })
@@ -155,6 +158,22 @@ func (s *Server) preferCandidates(ctx context.Context) {
 		}
 		ready = ""
 	}
+}
+
+// handOverIfFull hands the master role to another replica when this one's
+// log cannot be written (its disk is full): another replica can go on
+// acknowledging changes, where this one could only refuse them. It
+// reports whether it tried.
+func (s *Server) handOverIfFull() bool {
+	n := s.node
+	if n == nil || n.space == nil || !n.space.NoSpace() {
+		return false
+	}
+	s.log.Error("no space left for the master's log on this host: handing the master role to another replica")
+	if err := n.r.LeadershipTransfer().Error(); err != nil {
+		s.log.Warn("leadership transfer failed", "err", err)
+	}
+	return true
 }
 
 // replicaCaughtUp reports whether the replica on host answers and has
