@@ -16,7 +16,8 @@
 // first come, first served queues of one priority form one list (user
 // priority, then submission/btop order); a fairshare queue (FAIRSHARE, or a
 // host partition holding all its hosts) offers its jobs by dynamic user
-// priority (package fairshare); pool queues (SLOT_POOL) are capped at their
+// priority (package fairshare); a queue whose hosts span partitions is
+// dispatched on each partition's hosts by its shares, then on the rest; pool queues (SLOT_POOL) are capped at their
 // allocation (package pool) and leftovers go by job priority with
 // USE_PRIORITY_IN_POOL. A job is bypassed only when no host can take it.
 //

@@ -258,6 +258,25 @@ func (askedGate) Gate(p *pass, jc *jobCtx) []*api.PendReason {
 		}
 		jc.asked, jc.askedKey = m, key
 	}
+	if p.restrict != nil {
+		key := jc.askedKey + "|" + p.restrictKey
+		if p.asked == nil {
+			p.asked = map[string]map[int32]int{}
+		}
+		m, ok := p.asked[key]
+		if !ok {
+			m = map[int32]int{}
+			for idx, pref := range p.restrict {
+				if jc.asked == nil {
+					m[idx] = pref
+				} else if ap, in := jc.asked[idx]; in {
+					m[idx] = ap
+				}
+			}
+			p.asked[key] = m
+		}
+		jc.asked, jc.askedKey = m, key
+	}
 	if len(jc.j.ExcludedHosts) > 0 {
 		ex := append([]string(nil), jc.j.ExcludedHosts...)
 		sort.Strings(ex)

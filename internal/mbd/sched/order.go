@@ -30,7 +30,7 @@ func (p *pass) dispatchGroups() []group {
 		var fcfs *group
 		for ; i < len(qs) && qs[i].cfg.Priority == prio; i++ {
 			q := qs[i]
-			if q.fairshare || p.fs.partitionOf(q) != "" {
+			if q.fairshare || p.fs.partitionOf(q) != "" || p.fs.qspan[q.idx] != nil {
 				out = append(out, group{queues: []*queueCtx{q}, fs: true})
 				continue
 			}
@@ -94,15 +94,22 @@ func before(a, b *state.Job) bool {
 // for a fairshare queue, "hpart/p" for a host partition) the usage of each
 // user.
 type fsState struct {
-	usage   map[string]map[string]*fairshare.Usage
-	hpart   map[string]string // host -> partition
-	qpart   map[int]string    // queue -> partition it schedules by
+	usage map[string]map[string]*fairshare.Usage
+	hpart map[string]string // host -> partition
+	qpart map[int]string    // queue -> partition it schedules by
+	// qspan: a first come, first served queue whose hosts lie in
+	// several partitions (or in partitions and outside them) is
+	// dispatched partition by partition, each by its shares, then on its
+	// other hosts (qrest, nil when none) first come, first served.
+	qspan   map[int][]string
+	qrest   map[int]map[int32]int
 	trees   map[string]*fairshare.Tree
 	running func(state.Key) *api.Usage
 }
 
 func newFSState(p *pass) *fsState {
 	fs := &fsState{usage: map[string]map[string]*fairshare.Usage{}, hpart: map[string]string{}, qpart: map[int]string{},
+		qspan: map[int][]string{}, qrest: map[int]map[int32]int{},
 		trees: map[string]*fairshare.Tree{}, running: p.in.RunningUsage}
 	for _, q := range p.queues {
 		q.fairshare = len(q.cfg.Fairshare) > 0
@@ -118,32 +125,55 @@ func newFSState(p *pass) *fsState {
 	}
 	if len(fs.hpart) > 0 {
 		// A first come, first served queue whose hosts all lie in one
-		// partition is ordered by the partition's fairshare.
+		// partition is ordered by the partition's fairshare; one whose
+		// hosts span partitions is dispatched partition by partition
+		// (LSF applies each partition's shares to the jobs dispatched to
+		// its hosts, whatever the queue spans).
 		for _, q := range p.queues {
 			if q.fairshare {
 				continue
 			}
-			part := ""
-			ok := true
+			parts := map[string]bool{}
+			var rest map[int32]int
 			for _, h := range p.hosts {
 				if q.hosts != nil {
 					if _, in := q.hosts[h.idx]; !in {
 						continue
 					}
 				}
-				hp := fs.hpart[h.Name]
-				if hp == "" || part != "" && hp != part {
-					ok = false
-					break
+				if hp := fs.hpart[h.Name]; hp != "" {
+					parts[hp] = true
+				} else {
+					if rest == nil {
+						rest = map[int32]int{}
+					}
+					rest[h.idx] = prefOf(q, h.idx)
 				}
-				part = hp
 			}
-			if ok && part != "" {
-				fs.qpart[q.idx] = part
+			switch {
+			case len(parts) == 1 && rest == nil:
+				for part := range parts {
+					fs.qpart[q.idx] = part
+				}
+			case len(parts) > 0:
+				for _, hp := range p.cfg.LSBHosts.Partitions {
+					if parts[hp.Name] {
+						fs.qspan[q.idx] = append(fs.qspan[q.idx], hp.Name)
+					}
+				}
+				fs.qrest[q.idx] = rest
 			}
 		}
 	}
 	return fs
+}
+
+// prefOf is the queue HOSTS preference of host idx (0 without one).
+func prefOf(q *queueCtx, idx int32) int {
+	if q.hosts == nil {
+		return 0
+	}
+	return q.hosts[idx]
 }
 
 func (fs *fsState) partitionOf(q *queueCtx) string { return fs.qpart[q.idx] }
@@ -227,6 +257,10 @@ func (p *pass) tree(scope string, shares []*config.ShareNode, f fairshare.Factor
 }
 
 func (p *pass) runFairshare(q *queueCtx) {
+	if spans := p.fs.qspan[q.idx]; spans != nil {
+		p.runSpanning(q, spans)
+		return
+	}
 	scope, shares := "queue/"+q.cfg.Name, q.cfg.Fairshare
 	if part := p.fs.partitionOf(q); part != "" && !q.fairshare {
 		scope = "hpart/" + part
@@ -257,6 +291,68 @@ func (p *pass) runFairshare(q *queueCtx) {
 	}
 	for _, pj := range last {
 		p.place(pj, q)
+	}
+}
+
+// runSpanning dispatches a first come, first served queue whose hosts
+// span host partitions: on each partition's hosts in turn, its jobs by
+// the partition's shares; then on the queue's hosts outside partitions,
+// the jobs left in queue order.
+func (p *pass) runSpanning(q *queueCtx, parts []string) {
+	started := make([]bool, len(q.jobs))
+	defer func() { p.restrict, p.restrictKey = nil, "" }()
+	f := fairshare.QueueFactors(p.cfg.Params, nil)
+	for _, part := range parts {
+		var hp *config.HostPartition
+		for _, c := range p.cfg.LSBHosts.Partitions {
+			if c.Name == part {
+				hp = c
+			}
+		}
+		if hp == nil {
+			continue
+		}
+		p.restrict, p.restrictKey = map[int32]int{}, "hpart:"+part
+		for _, h := range p.hosts {
+			if p.fs.hpart[h.Name] != part {
+				continue
+			}
+			if q.hosts != nil {
+				if _, in := q.hosts[h.idx]; !in {
+					continue
+				}
+			}
+			p.restrict[h.idx] = prefOf(q, h.idx)
+		}
+		t := p.tree("hpart/"+part, p.cfg.ShareTree(hp.Shares), f)
+		var last []int
+		for i, pj := range q.jobs {
+			if !started[i] && !t.Offer(pj.j.User, i) {
+				last = append(last, i) // no share: after everyone, as in one partition
+			}
+		}
+		t.Start()
+		for {
+			i, n := t.Next()
+			if i < 0 {
+				break
+			}
+			if p.place(q.jobs[i], q) {
+				started[i] = true
+				t.Started(n, int(q.jobs[i].j.Slots()))
+			}
+		}
+		for _, i := range last {
+			started[i] = p.place(q.jobs[i], q)
+		}
+	}
+	if rest := p.fs.qrest[q.idx]; rest != nil {
+		p.restrict, p.restrictKey = rest, "hpart:"
+		for i, pj := range q.jobs {
+			if !started[i] {
+				p.place(pj, q)
+			}
+		}
 	}
 }
 

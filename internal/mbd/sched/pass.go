@@ -52,14 +52,19 @@ type pass struct {
 	// mutable are the indices a dispatch of this pass may change.
 	mutable []bool
 
-	single    map[int32][]*api.PendReason // shared one-reason slices
-	arrayRun  map[int64]int               // running elements per array
-	asked     map[string]map[int32]int    // resolved -m lists
-	instances map[instKey][]int32         // shared resource instances
-	fs        *fsState
-	toResume  []*state.Job    // preempted jobs not yet resumed, in order
-	jc        jobCtx          // the job being placed
-	rb        *reasonsBuilder // fills plan.Reasons (made by prescan)
+	single   map[int32][]*api.PendReason // shared one-reason slices
+	arrayRun map[int64]int               // running elements per array
+	asked    map[string]map[int32]int    // resolved -m lists
+	// restrict, while set, limits every placement to these hosts (a
+	// round of a queue that spans host partitions: one partition's hosts
+	// at a time); restrictKey names the set in class keys.
+	restrict    map[int32]int
+	restrictKey string
+	instances   map[instKey][]int32 // shared resource instances
+	fs          *fsState
+	toResume    []*state.Job    // preempted jobs not yet resumed, in order
+	jc          jobCtx          // the job being placed
+	rb          *reasonsBuilder // fills plan.Reasons (made by prescan)
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
