@@ -27,6 +27,16 @@ type raftNode struct {
 // variable so the storage implementation is chosen in one place.
 var storeOpener = openStores
 
+// Raft's log compaction: a snapshot is taken once snapshotThreshold
+// entries followed the last one, and the trailingLogs entries before it are
+// kept (a follower that far behind catches up from the log, not from the
+// snapshot). Variables only so that tests can make compaction happen at
+// small sizes; set them before a node opens.
+var (
+	snapshotThreshold uint64 = 4096
+	trailingLogs      uint64 = 1024
+)
+
 // replicaSet is how a replicated mbatchd reaches its peers: its own ID
 // (its host), the voters of a first start, and the transport.
 type replicaSet struct {
@@ -62,9 +72,9 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 	conf.CommitTimeout = 5 * time.Millisecond
 	conf.MaxAppendEntries = 512
 	conf.BatchApplyCh = true
-	conf.SnapshotThreshold = 4096
+	conf.SnapshotThreshold = snapshotThreshold
 	conf.SnapshotInterval = 30 * time.Second
-	conf.TrailingLogs = 1024
+	conf.TrailingLogs = trailingLogs
 	var trans raft.Transport
 	servers := []raft.Server{{ID: conf.LocalID}}
 	if rs == nil {
