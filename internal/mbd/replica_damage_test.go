@@ -30,7 +30,7 @@ import (
 var (
 	damageCatchupJobs = flag.Int("mbd.damage.catchup.jobs", 5000, "jobs a stopped follower misses before it catches up from a snapshot (TestReplicaCatchUpFromSnapshot)")
 	damageHistory     = flag.Int("mbd.damage.history", 100, "entries of history before the first snapshot; the second round has 4 times as many (TestReplicaRestartIndependentOfHistory)")
-	damageFullEntries = flag.Int("mbd.damage.full.entries", 40, "entries of 100 jobs with 1 KB commands submitted while a replica's disk is full (TestReplicaDiskFull)")
+	damageFullEntries = flag.Int("mbd.damage.full.entries", 2000, "at most this many entries of one job with a 1 KB command are submitted while a replica's disk is full (TestReplicaDiskFull*)")
 )
 
 // setCompaction makes raft snapshot after threshold entries and keep
@@ -279,8 +279,19 @@ func TestReplicaDiskFullFollower(t *testing.T) {
 
 	fill()
 	// The follower's store gives its 1 MiB reserve back at its first
-	// failed write: submit well beyond it.
-	ids = append(ids, mustSubmit(t, lead, *damageFullEntries, 100, bigCommand)...)
+	// failed write, and the follower fills it with entries. Entries of one
+	// job (about 1.3 KB) until the follower stops taking them fill its
+	// disk to the last block.
+	stalled := 0
+	for i := 0; i < *damageFullEntries && stalled < 50; i++ {
+		was := raftStat(full, "last_log_index")
+		ids = append(ids, mustSubmit(t, lead, 1, 1, bigCommand)...)
+		if raftStat(full, "last_log_index") == was {
+			stalled++
+		} else {
+			stalled = 0
+		}
+	}
 	waitHolds(t, 30*time.Second, other, ids)
 	if m := missingJobs(full, ids); len(m) == 0 {
 		t.Fatalf("the full follower took every entry: the disk was not full")
@@ -290,6 +301,35 @@ func TestReplicaDiskFullFollower(t *testing.T) {
 	if l := waitLeader(t, 10*time.Second, lead, other, full); l != lead {
 		t.Errorf("%s leads after a follower's disk filled, want host1", l.host)
 	}
+
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Join(dir, "replicas", "host3", "raft"), &st); err == nil {
+		t.Logf("the full follower's file system has %d bytes free", st.Bavail*uint64(st.Bsize))
+	}
+	// New terms while the disk is full: the full follower must record
+	// them (hashicorp/raft panics when it cannot save its term). Without
+	// the master, the other two cannot commit (the full one cannot take
+	// entries): no master is elected until it comes back.
+	before, err := full.leader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead.stop(t)
+	if !testutil.Poll(30*time.Second, func() bool {
+		l, err := full.leader()
+		return err == nil && l.Term > before.Term
+	}) {
+		t.Errorf("the full follower did not go through new terms")
+	}
+	select {
+	case err := <-full.done:
+		t.Fatalf("the full follower stopped: %v", err)
+	default:
+	}
+	lead = startReplica(t, dir, "host1")
+	rs["host1"] = lead
+	lead = waitLeaderIs(t, 60*time.Second, "host1", lead, other, full)
+	ids = append(ids, mustSubmit(t, lead, 2, 1, "new term")...)
 
 	free()
 	ids = append(ids, mustSubmit(t, lead, 2, 1, "after")...)
@@ -321,7 +361,7 @@ func TestReplicaDiskFullLeader(t *testing.T) {
 	refusals := map[string]int{}
 	acked, leaders := 0, map[string]int{}
 	deadline := time.Now().Add(20 * time.Second)
-	for i := 0; i < *damageFullEntries*2 && time.Now().Before(deadline); i++ {
+	for i := 0; i < *damageFullEntries/20 && time.Now().Before(deadline); i++ {
 		lead := waitLeader(t, 30*time.Second, all...)
 		leaders[lead.host]++
 		got, err := submitJobs(lead, 100, bigCommand)
