@@ -90,7 +90,7 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 		trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: rs.streams, MaxPool: 4,
 			Timeout: 10 * time.Second, Logger: hl, ServerAddressProvider: nil})
 	}
-	bootstrapped, err := isBootstrapped(logs, stable, snaps)
+	bootstrapped, err := isBootstrapped(logs, stable, snaps, rs != nil)
 	if err != nil {
 		closer.Close()
 		return nil, fmt.Errorf("raft state: %w", err)
@@ -117,7 +117,12 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 // the configuration entry: a crash between the two leaves a term and no
 // configuration, and such a node would never elect itself. It is treated as
 // not bootstrapped, its term reset so that BootstrapCluster accepts it.
-func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.SnapshotStore) (bool, error) {
+// A replica whose term went past bootstrap's (1) has taken part in
+// elections: if its log is empty it lost it (a damaged log cut back to
+// nothing), and it keeps its term and vote (resetting them would let it
+// vote twice in a term) and learns the log and configuration from the
+// leader, as a follower, instead of being bootstrapped again.
+func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.SnapshotStore, replica bool) (bool, error) {
 	last, err := logs.LastIndex()
 	if err != nil {
 		return false, err
@@ -128,6 +133,15 @@ func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.Snap
 	}
 	if last > 0 || len(list) > 0 {
 		return true, nil
+	}
+	if replica {
+		term, err := stable.GetUint64([]byte("CurrentTerm"))
+		if err != nil {
+			return false, err
+		}
+		if term > 1 {
+			return true, nil
+		}
 	}
 	for _, k := range []string{"CurrentTerm", "LastVoteTerm"} {
 		if err := stable.SetUint64([]byte(k), 0); err != nil {
