@@ -238,6 +238,19 @@ func TestReplicaRestartIndependentOfHistory(t *testing.T) {
 			t.Errorf("round %d: the restarted replica replayed %d submissions, want the %d after its snapshot", round, replayed, since*per)
 		}
 	}
+	// The peer: host2 never took a snapshot and replays the whole history.
+	rs["host2"].stop(t)
+	start := time.Now()
+	r2 := startReplica(t, dir, "host2")
+	waitHolds(t, 120*time.Second, r2, ids)
+	var replayed uint64
+	for _, q := range r2.srv().Stats().Queues {
+		replayed += q.Submitted
+	}
+	t.Logf("without a snapshot: restart to caught up %v, %d jobs replayed", time.Since(start).Round(time.Millisecond), replayed)
+	if replayed != uint64(len(ids)) {
+		t.Errorf("a replica without a snapshot replayed %d submissions, want all %d", replayed, len(ids))
+	}
 }
 
 // tmpfsAt mounts a tmpfs of size bytes at path (skipping the test when
