@@ -292,18 +292,25 @@ func TestReplicaDiskFullFollower(t *testing.T) {
 
 	fill()
 	// The follower's store gives its 1 MiB reserve back at its first
-	// failed write, and the follower fills it with entries. Entries of one
-	// job (about 1.3 KB) until the follower stops taking them fill its
-	// disk to the last block.
-	stalled := 0
+	// failed write (its reserve file goes). Entries of one job (about 1.3
+	// KB) until then and a while after fill its disk to the last block,
+	// unless the store keeps the reserve's space for raft's term.
+	reserve := filepath.Join(dir, "replicas", "host3", "raft", "log", "reserve")
+	gone, stalled := false, 0
 	for i := 0; i < *damageFullEntries && stalled < 50; i++ {
 		was := raftStat(full, "last_log_index")
 		ids = append(ids, mustSubmit(t, lead, 1, 1, bigCommand)...)
-		if raftStat(full, "last_log_index") == was {
+		if _, err := os.Stat(reserve); err != nil {
+			gone = true
+		}
+		if gone && raftStat(full, "last_log_index") == was {
 			stalled++
 		} else {
 			stalled = 0
 		}
+	}
+	if !gone {
+		t.Fatalf("the full follower's store still holds its reserve after %d entries", *damageFullEntries)
 	}
 	waitHolds(t, 30*time.Second, other, ids)
 	if m := missingJobs(full, ids); len(m) == 0 {
