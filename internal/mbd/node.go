@@ -27,6 +27,16 @@ type raftNode struct {
 // variable so the storage implementation is chosen in one place.
 var storeOpener = openStores
 
+// Raft's log compaction: a snapshot is taken once snapshotThreshold
+// entries followed the last one, and the trailingLogs entries before it are
+// kept (a follower that far behind catches up from the log, not from the
+// snapshot). Variables only so that tests can make compaction happen at
+// small sizes; set them before a node opens.
+var (
+	snapshotThreshold uint64 = 4096
+	trailingLogs      uint64 = 1024
+)
+
 // replicaSet is how a replicated mbatchd reaches its peers: its own ID
 // (its host), the voters of a first start, and the transport.
 type replicaSet struct {
@@ -66,9 +76,9 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 	conf.CommitTimeout = 5 * time.Millisecond
 	conf.MaxAppendEntries = 512
 	conf.BatchApplyCh = true
-	conf.SnapshotThreshold = 4096
+	conf.SnapshotThreshold = snapshotThreshold
 	conf.SnapshotInterval = 30 * time.Second
-	conf.TrailingLogs = 1024
+	conf.TrailingLogs = trailingLogs
 	var trans raft.Transport
 	servers := []raft.Server{{ID: conf.LocalID}}
 	if rs == nil {
@@ -84,7 +94,7 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 		trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: rs.streams, MaxPool: 4,
 			Timeout: 10 * time.Second, Logger: hl, MaxRPCsInFlight: 16})
 	}
-	bootstrapped, err := isBootstrapped(logs, stable, snaps)
+	bootstrapped, err := isBootstrapped(logs, stable, snaps, rs != nil)
 	if err != nil {
 		closer.Close()
 		return nil, fmt.Errorf("raft state: %w", err)
@@ -115,7 +125,12 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 // the configuration entry: a crash between the two leaves a term and no
 // configuration, and such a node would never elect itself. It is treated as
 // not bootstrapped, its term reset so that BootstrapCluster accepts it.
-func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.SnapshotStore) (bool, error) {
+// A replica whose term went past bootstrap's (1) has taken part in
+// elections: if its log is empty it lost it (a damaged log cut back to
+// nothing), and it keeps its term and vote (resetting them would let it
+// vote twice in a term) and learns the log and configuration from the
+// leader, as a follower, instead of being bootstrapped again.
+func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.SnapshotStore, replica bool) (bool, error) {
 	last, err := logs.LastIndex()
 	if err != nil {
 		return false, err
@@ -126,6 +141,15 @@ func isBootstrapped(logs raft.LogStore, stable raft.StableStore, snaps raft.Snap
 	}
 	if last > 0 || len(list) > 0 {
 		return true, nil
+	}
+	if replica {
+		term, err := stable.GetUint64([]byte("CurrentTerm"))
+		if err != nil {
+			return false, err
+		}
+		if term > 1 {
+			return true, nil
+		}
 	}
 	for _, k := range []string{"CurrentTerm", "LastVoteTerm"} {
 		if err := stable.SetUint64([]byte(k), 0); err != nil {

@@ -16,10 +16,10 @@ import (
 func openStores(ctx context.Context, dir string, log *slog.Logger) (raft.LogStore, raft.StableStore, io.Closer, error) {
 	st, err := raftlog.Open(ctx, dir, raftlog.Options{})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("opening the event log: %w", err)
+		return nil, nil, nil, fmt.Errorf("opening the raft log: %w", err)
 	}
 	if r := st.Repaired(); r != nil {
-		log.Warn("event log had a torn tail from a crash; cut it (those entries were never acknowledged)",
+		log.Warn("raft log had a torn tail from a crash; cut it (those entries were never acknowledged)",
 			"file", r.File, "offset", r.Offset, "dropped", r.Dropped, "reason", r.Reason)
 	}
 	return st, st, st, nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/hashicorp/raft"
 )
 
 // TestNoSpaceCutBack: an append whose write finds no space leaves nothing
@@ -110,6 +112,71 @@ func TestFullFileSystem(t *testing.T) {
 	checkRange(t, r, 1, last+3, term1, 4000)
 	if v, _ := r.GetUint64([]byte("CurrentTerm")); v != 49 {
 		t.Fatalf("CurrentTerm = %d, want 49", v)
+	}
+}
+
+// TestFullFileSystemKeepsReserve: once an append found no space, appends
+// of commands (a follower's raft retries the leader's entries) are refused
+// without touching the space the reserve gave back, which stays for
+// raft's term and a new leader's no-op entry; once space returns, appends
+// go on without anyone calling Recover (a follower has no proposer to).
+// Before, the follower's retries used the reserve up and raft panicked
+// at the next term ("failed to save current term").
+func TestFullFileSystemKeepsReserve(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=8m"); err != nil {
+		t.Skipf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	const reserve = 256 << 10
+	s := openT(t, filepath.Join(dir, "log"), Options{ReserveSize: reserve})
+	defer s.Close()
+	filler := filepath.Join(dir, "filler")
+	fill(t, filler)
+	next := uint64(1)
+	for ; next < 10000; next++ {
+		if err := s.StoreLogs(batch(next, 1, 1, 1000)); err != nil {
+			if !errors.Is(err, ErrNoSpace) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	var st syscall.Statfs_t
+	freeBytes := func() int64 {
+		if err := syscall.Statfs(dir, &st); err != nil {
+			t.Fatal(err)
+		}
+		return int64(st.Bavail) * st.Bsize
+	}
+	if f := freeBytes(); f < reserve {
+		t.Fatalf("%d bytes free after the reserve was given back, want at least %d", f, reserve)
+	}
+	for i := 0; i < 500; i++ {
+		if err := s.StoreLogs(batch(next, 1, 1, 1000)); !errors.Is(err, ErrNoSpace) {
+			t.Fatalf("append %d of a command on a full file system: %v, want ErrNoSpace", i, err)
+		}
+	}
+	if f := freeBytes(); f < reserve {
+		t.Fatalf("refused appends used the reserve: %d bytes free, want at least %d", f, reserve)
+	}
+	for term := uint64(2); term < 50; term++ {
+		if err := s.SetUint64([]byte("CurrentTerm"), term); err != nil {
+			t.Fatalf("saving term %d: %v", term, err)
+		}
+	}
+	noop := &raft.Log{Index: next, Term: 49, Type: raft.LogNoop}
+	if err := s.StoreLogs([]*raft.Log{noop}); err != nil {
+		t.Fatalf("a new leader's no-op entry on a full file system: %v", err)
+	}
+	next++
+	os.Remove(filler)
+	mustStore(t, s, batch(next, 3, 49, 1000))
+	if s.NoSpace() {
+		t.Fatal("NoSpace still set after appends went on")
 	}
 }
 

@@ -270,6 +270,15 @@ func (s *Store) StoreLogs(logs []*raft.Log) error {
 	if next == 0 {
 		return errors.New("raftlog: StoreLogs: raft index 0")
 	}
+	// While the file system is full, what the reserve gave back is for
+	// raft's own bookkeeping (its term, a new leader's first entry). A
+	// follower's raft appends the leader's commands as soon as any space
+	// shows: they would use it up, and raft panics at the next term it
+	// cannot save. Commands wait until Recover finds space again.
+	if s.full.Load() && hasCommand(logs) && !s.Recover() {
+		return fmt.Errorf("%w: entries %d-%d wait until there is space (the reserve is kept for raft's term)",
+			ErrNoSpace, next, next+uint64(len(logs))-1)
+	}
 	if s.last != 0 && next != s.last+1 {
 		return fmt.Errorf("raftlog: StoreLogs: index %d does not follow the last index %d", next, s.last)
 	}
@@ -425,6 +434,18 @@ func (s *Store) roll(base uint64) (*segment, error) {
 }
 
 // writable reports why the store refuses writes, if it does. Callers hold wmu.
+// hasCommand reports whether logs hold an entry of the application's
+// (raft.LogCommand), as opposed to raft's own (no-op, configuration,
+// barrier).
+func hasCommand(logs []*raft.Log) bool {
+	for _, l := range logs {
+		if l.Type == raft.LogCommand {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Store) writable() error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
