@@ -295,9 +295,16 @@ func (s *Server) Run(ctx context.Context) error {
 	s.st.View(func(v *state.View) { s.ids.reset(v.LastJobID(), v.LastOrder()) })
 	if err := s.prop.Propose1(ctx, &api.Event{MbdStart: &api.EvMbdStart{Master: s.opts.Host, Cluster: cfg.ClusterName(),
 		NumHosts: int32(len(cfg.BatchHosts)), NumQueues: int32(len(cfg.Queues))}}); errors.Is(err, ErrNoSpace) {
-		// On a full disk the master serves queries and refuses changes
-		// (with a message saying why) until there is space: restarting
-		// would only take queries away too.
+		// A replica hands the role to one that can write its log. A
+		// single node serves queries and refuses changes (with a message
+		// saying why) until there is space: restarting would only take
+		// queries away too.
+		if replicated {
+			if terr := node.r.LeadershipTransfer().Error(); terr == nil {
+				s.log.Error("no space left for the master's log on this host: handed the master role to another replica", "err", err)
+				return ErrDeposed
+			}
+		}
 		s.log.Error("cannot record the master's start; serving queries, refusing changes until there is space", "err", err)
 	} else if err != nil {
 		if replicated && !node.isLeader() {
