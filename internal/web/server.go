@@ -52,6 +52,8 @@ type Handler struct {
 
 type connKey struct{}
 
+type versionKey struct{}
+
 // ConnContext is the http.Server ConnContext the dashboard needs: /token
 // authenticates the connection a request came on.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
@@ -123,6 +125,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// The state version before any data is read: the page's event stream
+	// starts from it, so that a change between reading and connecting is
+	// not missed.
+	r = r.WithContext(context.WithValue(r.Context(), versionKey{}, h.o.Source.Version()))
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -140,9 +146,10 @@ func (h *Handler) viewer(r *http.Request) auth.Identity {
 }
 
 type page struct {
-	Title  string
-	Viewer string
-	Data   any
+	Title   string
+	Viewer  string
+	Version uint64 // the state version the page was made from
+	Data    any
 }
 
 // render writes page name; with X-Fragment (the live refresh) only its
@@ -155,7 +162,8 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, vi
 		tmpl = "main"
 	}
 	title, _ := data["Title"].(string)
-	if err := t.ExecuteTemplate(&buf, tmpl, page{Title: title, Viewer: viewer.User, Data: data}); err != nil {
+	version, _ := r.Context().Value(versionKey{}).(uint64)
+	if err := t.ExecuteTemplate(&buf, tmpl, page{Title: title, Viewer: viewer.User, Version: version, Data: data}); err != nil {
 		h.o.Log.Warn("dashboard page", "page", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -326,7 +334,9 @@ func (h *Handler) queue(w http.ResponseWriter, r *http.Request) {
 }
 
 // events tells the page that the state changed: an event "change" with
-// the new version whenever it does, a comment now and then otherwise.
+// the new version whenever it does (at once when it is no longer the
+// version the page was made from, ?since=), a comment now and then
+// otherwise.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -337,6 +347,9 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	last := h.o.Source.Version()
 	fmt.Fprintf(w, "retry: 2000\nevent: version\ndata: %d\n\n", last)
+	if since, err := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64); err == nil && since != last {
+		fmt.Fprintf(w, "event: change\ndata: %d\n\n", last)
+	}
 	fl.Flush()
 	poll := time.NewTicker(h.o.Poll)
 	defer poll.Stop()

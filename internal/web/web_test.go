@@ -189,7 +189,7 @@ func TestPages(t *testing.T) {
 	srv, _, _ := newTest(t, f)
 	c := srv.Client()
 	get(t, c, srv.URL+"/", 200, `<a href="/host/hostA">hostA</a>`, `<td class="hs hs-ok">ok</td>`, `<td>0.25</td>`,
-		`<a href="/queue/normal">normal</a>`, `data-state="PEND">125</b>`, `data-state="RUN">125</b>`, `name="viewport"`, `/static/live.js`)
+		`<a href="/queue/normal">normal</a>`, `data-state="PEND">125</b>`, `data-state="RUN">125</b>`, `name="viewport"`, `/static/live.js`, `<main id="main" data-version="0">`)
 	body := get(t, c, srv.URL+"/jobs", 200, `<span id="total">250</span> jobs · page 1 of 3`, `rel="next"`, `href="/job/1"`)
 	if n := strings.Count(body, "<tr data-job="); n != PageSize {
 		t.Errorf("first page: %d rows, want %d", n, PageSize)
@@ -210,7 +210,7 @@ func TestPages(t *testing.T) {
 	get(t, c, srv.URL+"/host/nohost", 404, `nohost: No such host`)
 	get(t, c, srv.URL+"/queue/normal", 200, `Queue normal`, `the default queue`, `/jobs?queue=normal&amp;state=PEND`)
 	get(t, c, srv.URL+"/queue/nope", 404, `nope: No such queue`)
-	get(t, c, srv.URL+"/static/live.js", 200, `new EventSource("/events")`)
+	get(t, c, srv.URL+"/static/live.js", 200, `new EventSource("/events?since="`)
 	get(t, c, srv.URL+"/static/style.css", 200, `@media`)
 	// The live refresh fetches the main block only.
 	req, _ := http.NewRequest("GET", srv.URL+"/jobs", nil)
@@ -279,6 +279,31 @@ func TestEvents(t *testing.T) {
 	f.version.Store(9)
 	if e := event(); e != "event: change|data: 9" {
 		t.Errorf("after a change: %q", e)
+	}
+	// A page made from version 5 is told at once that the state changed
+	// since; one made from the current version is not.
+	for since, want := range map[string]string{"5": "event: change|data: 9", "9": ""} {
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events?since="+since, nil)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bufio.NewReader(resp.Body)
+		if e := event(); e != "retry: 2000|event: version|data: 9" {
+			t.Errorf("since=%s: first event %q", since, e)
+		}
+		if want != "" {
+			if e := event(); e != want {
+				t.Errorf("since=%s: %q, want %q", since, e, want)
+			}
+		} else {
+			f.version.Store(10)
+			if e := event(); e != "event: change|data: 10" {
+				t.Errorf("since=%s: %q after a change", since, e)
+			}
+			f.version.Store(9)
+		}
+		resp.Body.Close()
 	}
 }
 

@@ -19,7 +19,8 @@
       .catch(function () {})
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }
-  var es = new EventSource("/events");
+  var main = document.getElementById("main");
+  var es = new EventSource("/events?since=" + encodeURIComponent(main ? main.dataset.version : ""));
   es.addEventListener("version", function () { if (live) live.className = "on"; });
   es.addEventListener("change", refresh);
   es.onerror = function () { if (live) live.className = ""; };
