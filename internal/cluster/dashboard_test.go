@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestDashboardBrowser(t *testing.T) {
 	}
 	b.waitFor("live updates connected", `document.getElementById('live').className === 'on'`, 10*time.Second)
 
-	id := bsub(t, c.EnvDir, "-J", "dashjob", "-o", "/dev/null", "sleep", "120")
+	id := bsub(t, c.EnvDir, "-J", "dashjob", "-o", filepath.Join(t.TempDir(), "out"), "echo dash-output-line; sleep 120")
 	// The open page shows it without a reload, then running.
 	row := fmt.Sprintf(`document.querySelector('tr[data-job="%s"]')`, id)
 	b.waitFor("job "+id+" in the open table", row, 20*time.Second)
@@ -67,6 +68,9 @@ func TestDashboardBrowser(t *testing.T) {
 	if cmd := b.eval(`document.getElementById('command').textContent`); cmd != `"(hidden)"` {
 		t.Errorf("anonymous viewer sees the command %s", cmd)
 	}
+	if note := b.eval(`document.getElementById('outputnote').textContent`); !strings.Contains(note, "Log in") {
+		t.Errorf("anonymous viewer's output section: %s", note)
+	}
 	if b.eval(`!!document.getElementById('kill')`) != "false" {
 		t.Errorf("anonymous viewer has a kill button")
 	}
@@ -84,6 +88,7 @@ func TestDashboardBrowser(t *testing.T) {
 
 	b.open(dash + "job/" + id)
 	b.waitFor("the command shown to its owner", `document.getElementById('command').textContent.includes('sleep 120')`, 5*time.Second)
+	b.waitFor("the output as bpeek shows it", `document.getElementById('output') && document.getElementById('output').textContent.includes('dash-output-line')`, 15*time.Second)
 	b.screenshot(*screenshots, "dashboard-job.png")
 	b.eval(`document.getElementById('kill').click(); 1`)
 	b.waitFor("the kill's answer", `document.getElementById('msg') && document.getElementById('msg').textContent.includes('<`+id+`>')`, 20*time.Second)

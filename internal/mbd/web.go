@@ -2,11 +2,19 @@ package mbd
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net"
+	"strconv"
+	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/job"
+	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/web"
 )
 
@@ -116,4 +124,73 @@ func (w webSource) Control(ctx context.Context, id auth.Identity, req *api.Contr
 
 func (w webSource) Authenticate(ctx context.Context, conn net.Conn, hello *api.ConnHello) (auth.Identity, error) {
 	return w.s.opts.Auth.Authenticate(ctx, conn, hello)
+}
+
+// maxWebOutput bounds the output the job page shows: its end.
+const maxWebOutput = 64 << 10
+
+// Output is a started job's output as bpeek shows it, for a viewer who may
+// control the job (bpeek's rule); mbatchd asks the job's sbatchd for it as
+// bpeek does, with its own credentials.
+func (w webSource) Output(ctx context.Context, viewer auth.Identity, ref *api.JobRef) (*api.PeekChunk, error) {
+	s := w.s
+	cfg := s.cfg.Current()
+	var host, owner, queue string
+	var st api.JobState
+	s.st.View(func(v *state.View) {
+		if j := v.Job(state.Key{ID: ref.JobID, Index: ref.Index}); j != nil {
+			owner, queue, st = j.User, j.Queue, j.State
+			if len(j.ExecHosts) > 0 {
+				host = j.ExecHosts[0].Host
+			}
+		}
+	})
+	if host == "" || !job.Started(st) {
+		return nil, nil
+	}
+	if !s.mayControlJob(viewer, cfg, owner, queue) {
+		return nil, lsberr.Errorf(lsberr.Permission, "User permission denied")
+	}
+	if s.opts.Creds == nil {
+		return nil, errors.New("mbatchd has no credentials to reach sbatchd")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ip, err := cfg.Resolver().Resolve(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	hello, err := s.opts.Creds.Hello(ctx, auth.KindSbatchd, host)
+	if err != nil {
+		return nil, err
+	}
+	c, err := rpc.Dial(ctx, net.JoinHostPort(ip.String(), strconv.Itoa(cfg.Conf.SBDPort())), hello)
+	if err != nil {
+		return nil, fmt.Errorf("Unable to contact execution host <%s>: %w", host, err)
+	}
+	defer c.Close()
+	ps, err := c.Stream(ctx, api.SBatchdPeek, &api.PeekRequest{JobID: ref.JobID, Index: ref.Index})
+	if err != nil {
+		return nil, err
+	}
+	out := &api.PeekChunk{}
+	for {
+		var chunk api.PeekChunk
+		err := ps.Recv(&chunk)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Stdout = tail(append(out.Stdout, chunk.Stdout...))
+		out.Stderr = tail(append(out.Stderr, chunk.Stderr...))
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > maxWebOutput {
+		return b[len(b)-maxWebOutput:]
+	}
+	return b
 }

@@ -291,6 +291,17 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request) {
 	if hist != nil {
 		data["Events"] = hist.Events
 	}
+	if job.Started(rec.State) {
+		// bpeek: only for those who may control the job; sbatchd's answer
+		// (or why there is none) is shown as bpeek prints it.
+		if v.User == "" {
+			data["OutputNote"] = "Log in to see the output of your jobs."
+		} else if out, err := h.o.Source.Output(r.Context(), v, ref); err != nil {
+			data["OutputNote"] = err.Error()
+		} else if out != nil {
+			data["Stdout"], data["Stderr"] = string(out.Stdout), string(out.Stderr)
+		}
+	}
 	h.render(w, r, "job", v, data)
 }
 

@@ -28,6 +28,9 @@ type Source interface {
 	// history as bhist -l shows it (nil when none was found).
 	Job(ctx context.Context, viewer auth.Identity, ref *api.JobRef) (*api.JobRecord, error)
 	History(ctx context.Context, viewer auth.Identity, ref *api.JobRef) (*api.JobHistory, error)
+	// Output is a started job's output as bpeek shows it (its end), for a
+	// viewer who may control the job; nil when the job has not started.
+	Output(ctx context.Context, viewer auth.Identity, ref *api.JobRef) (*api.PeekChunk, error)
 	// Control acts on a job as bkill, bstop, bresume and brequeue do for id.
 	Control(ctx context.Context, id auth.Identity, req *api.ControlRequest) (*api.ControlReply, error)
 	// Authenticate identifies the peer of conn from its hello as mbatchd

@@ -107,6 +107,16 @@ func (f *fake) Job(_ context.Context, v auth.Identity, ref *api.JobRef) (*api.Jo
 func (f *fake) History(_ context.Context, _ auth.Identity, ref *api.JobRef) (*api.JobHistory, error) {
 	return &api.JobHistory{Events: []*api.HistoryEvent{{Time: 1_700_000_000, Kind: "JOB_NEW", State: api.StatePend, Queue: "normal"}}}, nil
 }
+func (f *fake) Output(_ context.Context, v auth.Identity, ref *api.JobRef) (*api.PeekChunk, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := f.find(ref)
+	if v.User != j.User && v.User != "admin" {
+		return nil, errors.New("User permission denied")
+	}
+	return &api.PeekChunk{Stdout: []byte("line 1\n<b>line 2</b>\n")}, nil
+}
+
 func (f *fake) Control(_ context.Context, id auth.Identity, req *api.ControlRequest) (*api.ControlReply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -204,6 +214,7 @@ func TestPages(t *testing.T) {
 	}
 	get(t, c, srv.URL+"/jobs?name=job7", 200, `<span id="total">1</span>`, `href="/job/7"`)
 	get(t, c, srv.URL+"/job/7", 200, `Job 7`, `<code id="command">(hidden)</code>`, `JOB_NEW`, `Log in</a> with a token`)
+	get(t, c, srv.URL+"/job/8", 200, `<p id="outputnote">Log in to see the output of your jobs.</p>`)
 	get(t, c, srv.URL+"/job/9999", 404, `Job &lt;9999&gt; is not found`)
 	get(t, c, srv.URL+"/job/x1", 400, `is not a job ID`)
 	get(t, c, srv.URL+"/host/hostA", 200, `Host hostA`, `<th>r15m</th>`)
@@ -344,6 +355,11 @@ func TestControl(t *testing.T) {
 	// Logged in: the page shows alice's own command and the buttons.
 	get(t, alice, srv.URL+"/job/2", 200, `<code id="command">sleep 100</code>`, `id="kill"`, `<span id="viewer">alice</span>`)
 	get(t, alice, srv.URL+"/job/1", 200, `<code id="command">(hidden)</code>`)
+	get(t, alice, srv.URL+"/job/4", 200, "<pre id=\"output\">line 1\n&lt;b&gt;line 2&lt;/b&gt;\n</pre>")
+	f.jobs[2].State = api.StateRun // bob's job 3
+	if body := get(t, alice, srv.URL+"/job/3", 200, `<p id="outputnote">User permission denied</p>`); strings.Contains(body, "id=\"output\"") {
+		t.Errorf("bob's job's output shown to alice")
+	}
 
 	resp, _ := post(t, alice, srv.URL+"/control", url.Values{"job": {"2"}, "op": {"kill"}})
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/job/2?msg=") {

@@ -23,5 +23,8 @@
   var es = new EventSource("/events?since=" + encodeURIComponent(main ? main.dataset.version : ""));
   es.addEventListener("version", function () { if (live) live.className = "on"; });
   es.addEventListener("change", refresh);
+  // A running job's output grows without a change of state: its page
+  // refreshes every few seconds too.
+  setInterval(function () { if (document.getElementById("output")) refresh(); }, 3000);
   es.onerror = function () { if (live) live.className = ""; };
 })();
