@@ -86,7 +86,7 @@ func TestWebSource(t *testing.T) {
 	webGet(t, anon, srv.URL+"/jobs?user=bob", `<span id="total">2</span>`)
 	webGet(t, anon, srv.URL+"/jobs?name=alice2", `<span id="total">1</span>`, `href="/job/2"`)
 	webGet(t, anon, srv.URL+"/jobs?state=RUN", `<span id="total">0</span>`)
-	webGet(t, anon, srv.URL+"/job/2", `<code id="command">(hidden)</code>`, `JOB_NEW`)
+	webGet(t, anon, srv.URL+"/job/2", `<code id="command">(hidden)</code>`, `JOB_NEW`, `<dd id="reasons">The job was suspended by the user while pending<br></dd>`)
 	webGet(t, anon, srv.URL+"/queue/normal", `Queue normal`)
 	webGet(t, anon, srv.URL+"/host/host1", `Host host1`)
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli/output"
 	"github.com/basalt-lsf/basalt/internal/job"
 )
 
@@ -69,6 +70,24 @@ var funcs = template.FuncMap{
 	"pending":  func(s api.JobState) bool { return job.Pending(s) },
 	"finished": func(s api.JobState) bool { return s == api.StateDone || s == api.StateExit },
 	"stopped":  func(s api.JobState) bool { return s == api.StatePSusp || s == api.StateUSusp || s == api.StateSSusp },
+	// reasons are a job's pending or suspending reasons as bjobs -l
+	// prints them, one a line.
+	"reasons": func(j *api.JobRecord) []string {
+		var text string
+		switch {
+		case job.Pending(j.State):
+			text = output.PendReasonLines(j.PendReasons, false)
+		case j.State == api.StateSSusp || j.State == api.StateUSusp:
+			text = output.SuspReasonLine(j.SuspReasons, j.SuspSubreason)
+		}
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if l = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(l), ";")); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	},
 	"exit": func(st int32) string {
 		if st == 0 {
 			return "0"

@@ -214,6 +214,8 @@ func TestPages(t *testing.T) {
 	}
 	get(t, c, srv.URL+"/jobs?name=job7", 200, `<span id="total">1</span>`, `href="/job/7"`)
 	get(t, c, srv.URL+"/job/7", 200, `Job 7`, `<code id="command">(hidden)</code>`, `JOB_NEW`, `Log in</a> with a token`)
+	f.jobs[6].PendReasons = []*api.PendReason{{Code: 1}} // job 7
+	get(t, c, srv.URL+"/job/7", 200, `<dt>Pending reasons</dt><dd id="reasons">New job is waiting for scheduling<br></dd>`)
 	get(t, c, srv.URL+"/job/8", 200, `<p id="outputnote">Log in to see the output of your jobs.</p>`)
 	get(t, c, srv.URL+"/job/9999", 404, `Job &lt;9999&gt; is not found`)
 	get(t, c, srv.URL+"/job/x1", 400, `is not a job ID`)
