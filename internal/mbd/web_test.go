@@ -164,3 +164,33 @@ func BenchmarkWebJobs(b *testing.B) {
 		}
 	})
 }
+
+// TestWebFollower: with a replicated master every replica serves the
+// dashboard; a follower sends the browser to the leader's.
+func TestWebFollower(t *testing.T) {
+	dir := writeReplicated(t, 3, 3)
+	var rs []*replica
+	for _, h := range []string{"host1", "host2", "host3"} {
+		rs = append(rs, startReplica(t, dir, h))
+	}
+	lead := waitLeader(t, 30*time.Second, rs...)
+	tok := web.NewTokensKey([]byte("k"))
+	for _, r := range rs {
+		h, err := web.New(web.Options{Source: r.srv().WebSource(), Tokens: tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("GET", "http://"+r.host+":7005/jobs?state=RUN", nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if r == lead {
+			if w.Code != 200 || !strings.Contains(w.Body.String(), `<span id="total">0</span>`) {
+				t.Errorf("leader %s: %d", r.host, w.Code)
+			}
+			continue
+		}
+		if want := "http://" + lead.host + ":7005/jobs?state=RUN"; w.Code != http.StatusTemporaryRedirect || w.Header().Get("Location") != want {
+			t.Errorf("follower %s: %d to %q, want 307 to %q", r.host, w.Code, w.Header().Get("Location"), want)
+		}
+	}
+}
