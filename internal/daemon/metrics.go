@@ -50,7 +50,7 @@ func mbatchdMetrics(ctx context.Context, base *config.Base, host string, srv *mb
 	} else if h, err := web.New(web.Options{Source: srv.WebSource(), Tokens: tok, Log: log}); err != nil {
 		log.Warn("dashboard not served", "err", err)
 	} else {
-		extra = append(extra, metrics.Extra{Root: h, ConnContext: web.ConnContext})
+		extra = append(extra, metrics.Extra{Root: h, ConnContext: web.ConnContext, OnShutdown: h.Close})
 	}
 	return serveUntil(ctx, addr, port, reg, log, extra...)
 }

@@ -64,10 +64,12 @@ type Server struct {
 }
 
 // Extra is what a daemon serves beside /metrics: mbatchd's dashboard at
-// "/", with the http.Server ConnContext it needs.
+// "/", with the http.Server ConnContext it needs and what ends its
+// long-lived requests at shutdown.
 type Extra struct {
 	Root        http.Handler
 	ConnContext func(context.Context, net.Conn) context.Context
+	OnShutdown  func()
 }
 
 // Listen listens on addr and serves /metrics from reg, and extra's
@@ -86,6 +88,9 @@ func Listen(addr string, reg *prometheus.Registry, log *slog.Logger, extra ...Ex
 		}
 		if e.ConnContext != nil {
 			s.srv.ConnContext = e.ConnContext
+		}
+		if e.OnShutdown != nil {
+			s.srv.RegisterOnShutdown(e.OnShutdown)
 		}
 	}
 	go func() {

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -48,7 +49,15 @@ type Handler struct {
 	o     Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// closed ends the event streams (Close): http.Server.Shutdown waits
+	// for handlers but does not cancel them.
+	closed    chan struct{}
+	closeOnce sync.Once
 }
+
+// Close ends the open event streams; register it with the server's
+// RegisterOnShutdown.
+func (h *Handler) Close() { h.closeOnce.Do(func() { close(h.closed) }) }
 
 type connKey struct{}
 
@@ -74,7 +83,7 @@ func New(o Options) (*Handler, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	h := &Handler{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}, closed: make(chan struct{})}
 	for _, p := range []string{"overview", "jobs", "job", "host", "queue", "login", "message"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+p+".html")
 		if err != nil {
@@ -369,6 +378,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-h.closed:
 			return
 		case <-beat.C:
 			if _, err := io.WriteString(w, ": alive\n\n"); err != nil {

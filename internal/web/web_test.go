@@ -152,6 +152,32 @@ func (f *fake) Authenticate(context.Context, net.Conn, *api.ConnHello) (auth.Ide
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
+// TestShutdownEndsStreams: a server with an open event stream shuts down
+// at once (Close is registered with RegisterOnShutdown).
+func TestShutdownEndsStreams(t *testing.T) {
+	h, err := New(Options{Source: newFake(1), Tokens: NewTokensKey(testKey), Heartbeat: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.RegisterOnShutdown(h.Close)
+	srv.Start()
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Config.Shutdown(ctx); err != nil {
+		t.Errorf("shutdown with an open event stream: %v", err)
+	}
+}
+
 func newTest(t testing.TB, f *fake) (*httptest.Server, *Tokens, *time.Time) {
 	t.Helper()
 	now := time.Unix(1_800_000_000, 0)
