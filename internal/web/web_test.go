@@ -11,6 +11,8 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os/user"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +35,7 @@ type fake struct {
 	controls []string
 	authID   auth.Identity
 	authErr  error
+	ident    bool // authenticate with auth.Ident
 }
 
 func newFake(n int) *fake {
@@ -146,7 +149,10 @@ func opName(op api.ControlOp) string {
 	}
 	return "?"
 }
-func (f *fake) Authenticate(context.Context, net.Conn, *api.ConnHello) (auth.Identity, error) {
+func (f *fake) Authenticate(ctx context.Context, c net.Conn, h *api.ConnHello) (auth.Identity, error) {
+	if f.ident {
+		return (&auth.Ident{}).Authenticate(ctx, c, h)
+	}
 	return f.authID, f.authErr
 }
 
@@ -491,6 +497,30 @@ func TestToken(t *testing.T) {
 	}
 	if resp, _ := post2(t, srv, []byte{0xff, 0xff, 0xff}); resp.StatusCode != 400 {
 		t.Errorf("bad hello: %d", resp.StatusCode)
+	}
+}
+
+// TestTokenIdent: under ident the token is for the owner of the
+// connection's socket, whatever user the hello names.
+func TestTokenIdent(t *testing.T) {
+	f := newFake(1)
+	f.ident = true
+	srv, tok, now := newTest(t, f)
+	me, err := user.Current()
+	if err != nil {
+		t.Skip(err)
+	}
+	claim := "alice"
+	if me.Username == claim {
+		claim = "bob"
+	}
+	resp, body := post2(t, srv, (&api.ConnHello{User: claim, UID: 4242}).AppendWire(nil))
+	if resp.StatusCode != 200 {
+		t.Fatalf("token: %d %s", resp.StatusCode, body)
+	}
+	id, err := tok.Verify(strings.TrimSpace(body), *now)
+	if err != nil || id.User != me.Username || strconv.Itoa(id.UID) != me.Uid {
+		t.Errorf("hello claiming %s from %s's socket: token for %+v (%v)", claim, me.Username, id, err)
 	}
 }
 
