@@ -32,4 +32,11 @@ if [ "$(id -u)" = 0 ]; then
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null 2>&1 || echo "setup: prometheus not installed; the metrics checks with promtool and Prometheus will be skipped" >&2
     fi
   fi
+  # chromium: the dashboard is tested in a real headless browser
+  # (internal/cluster TestDashboardBrowser).
+  if ! command -v chromium >/dev/null; then
+    if command -v apt-get >/dev/null; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || echo "setup: chromium not installed; the dashboard's browser test will be skipped" >&2
+    fi
+  fi
 fi

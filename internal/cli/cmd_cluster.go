@@ -139,6 +139,9 @@ func runCluster(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "# Basalt cluster %q is up: %d hosts, %d slots each; stop it with: basalt cluster down --dir %s\n",
 			c.Opts.Cluster, c.Opts.Hosts, c.Opts.Slots, shellQuote(c.Opts.Dir))
 		printNetnsHint(env, c)
+		if u := c.DashboardURL(); u != "" {
+			fmt.Fprintf(env.Stdout, "# dashboard: %s (job control: log in with a token from basalt web-token)\n", u)
+		}
 		if u := c.MetricsURL(); u != "" {
 			fmt.Fprintf(env.Stdout, "# mbatchd's metrics: %s\n", u)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd"
 	"github.com/basalt-lsf/basalt/internal/metrics"
 	"github.com/basalt-lsf/basalt/internal/sbd"
+	"github.com/basalt-lsf/basalt/internal/web"
 )
 
 // metricsAddr is the address and port of a daemon's metrics on host:
@@ -32,7 +33,7 @@ func metricsAddr(ctx context.Context, base *config.Base, host string, offset int
 	return a.String(), port
 }
 
-// mbatchdMetrics serves mbatchd's metrics (call before srv.Run: it installs
+// mbatchdMetrics serves mbatchd's metrics and its dashboard (call before srv.Run: it installs
 // the collector as srv's observer).
 func mbatchdMetrics(ctx context.Context, base *config.Base, host string, srv *mbd.Server, log *slog.Logger) func() {
 	addr, port := metricsAddr(ctx, base, host, metrics.MbatchdOffset, log)
@@ -43,7 +44,15 @@ func mbatchdMetrics(ctx context.Context, base *config.Base, host string, srv *mb
 	srv.SetObserver(c)
 	reg := metrics.NewRegistry()
 	reg.MustRegister(c)
-	return serveUntil(ctx, addr, port, reg, log)
+	var extra []metrics.Extra
+	if tok, err := web.NewTokens(); err != nil {
+		log.Warn("dashboard not served", "err", err)
+	} else if h, err := web.New(web.Options{Source: srv.WebSource(), Tokens: tok, Log: log}); err != nil {
+		log.Warn("dashboard not served", "err", err)
+	} else {
+		extra = append(extra, metrics.Extra{Root: h, ConnContext: web.ConnContext, OnShutdown: h.Close})
+	}
+	return serveUntil(ctx, addr, port, reg, log, extra...)
 }
 
 // sbatchdMetrics serves sbatchd's metrics.
@@ -81,8 +90,8 @@ func limMetrics(ctx context.Context, envDir string, getenv func(string) string, 
 
 // serveUntil serves reg until ctx ends or the returned function is called;
 // that function returns once the server has shut down.
-func serveUntil(ctx context.Context, addr string, port int, reg *prometheus.Registry, log *slog.Logger) func() {
+func serveUntil(ctx context.Context, addr string, port int, reg *prometheus.Registry, log *slog.Logger, extra ...metrics.Extra) func() {
 	ctx, cancel := context.WithCancel(ctx)
-	wait := metrics.ServeUntil(ctx, addr, port, reg, log)
+	wait := metrics.ServeUntil(ctx, addr, port, reg, log, extra...)
 	return func() { cancel(); wait() }
 }

@@ -63,8 +63,18 @@ type Server struct {
 	done chan struct{}
 }
 
-// Listen listens on addr and serves /metrics from reg until Shutdown.
-func Listen(addr string, reg *prometheus.Registry, log *slog.Logger) (*Server, error) {
+// Extra is what a daemon serves beside /metrics: mbatchd's dashboard at
+// "/", with the http.Server ConnContext it needs and what ends its
+// long-lived requests at shutdown.
+type Extra struct {
+	Root        http.Handler
+	ConnContext func(context.Context, net.Conn) context.Context
+	OnShutdown  func()
+}
+
+// Listen listens on addr and serves /metrics from reg, and extra's
+// handler at "/", until Shutdown.
+func Listen(addr string, reg *prometheus.Registry, log *slog.Logger, extra ...Extra) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
@@ -72,6 +82,17 @@ func Listen(addr string, reg *prometheus.Registry, log *slog.Logger) (*Server, e
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: errLog{log}}))
 	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln: ln, done: make(chan struct{})}
+	for _, e := range extra {
+		if e.Root != nil {
+			mux.Handle("/", e.Root)
+		}
+		if e.ConnContext != nil {
+			s.srv.ConnContext = e.ConnContext
+		}
+		if e.OnShutdown != nil {
+			s.srv.RegisterOnShutdown(e.OnShutdown)
+		}
+	}
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && log != nil {
@@ -95,11 +116,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // ServeUntil listens on addr and shuts the server down when ctx ends; the
 // returned function waits for that shutdown. HTTP off (port 0) or a failure
 // to listen (logged) returns a no-op.
-func ServeUntil(ctx context.Context, host string, port int, reg *prometheus.Registry, log *slog.Logger) func() {
+func ServeUntil(ctx context.Context, host string, port int, reg *prometheus.Registry, log *slog.Logger, extra ...Extra) func() {
 	if port == 0 {
 		return func() {}
 	}
-	s, err := Listen(net.JoinHostPort(host, strconv.Itoa(port)), reg, log)
+	s, err := Listen(net.JoinHostPort(host, strconv.Itoa(port)), reg, log, extra...)
 	if err != nil {
 		if log != nil {
 			log.Warn("metrics not served", "err", err)
