@@ -78,6 +78,12 @@ type ReportReply struct {
 // PingRequest probes a LIM (master election, lsid, limclient).
 type PingRequest struct {
 	From string `wire:"1"`
+	// Master is a LIM's master ("" while it knows none), sent by the LIM
+	// From in its probes and when it becomes or stops being master; the
+	// receiver looks again at once when From's claim about itself
+	// disagrees with its own view (only LIMs are heard; commands leave it
+	// empty).
+	Master string `wire:"2"`
 }
 
 // PingReply is a LIM's view of the cluster's master.

@@ -655,6 +655,9 @@ func (m *PingRequest) SizeWire() int {
 	if m.From != "" {
 		n += 1 + wire.SizeBytes(len(m.From))
 	}
+	if m.Master != "" {
+		n += 1 + wire.SizeBytes(len(m.Master))
+	}
 	return n
 }
 
@@ -666,6 +669,10 @@ func (m *PingRequest) AppendWire(b []byte) []byte {
 	if m.From != "" {
 		b = wire.AppendTag(b, 1, wire.BytesType)
 		b = wire.AppendString(b, m.From)
+	}
+	if m.Master != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Master)
 	}
 	return b
 }
@@ -692,6 +699,16 @@ func (m *PingRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("PingRequest", 1, off, n)
 			}
 			m.From = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("PingRequest", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("PingRequest", 2, off, n)
+			}
+			m.Master = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

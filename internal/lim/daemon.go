@@ -127,6 +127,8 @@ type LIM struct {
 	srv        *rpc.Server
 	peers      *peerPool
 	addr       string
+	// announcing cancels the announcement under way (loop goroutine).
+	announcing context.CancelFunc
 }
 
 // Run starts a LIM and serves until ctx ends, then shuts down cleanly.
@@ -216,7 +218,8 @@ func start(ctx context.Context, opts Options) (*LIM, error) {
 	l.cancel = cancel
 	l.elect = election.New(election.Config{Self: host, Candidates: m.candidates, Interval: m.params.ExInterval,
 		ProbeTimeout: m.params.ProbeTimeout, Clock: opts.Clock, Prober: l.peers,
-		OnChange: func(old, new string) { l.masterChanged(old, new) }, Eligible: l.eligibility()})
+		OnChange: func(old, new string) { l.masterChanged(ctx, old, new) }, Eligible: l.eligibility()})
+	l.peers.view = l.elect.Master
 	l.takeSample()
 	go l.loop(ctx)
 	go l.srv.Serve(ln)
@@ -439,10 +442,14 @@ func (l *LIM) restartElims() {
 	l.elim = mgr
 }
 
-// masterChanged runs on the election goroutine.
-func (l *LIM) masterChanged(old, new string) {
+// masterChanged runs on the election goroutine. A LIM that becomes or
+// stops being master tells the others at once.
+func (l *LIM) masterChanged(ctx context.Context, old, new string) {
 	l.log.Warn(fmt.Sprintf("master LIM: %q -> %q", old, new))
-	go l.do(context.Background(), func() {
+	go l.do(ctx, func() {
+		if old == l.host || new == l.host {
+			l.announce(ctx)
+		}
 		if new == l.host {
 			if l.tbl == nil {
 				l.tbl = newTable(l.m)

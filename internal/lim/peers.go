@@ -19,6 +19,8 @@ type peerPool struct {
 	base  *config.Base
 	self  string
 	creds auth.Credentials
+	// view returns this LIM's master, sent in probes (set before use).
+	view func() string
 
 	mu    sync.Mutex
 	conns map[string]*rpc.Client
@@ -56,15 +58,7 @@ func (p *peerPool) client(ctx context.Context, host string) (*rpc.Client, error)
 			return c, nil
 		}
 	}
-	addr, err := p.Addr(ctx, host)
-	if err != nil {
-		return nil, err
-	}
-	hello, err := p.creds.Hello(ctx, auth.KindLIM, host)
-	if err != nil {
-		return nil, err
-	}
-	c, err = rpc.Dial(ctx, addr, hello)
+	c, err := p.dial(ctx, host)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +69,37 @@ func (p *peerPool) client(ctx context.Context, host string) (*rpc.Client, error)
 	p.conns[host] = c
 	p.mu.Unlock()
 	return c, nil
+}
+
+// dial opens a connection to host's LIM.
+func (p *peerPool) dial(ctx context.Context, host string) (*rpc.Client, error) {
+	addr, err := p.Addr(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	hello, err := p.creds.Hello(ctx, auth.KindLIM, host)
+	if err != nil {
+		return nil, err
+	}
+	return rpc.Dial(ctx, addr, hello)
+}
+
+// tell makes one call to host's LIM over the pooled connection when there
+// is one, else over a connection of its own closed after it: announcing
+// to every host must not leave a connection to each.
+func (p *peerPool) tell(ctx context.Context, host string, method api.MethodDesc, req, resp wire.Message) error {
+	p.mu.Lock()
+	c := p.conns[host]
+	p.mu.Unlock()
+	if c != nil {
+		return p.call(ctx, host, method, req, resp)
+	}
+	c, err := p.dial(ctx, host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Call(ctx, method, req, resp)
 }
 
 func (p *peerPool) call(ctx context.Context, host string, method api.MethodDesc, req, resp wire.Message) error {
@@ -103,7 +128,7 @@ func (p *peerPool) drop(host string, c *rpc.Client) {
 // Probe implements election.Prober.
 func (p *peerPool) Probe(ctx context.Context, host string) (election.View, error) {
 	var r api.PingReply
-	if err := p.call(ctx, host, api.LIMPing, &api.PingRequest{From: p.self}, &r); err != nil {
+	if err := p.call(ctx, host, api.LIMPing, &api.PingRequest{From: p.self, Master: p.view()}, &r); err != nil {
 		return election.View{}, err
 	}
 	return election.View{Host: r.Host, Master: r.Master, IsMaster: r.IsMaster, Ineligible: r.Ineligible}, nil

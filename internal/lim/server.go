@@ -32,7 +32,12 @@ func (l *LIM) ping(ctx context.Context) *api.PingReply {
 	return r
 }
 
-func (l *LIM) handlePing(ctx context.Context, _ auth.Identity, _ *api.PingRequest) (*api.PingReply, error) {
+func (l *LIM) handlePing(ctx context.Context, id auth.Identity, req *api.PingRequest) (*api.PingReply, error) {
+	// A LIM's word about its own mastership (a probe or an announcement)
+	// makes this LIM look again if it disagrees; commands are not heard.
+	if req.From != "" && id.IsDaemon(auth.KindLIM, req.From) {
+		l.elect.Heard(req.From, req.Master)
+	}
 	return l.ping(ctx), nil
 }
 

@@ -19,6 +19,12 @@
 // and there is none while no replica leads. Reconsider runs a round at
 // once when eligibility changes (Poke waits Retry first).
 //
+// Heard: LIMs tell each other their master (in probes, and a LIM that
+// becomes or stops being master tells every LIM at once). A LIM that hears
+// a peer claim a mastership it does not give it, or deny the mastership it
+// names, runs a round at once, at most one per HintGap; the round verifies
+// the claim by probing, so a false claim moves nobody.
+//
 // Failover bound: a surviving candidate notices a dead master at its next
 // round, at most one interval (plus PROBE_TIMEOUT for a host that does not
 // refuse the connection) after the failure, or sooner when its own load

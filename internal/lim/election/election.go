@@ -51,13 +51,21 @@ type Config struct {
 	// probes as Ineligible while it is false. Call Reconsider when its
 	// value changes. nil: always eligible.
 	Eligible func() bool
+	// HintGap is the least time between two rounds brought forward by
+	// Heard (DefaultHintGap when 0): a peer repeating a false claim makes
+	// at most one round per HintGap.
+	HintGap time.Duration
 }
+
+// DefaultHintGap is Config.HintGap's default.
+const DefaultHintGap = 250 * time.Millisecond
 
 // Election runs master election for one LIM.
 type Election struct {
 	cfg  Config
 	poke chan struct{}
 	now  chan struct{} // Reconsider: a round at once
+	hint chan struct{} // Heard: a round at once, at most one per HintGap
 
 	mu      sync.Mutex // guards the published result; written by Run only
 	master  string
@@ -78,7 +86,11 @@ func New(cfg Config) *Election {
 	if cfg.ProbeTimeout == 0 {
 		cfg.ProbeTimeout = 2 * time.Second
 	}
-	return &Election{cfg: cfg, poke: make(chan struct{}, 1), now: make(chan struct{}, 1), changed: make(chan struct{})}
+	if cfg.HintGap == 0 {
+		cfg.HintGap = DefaultHintGap
+	}
+	return &Election{cfg: cfg, poke: make(chan struct{}, 1), now: make(chan struct{}, 1), hint: make(chan struct{}, 1),
+		changed: make(chan struct{})}
 }
 
 // Master implements Elector.
@@ -122,6 +134,22 @@ func (e *Election) Reconsider() {
 	}
 }
 
+// Heard takes what the LIM of host from says its master is (a probe or
+// an announcement from it). When that disagrees with this LIM's view of
+// from itself (from claims mastership this LIM does not give it, or denies
+// the mastership this LIM names), a round runs at once, but rounds run for
+// Heard at most once per HintGap. The claim is not believed: the round
+// probes the candidates as any round does.
+func (e *Election) Heard(from, master string) {
+	if from == "" || from == e.cfg.Self || (master == from) == (e.Master() == from) {
+		return
+	}
+	select {
+	case e.hint <- struct{}{}:
+	default:
+	}
+}
+
 // Ineligible reports whether this LIM is a candidate that may not be
 // master now (its probe answer's Ineligible).
 func (e *Election) Ineligible() bool {
@@ -159,6 +187,7 @@ func (e *Election) set(m string) {
 
 // Run decides at once, then every Interval, until ctx ends.
 func (e *Election) Run(ctx context.Context) error {
+	var hinted time.Time // when the last round brought forward by Heard ran
 	for {
 		m := e.Decide(ctx)
 		if ctx.Err() != nil {
@@ -169,26 +198,49 @@ func (e *Election) Run(ctx context.Context) error {
 		if m == "" {
 			wait = e.cfg.Retry
 		}
-		t := e.cfg.Clock.NewTimer(wait)
+		if !e.wait(ctx, wait, &hinted) {
+			return nil
+		}
+	}
+}
+
+// wait blocks until the next round is due: d from now, at once after
+// Reconsider, Retry after Poke (unless a hint is due sooner), or at once
+// after Heard's hint but no sooner than HintGap after the last round a
+// hint brought forward (*hinted, updated). False when ctx ends.
+func (e *Election) wait(ctx context.Context, d time.Duration, hinted *time.Time) bool {
+	clk := e.cfg.Clock
+	deadline := clk.Now().Add(d)
+	poke, byHint := e.poke, false
+	for {
+		t := clk.NewTimer(deadline.Sub(clk.Now()))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil
-		case <-t.C():
+			return false
 		case <-e.now:
 			t.Stop()
-		case <-e.poke:
-			t.Stop()
-			r := e.cfg.Clock.NewTimer(e.cfg.Retry)
-			select {
-			case <-ctx.Done():
-				r.Stop()
-				return nil
-			case <-r.C():
-			case <-e.now:
-				r.Stop()
+			return true
+		case <-t.C():
+			if byHint {
+				*hinted = clk.Now()
+			}
+			return true
+		case <-poke:
+			poke = nil
+			if !byHint {
+				deadline = clk.Now().Add(e.cfg.Retry)
+			}
+		case <-e.hint:
+			due := hinted.Add(e.cfg.HintGap)
+			if now := clk.Now(); due.Before(now) {
+				due = now
+			}
+			if due.Before(deadline) {
+				deadline, byHint = due, true
 			}
 		}
+		t.Stop()
 	}
 }
 

@@ -18,11 +18,14 @@ type net struct {
 	// elig is every candidate's eligibility when the hosts were made by
 	// newEligibleNet.
 	elig map[string]bool
+	// probes counts the probes answered or refused.
+	probes int
 }
 
 func (n *net) Probe(_ context.Context, host string) (View, error) {
 	n.mu.Lock()
 	up, e := n.up[host], n.elect[host]
+	n.probes++
 	n.mu.Unlock()
 	if !up || e == nil {
 		return View{}, errors.New("connection refused")
@@ -347,6 +350,82 @@ func TestEligibilityMovesMaster(t *testing.T) {
 		synctest.Wait()
 		if got := n.masters(hosts...); !eq(got, []string{"", "", "", "", ""}) {
 			t.Errorf("none eligible: masters %q", got)
+		}
+		cancel()
+		wg.Wait()
+	})
+}
+
+func (n *net) probeCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.probes
+}
+
+// TestHeard runs the loops in virtual time with an interval of an hour,
+// so only Reconsider and Heard bring rounds forward: when eligibility
+// moves from h2 to h3, the hosts that hear h3 claim mastership or h2 deny
+// it follow at once; a claim that agrees with a host's view costs no
+// round; false claims (a non-candidate, an ineligible candidate) move
+// nobody, and a peer repeating one gets at most one round per HintGap.
+func TestHeard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hosts := []string{"h1", "h2", "h3", "h4"}
+		cands := []string{"h1", "h2", "h3"}
+		n := newEligibleNet(hosts, cands, time.Hour)
+		n.setEligible("h2")
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for _, h := range hosts {
+			wg.Go(func() { n.elect[h].Run(ctx) })
+		}
+		synctest.Wait()
+		if got := n.masters(hosts...); !eq(got, []string{"h2", "h2", "h2", "h2"}) {
+			t.Fatalf("initial masters %q", got)
+		}
+
+		t0 := time.Now()
+		n.setEligible("h3")
+		n.elect["h2"].Reconsider()
+		n.elect["h3"].Reconsider()
+		synctest.Wait()
+		if got := n.masters(hosts...); !eq(got, []string{"h2", "h3", "h3", "h2"}) {
+			t.Fatalf("after Reconsider on h2, h3: masters %q", got)
+		}
+		n.elect["h1"].Heard("h2", "h3") // h2 steps down
+		n.elect["h4"].Heard("h3", "h3") // h3 announces itself
+		synctest.Wait()
+		if got := n.masters(hosts...); !eq(got, []string{"h3", "h3", "h3", "h3"}) || time.Since(t0) != 0 {
+			t.Fatalf("after Heard: masters %q after %v; want h3 everywhere at once", got, time.Since(t0))
+		}
+
+		p0 := n.probeCount()
+		n.elect["h1"].Heard("h3", "h3") // agrees
+		n.elect["h4"].Heard("h1", "h3") // h1 does not claim, h4 does not name it
+		synctest.Wait()
+		if p := n.probeCount() - p0; p != 0 {
+			t.Errorf("agreeing words made %d probes", p)
+		}
+
+		// h4 (no candidate) and h2 (ineligible) claim mastership over
+		// and over for a second.
+		p0 = n.probeCount()
+		for range 100 {
+			n.elect["h1"].Heard("h4", "h4")
+			n.elect["h4"].Heard("h2", "h2")
+			time.Sleep(10 * time.Millisecond)
+			synctest.Wait()
+		}
+		if got := n.masters(hosts...); !eq(got, []string{"h3", "h3", "h3", "h3"}) {
+			t.Errorf("after false claims: masters %q", got)
+		}
+		// A round of h1 or h4 probes up to 3 candidates; 1 s of claims
+		// allows 1 + 1s/HintGap rounds on each.
+		rounds := 1 + int(time.Second/DefaultHintGap)
+		if p := n.probeCount() - p0; p < 2 || p > 2*3*rounds {
+			t.Errorf("a second of false claims made %d probes; want at least one round each and at most %d rounds each", p, rounds)
+		} else {
+			t.Logf("a second of 200 false claims made %d probes", p)
 		}
 		cancel()
 		wg.Wait()
