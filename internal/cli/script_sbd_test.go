@@ -32,6 +32,11 @@ import (
 //	                     start the daemon on HOST again (stopped at the end)
 //	file-wait FILE [SECONDS]
 //	                     wait until FILE exists and is not empty
+//	exec-until RE COMMAND [ARG...]
+//	                     run COMMAND (as exec does) until its standard
+//	                     output matches RE, for at most 30 s (a pending
+//	                     reason the next scheduling pass sets); that output
+//	                     is then the script's stdout
 //	log-wait LOG RE [SECONDS]
 //	                     wait until a line of the cluster's log file LOG
 //	                     (in LSF_LOGDIR) matches RE
@@ -43,6 +48,7 @@ func init() {
 	scriptCmds["daemon-start"] = scriptDaemonStart
 	scriptCmds["file-wait"] = scriptFileWait
 	scriptCmds["log-wait"] = scriptLogWait
+	scriptCmds["exec-until"] = scriptExecUntil
 }
 
 var (
@@ -198,6 +204,25 @@ func scriptFileWait(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	ts.Fatalf("file-wait: %s still missing or empty after %v", args[0], timeout)
+}
+
+func scriptExecUntil(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exec-until RE COMMAND [ARG...]")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := ts.Exec(args[1], args[2:]...)
+		if err == nil && re.MatchString(ts.ReadFile("stdout")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("exec-until: the output of %s did not match %q in 30 s (last error %v)", args[1], args[0], err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func scriptLogWait(ts *testscript.TestScript, neg bool, args []string) {
