@@ -150,6 +150,9 @@ func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobS
 	}
 	defer func() { c.Close() }()
 	results, status := submitPack(ctx, env, cc, &c, specs)
+	if len(specs) == 1 && specs[0].Interactive && status == 0 {
+		return bsubInteractive(ctx, env, cc, c, results[0].JobID, specs[0])
+	}
 	if len(specs) == 1 && specs[0].Wait && status == 0 {
 		return bsubWait(ctx, env, cc, c, results[0].JobID)
 	}
