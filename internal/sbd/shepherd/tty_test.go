@@ -116,3 +116,29 @@ func TestInteractiveKilledWhileWaiting(t *testing.T) {
 		c.Close()
 	}
 }
+
+func TestInteractivePtyThroughTheHelper(t *testing.T) {
+	// bsub -Is -L: the exec helper starts the job, on the terminal too.
+	j := newJob(t, `test -t 0 && test -t 2 && echo isatty; ps -o stat= -p $$`)
+	j.launch.Spec.Interactive, j.launch.Spec.Pty = true, true
+	j.launch.Spec.LoginShell = "/bin/sh"
+	r := j.start(t)
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	defer master.Close()
+	c, err := AttachTTY(context.Background(), r.sock, true, []int{int(slave.Fd())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	slave.Close()
+	b, _ := io.ReadAll(master)
+	if text := string(b); !strings.Contains(text, "isatty") || !strings.Contains(text, "s+") {
+		t.Errorf("terminal shows %q", text)
+	}
+	if st := r.final(); st.State != api.StateDone {
+		t.Errorf("final %+v", st)
+	}
+}
