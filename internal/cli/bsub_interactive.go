@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -34,7 +35,9 @@ func bsubInteractive(ctx context.Context, env *Env, cc *clientConf, c *rpc.Clien
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
 		defer signal.Stop(sigs)
 	}
+	var killed atomic.Bool
 	kill := func() {
+		killed.Store(true)
 		req := &api.ControlRequest{Op: api.OpKill, Jobs: []*api.JobRef{{JobID: id}}}
 		var reply api.ControlReply
 		kctx, cancel := context.WithCancel(ctx)
@@ -47,7 +50,40 @@ func bsubInteractive(ctx context.Context, env *Env, cc *clientConf, c *rpc.Clien
 		return code
 	}
 	fmt.Fprintf(env.Stderr, "<<Starting on %s>>\n", host)
-	return attachInteractive(ctx, env, cc, c, id, host, spec, sigs, kill)
+	code, err := attachInteractive(ctx, env, cc, c, id, host, spec, sigs, kill)
+	if err == nil {
+		return code
+	}
+	// No terminal: the job is killed (as when bsub goes away), and bsub
+	// ends with it. A job killed at the user's request before its
+	// terminal was joined is no error.
+	if !killed.Load() {
+		env.Errorf("Job <%d>: %v", id, err)
+		kill()
+	}
+	if code, ok := waitEnd(ctx, c, id); ok && killed.Load() {
+		return code
+	}
+	return ExitUsage
+}
+
+// waitEnd waits for the job's end and returns its exit code.
+func waitEnd(ctx context.Context, c *rpc.Client, id int64) (int, bool) {
+	st, err := c.Stream(ctx, api.MBatchdWaitJob, &api.JobRef{JobID: id})
+	if err != nil {
+		return 0, false
+	}
+	var last api.JobRecord
+	for {
+		var r api.JobRecord
+		if err := st.Recv(&r); err != nil {
+			if err != io.EOF || last.State&(api.StateDone|api.StateExit) == 0 {
+				return 0, false
+			}
+			return exitCodeOf(&last), true
+		}
+		last = r
+	}
 }
 
 // waitDispatch waits until the job runs and returns its first host; when
@@ -158,25 +194,21 @@ func winSize(fd int) *api.WindowSize {
 	return &api.WindowSize{Rows: uint32(ws.Row), Cols: uint32(ws.Col)}
 }
 
+// attachInteractive relays the job's terminal and returns its exit code;
+// an error when the terminal could not be joined or broke.
 func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Client, id int64, host string, spec *api.JobSpec,
-	sigs chan os.Signal, kill func()) int {
+	sigs chan os.Signal, kill func()) (int, error) {
 	addr, err := cc.addr(ctx, host, cc.conf.SBDPort())
 	if err != nil {
-		env.Errorf("%s: %v", host, err)
-		kill()
-		return ExitUsage
+		return 0, fmt.Errorf("%s: %w", host, err)
 	}
 	hello, err := cc.hello(ctx, cc.creds(env), auth.KindSbatchd, host)
 	if err != nil {
-		env.Errorf("%v", err)
-		kill()
-		return ExitUsage
+		return 0, err
 	}
 	sc, err := rpc.Dial(ctx, addr, hello)
 	if err != nil {
-		env.Errorf("Unable to contact execution host <%s>: %v", host, err)
-		kill()
-		return ExitUsage
+		return 0, fmt.Errorf("Unable to contact execution host <%s>: %w", host, err)
 	}
 	defer sc.Close()
 	ts := &api.TaskSpec{JobID: id, Pty: spec.Pty, Term: env.Getenv("TERM")}
@@ -194,9 +226,7 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 	defer cancel()
 	st, err := sc.Bidi(sctx, api.SBatchdAttach, &api.TaskInput{Spec: ts})
 	if err != nil {
-		env.Errorf("%v", err)
-		kill()
-		return ExitUsage
+		return 0, err
 	}
 	raw := spec.Pty && isTerm
 	if raw {
@@ -257,8 +287,7 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 			if raw {
 				fmt.Fprint(env.Stderr, "\r")
 			}
-			env.Errorf("Job <%d>: %v", id, err)
-			return ExitUsage
+			return 0, err
 		}
 		if len(out.Stdout) > 0 {
 			_, _ = env.Stdout.Write(out.Stdout)
@@ -270,7 +299,7 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 			if out.Exit.Message != "" {
 				env.Errorf("%s", out.Exit.Message)
 			}
-			return int(out.Exit.ExitCode)
+			return int(out.Exit.ExitCode), nil
 		}
 	}
 }

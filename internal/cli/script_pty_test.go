@@ -179,8 +179,8 @@ func ptyStart(ts *testscript.TestScript, host, name string, args []string) *ptyS
 	}
 	ts.Check(err)
 	cmd := exec.Command(path, args...)
-	cmd.Dir = ts.Getenv("PWD")
-	env := os.Environ()
+	cmd.Dir = ts.MkAbs(".")
+	env := append(os.Environ(), "PWD="+cmd.Dir)
 	for _, k := range []string{"PATH", "LSF_ENVDIR", "BASALT_HOST", "HOME", "WORK", "TMPDIR"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
