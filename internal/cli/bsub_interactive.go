@@ -246,8 +246,13 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 				}
 			}
 			if err != nil {
-				if !spec.Pty {
+				switch {
+				case !spec.Pty:
 					_ = st.Send(&api.TaskInput{StdinEOF: true})
+				case !isTerm:
+					// Input piped to a job on a terminal ends as a
+					// terminal's does: ^D.
+					_ = st.Send(&api.TaskInput{Stdin: []byte{4}})
 				}
 				return
 			}

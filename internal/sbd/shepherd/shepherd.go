@@ -1476,12 +1476,15 @@ func (s *Shepherd) finalize() {
 }
 
 func (s *Shepherd) stopTimers() {
-	for _, t := range []clock.Timer{s.termTimer, s.runTimer} {
+	for _, t := range []clock.Timer{s.termTimer, s.runTimer, s.ttyTimer} {
 		if t != nil {
 			t.Stop()
 		}
 	}
-	s.termTimer, s.runTimer = nil, nil
+	s.termTimer, s.runTimer, s.ttyTimer = nil, nil, nil
+	// A terminal that came for a run that never started is released.
+	s.tty.close()
+	s.tty, s.waitingTTY = nil, false
 	if s.sampler != nil {
 		s.sampler.Stop()
 		s.sampler = nil
