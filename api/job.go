@@ -101,10 +101,15 @@ type JobSpec struct {
 	WarningAction string          `wire:"48"` // -wa
 	WarningTime   int64           `wire:"49"` // -wt, seconds
 	Interactive   bool            `wire:"50"` // -I family
-	Shell         string          `wire:"51"` // #!shell of a script
-	UID           int32           `wire:"52"` // submitter's uid and gid, as seen by the client
-	GID           int32           `wire:"53"`
-	EsubOutput    []byte          `wire:"54"` // esubs' standard output, eexec's standard input
+	// Pty runs an interactive job on a pseudo-terminal (-Ip, -Is);
+	// PtyShell is -Is (shell mode). Without Pty an interactive job's
+	// streams are pipes to bsub (-I).
+	Pty        bool   `wire:"57"`
+	PtyShell   bool   `wire:"58"`
+	Shell      string `wire:"51"` // #!shell of a script
+	UID        int32  `wire:"52"` // submitter's uid and gid, as seen by the client
+	GID        int32  `wire:"53"`
+	EsubOutput []byte `wire:"54"` // esubs' standard output, eexec's standard input
 	// RequeueExitValues is bsub -Q: the job's own REQUEUE_EXIT_VALUES
 	// ("[exit_code ...] [EXCLUDE(exit_code ...)]"), over the application
 	// profile's and the queue's.

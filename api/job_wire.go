@@ -530,6 +530,12 @@ func (m *JobSpec) SizeWire() int {
 	if m.Interactive {
 		n += 2 + 1
 	}
+	if m.Pty {
+		n += 2 + 1
+	}
+	if m.PtyShell {
+		n += 2 + 1
+	}
 	if m.Shell != "" {
 		n += 2 + wire.SizeBytes(len(m.Shell))
 	}
@@ -753,6 +759,14 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.Interactive {
 		b = wire.AppendTag(b, 50, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.Interactive))
+	}
+	if m.Pty {
+		b = wire.AppendTag(b, 57, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Pty))
+	}
+	if m.PtyShell {
+		b = wire.AppendTag(b, 58, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.PtyShell))
 	}
 	if m.Shell != "" {
 		b = wire.AppendTag(b, 51, wire.BytesType)
@@ -1291,6 +1305,26 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 50, off, n)
 			}
 			m.Interactive = wire.Bool(x)
+			off += n
+		case 57:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 57, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 57, off, n)
+			}
+			m.Pty = wire.Bool(x)
+			off += n
+		case 58:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 58, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 58, off, n)
+			}
+			m.PtyShell = wire.Bool(x)
 			off += n
 		case 51:
 			if typ != wire.BytesType {

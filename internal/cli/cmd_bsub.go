@@ -150,8 +150,11 @@ func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobS
 	}
 	defer func() { c.Close() }()
 	results, status := submitPack(ctx, env, cc, &c, specs)
+	if len(specs) == 1 && specs[0].Interactive && status == 0 {
+		return bsubInteractive(ctx, env, cc, c, results[0].JobID, specs[0])
+	}
 	if len(specs) == 1 && specs[0].Wait && status == 0 {
-		return bsubWait(ctx, env, c, results[0].JobID)
+		return bsubWait(ctx, env, cc, c, results[0].JobID)
 	}
 	return status
 }
@@ -246,7 +249,7 @@ func submitRetry(ctx context.Context, env *Env, cc *clientConf, c **rpc.Client, 
 
 // bsubWait implements -K: report dispatch and completion, exit with the
 // job's exit code (126 when it never ran).
-func bsubWait(ctx context.Context, env *Env, c *rpc.Client, id int64) int {
+func bsubWait(ctx context.Context, env *Env, cc *clientConf, c *rpc.Client, id int64) int {
 	fmt.Fprintln(env.Stderr, "<<Waiting for dispatch ...>>")
 	st, err := c.Stream(ctx, api.MBatchdWaitJob, &api.JobRef{JobID: id})
 	if err != nil {
@@ -267,11 +270,22 @@ func bsubWait(ctx context.Context, env *Env, c *rpc.Client, id int64) int {
 		}
 		if !started && (r.State == api.StateRun || r.StartTime > 0 && len(r.ExecHosts) > 0) {
 			started = true
-			fmt.Fprintf(env.Stderr, "<<Starting on %s>>\n", r.ExecHosts[0].Host)
+			// LSF names the host only with LSB_SUBK_SHOW_EXEC_HOST.
+			if confYes(env, cc, "LSB_SUBK_SHOW_EXEC_HOST") && len(r.ExecHosts) > 0 {
+				fmt.Fprintf(env.Stderr, "<<Starting on %s>>\n", r.ExecHosts[0].Host)
+			}
 		}
 		last = r
 	}
-	fmt.Fprintln(env.Stderr, "<<Job is finished>>")
+	if last.State == api.StateExit && last.RunCount == 0 && last.StartTime == 0 {
+		fmt.Fprintln(env.Stderr, "<<Terminated while pending>>")
+		return 126
+	}
+	if confYes(env, cc, "LSB_SUBK_SHOW_JOBID") {
+		fmt.Fprintf(env.Stderr, "<<Job <%d> is finished>>\n", id)
+	} else {
+		fmt.Fprintln(env.Stderr, "<<Job is finished>>")
+	}
 	switch last.State {
 	case api.StateDone:
 		return 0
@@ -666,8 +680,12 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 				}
 				spec.ChkpntPeriod = int64(m) * 60
 			}
-		case "I", "Ip", "Is", "tty":
+		case "I", "tty":
 			spec.Interactive = true
+		case "Ip":
+			spec.Interactive, spec.Pty = true, true
+		case "Is":
+			spec.Interactive, spec.Pty, spec.PtyShell = true, true, true
 		case "wa":
 			spec.WarningAction = v
 		case "wt":
@@ -679,6 +697,15 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 	}
 	if spec.Wait && strings.Contains(spec.JobName, "[") {
 		return errors.New("Job array doesn't support -K option")
+	}
+	if spec.Interactive && spec.Wait {
+		return errors.New("Option -K cannot be used with interactive jobs (-I, -Ip, -Is)")
+	}
+	if spec.Interactive && strings.Contains(spec.JobName, "[") {
+		return errors.New("Job array doesn't support interactive jobs")
+	}
+	if spec.Interactive && spec.Rerunnable {
+		return errors.New("Interactive jobs cannot be rerunnable")
 	}
 	if *limits != (api.Limits{}) {
 		spec.Limits = limits
@@ -968,4 +995,14 @@ func bsubUsage(env *Env) {
             [-p process_limit] [-T thread_limit] [-Jd "job_description"] [-f "local_file op [remote_file]"]
             [-pack job_submission_file]
             [command [argument ...]]`)
+}
+
+// confYes says whether an lsf.conf parameter is set to y (the environment
+// first, as LSF's clients read it).
+func confYes(env *Env, cc *clientConf, name string) bool {
+	v := env.Getenv(name)
+	if v == "" && cc != nil && cc.conf != nil {
+		v = cc.conf.Get(name)
+	}
+	return strings.EqualFold(v, "y") || strings.EqualFold(v, "yes")
 }

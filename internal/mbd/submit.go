@@ -210,9 +210,6 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 	if !id.IsRoot() && spec.UID != 0 && int(spec.UID) != id.UID {
 		return nil, lsberr.New(lsberr.Permission)
 	}
-	if spec.Interactive {
-		return nil, lsberr.Errorf(lsberr.BadArg, "Interactive batch jobs (-I, -Ip, -Is) are not supported yet")
-	}
 	n := &api.EvJobNew{Spec: spec, Hold: spec.Hold, UserPriority: spec.UserPriority}
 	// Slots.
 	n.NumProcs, n.MaxProcs = spec.MinProcs, spec.MaxProcs
@@ -359,8 +356,11 @@ func (s *Server) queueAccepts(v *state.View, cfg *config.Config, id auth.Identit
 	if spec.Exclusive && !q.Exclusive {
 		return lsberr.New(lsberr.Exclusive)
 	}
-	if q.Interactive == config.InteractiveOnly {
+	if q.Interactive == config.InteractiveOnly && !spec.Interactive {
 		return lsberr.New(lsberr.OnlyInteract)
+	}
+	if q.Interactive == config.InteractiveNo && spec.Interactive {
+		return lsberr.New(lsberr.NoInteractive)
 	}
 	if pl := q.Limits.Proc; pl.Max > 0 {
 		if int(n.NumProcs) > pl.Max {

@@ -14,9 +14,11 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 )
 
-// Register adds sbatchd's RPC methods to srv: "SBatchd.Peek" (bpeek).
+// Register adds sbatchd's RPC methods to srv: "SBatchd.Peek" (bpeek) and
+// "SBatchd.Attach" (bsub -I, -Ip, -Is).
 func (d *Daemon) Register(srv *rpc.Server) {
 	rpc.HandleStream(srv, api.SBatchdPeek, d.peek)
+	srv.Handle(api.SBatchdAttach, d.attachJob)
 }
 
 // peekChunk is the largest piece of output sent at once.

@@ -143,6 +143,7 @@ const (
 	SubProjectName  = 0x2000000
 	SubInteractive  = 0x4000000
 	SubPty          = 0x8000000
+	SubPtyShell     = 0x10000000
 	SubPostExec     = 0x40000000
 	// SubRlimitUnitIsKB (bit 31) says the size limits are in KB; without it
 	// OpenLava-era files hold bytes (lsb.log.c convertRLimit). Basalt writes

@@ -71,6 +71,8 @@ func specOptions(s *api.JobSpec, project string) (opts, opts2 int64) {
 	set(s.MailUser != "", SubMailUser)
 	set(project != "" || s.Project != "", SubProjectName)
 	set(s.Interactive, SubInteractive)
+	set(s.Pty, SubPty)
+	set(s.PtyShell, SubPtyShell)
 	set(s.PostExec != "", SubPostExec)
 	opts |= SubRlimitUnitIsKB
 	if s.Hold {
@@ -309,6 +311,7 @@ func specFromNew(l *JobNew) *api.JobSpec {
 		NotifyEnd: l.Options&SubNotifyEnd != 0, Files: transfersOf(l.XFiles),
 		Umask: uint32(l.Umask), FromHost: l.FromHost, ChkpntDir: l.ChkpntDir,
 		ChkpntPeriod: l.ChkpntPeriod, Interactive: l.Options&SubInteractive != 0,
+		Pty: l.Options&SubPty != 0, PtyShell: l.Options&SubPtyShell != 0,
 		InSpool: l.Options2&Sub2InFileSpool != 0, Description: l.JobDesc,
 	}
 	if l.Options2&Sub2JobPriority != 0 && l.UserPriority > 0 {

@@ -333,6 +333,11 @@ func (s *Shepherd) prepareOnThread(spec *sbdwire.ExecSpec, res *sbdwire.ExecResu
 	}
 	null := s.host.devnullFD
 	p.in, p.out, p.errf = null, null, null
+	if t := s.tty; t != nil {
+		// An interactive job's terminal or pipes (tty.go), where no -i,
+		// -o or -e names a file.
+		p.in, p.out, p.errf = t.in, t.out, t.errf
+	}
 	if spec.Stdin != nil {
 		fd, err := rawfile.OpenBlocking(spec.Stdin.Path, syscall.O_RDONLY, 0)
 		if err != nil {
@@ -396,6 +401,18 @@ func (s *Shepherd) forkPrepared(spec *sbdwire.ExecSpec, res *sbdwire.ExecResult,
 	}
 	files[jobenv.GateFD] = uintptr(gr)
 	sys := &syscall.SysProcAttr{Setpgid: spec.Setpgid}
+	if t := s.tty; t != nil && t.pty {
+		// The job leads a session whose controlling terminal is the
+		// pseudo-terminal (job control in bsub -Is bash): its process
+		// group is its own, as with Setpgid.
+		sys.Setpgid, sys.Setsid = false, true
+		for i, fd := range []int{p.in, p.out, p.errf} {
+			if fd == t.in {
+				sys.Setctty, sys.Ctty = true, i
+				break
+			}
+		}
+	}
 	if spec.SetCred {
 		groups := make([]uint32, len(spec.Groups))
 		for i, g := range spec.Groups {

@@ -2,6 +2,7 @@ package shepherd
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -145,6 +146,13 @@ type Shepherd struct {
 	reports  chan error
 	xfers    chan []string
 	xferNext func()
+	// An interactive job's terminal (tty.go): its streams until the job
+	// is forked with them, whether the job waits for them, and for how
+	// long.
+	ttys       chan ttyEvent
+	tty        *ttyFDs
+	waitingTTY bool
+	ttyTimer   clock.Timer
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -239,6 +247,7 @@ func New(cfg Config) (*Shepherd, error) {
 		exits: make(chan exitEvent, 16), results: make(chan resultEvent, 16), cmds: make(chan cmdEvent, 16),
 		newConns: make(chan net.Conn, 4), gone: make(chan *sconn, 4),
 		reports: make(chan error, 1), xfers: make(chan []string, 1), finished: make(chan struct{}),
+		ttys: make(chan ttyEvent, 1),
 	}
 	logw := h.logw
 	if cfg.LogFile != nil {
@@ -327,6 +336,10 @@ func (s *Shepherd) Run(ctx context.Context) error {
 			s.onReport(err)
 		case notes := <-s.xfers:
 			s.onXfer(notes)
+		case e := <-s.ttys:
+			s.onTTY(e)
+		case <-timerC(s.ttyTimer):
+			s.onTTYTimeout()
 		case <-ctx.Done():
 			s.abort()
 			return ctx.Err()
@@ -418,15 +431,42 @@ func (s *Shepherd) onConn(c net.Conn) {
 		s.finalSent = true
 	}
 	go func() {
-		r := bufio.NewReader(c)
+		gone := func() {
+			select {
+			case s.gone <- sc:
+			case <-s.finished:
+			}
+		}
+		// The first bytes may carry an interactive job's streams.
+		first, fds, err := firstRead(c)
+		if err != nil {
+			gone()
+			return
+		}
+		r := bufio.NewReader(io.MultiReader(bytes.NewReader(first), c))
 		for {
 			typ, b, err := readFrame(r)
 			if err != nil {
-				select {
-				case s.gone <- sc:
-				case <-s.finished:
+				for _, fd := range fds {
+					syscall.Close(fd)
 				}
+				gone()
 				return
+			}
+			if typ == frameTTY {
+				t, err := parseTTY(b, fds)
+				fds = nil
+				if err != nil {
+					s.warnf("%v", err)
+					continue
+				}
+				select {
+				case s.ttys <- ttyEvent{from: sc, fds: t}:
+				case <-s.finished:
+					t.close()
+					return
+				}
+				continue
 			}
 			if typ != frameCommand {
 				continue
@@ -739,22 +779,27 @@ func (s *Shepherd) startQueuePre() {
 
 // ioSpecs are the job's standard streams: -i, -o/-oo (else the spool's
 // output file), -e/-eo (else with the output).
-func (s *Shepherd) ioSpecs(spec *sbdwire.ExecSpec) {
+func (s *Shepherd) ioSpecs(spec *sbdwire.ExecSpec, job bool) {
 	js := s.l.Spec
 	if js.InFile != "" {
 		spec.Stdin = &sbdwire.FileSpec{Path: jobenv.Expand(js.InFile, s.l.JobID, s.l.Index), Read: true}
 	}
 	id := strconv.FormatInt(s.l.JobID, 10)
-	if js.OutFile != "" {
+	// An interactive job's streams are its terminal's (tty.go) but for
+	// the -i, -o and -e given (LSF's rule for -I, -Ip, -Is).
+	tty := js.Interactive && job
+	switch {
+	case js.OutFile != "":
 		spec.Stdout = &sbdwire.FileSpec{Path: jobenv.Expand(js.OutFile, s.l.JobID, s.l.Index), Append: !js.OutOverwrite || s.jobPre,
 			DirName: id + ".out", Fallback: s.udir.Output()}
-	} else {
+	case !tty:
 		spec.Stdout = &sbdwire.FileSpec{Path: s.udir.Output(), Append: true}
 	}
-	if js.ErrFile != "" {
+	switch {
+	case js.ErrFile != "":
 		spec.Stderr = &sbdwire.FileSpec{Path: jobenv.Expand(js.ErrFile, s.l.JobID, s.l.Index), Append: !js.ErrOverwrite || s.jobPre,
 			DirName: id + ".err", Fallback: s.udir.Output()}
-	} else {
+	case !tty:
 		spec.StderrToStdout = true
 	}
 }
@@ -771,7 +816,7 @@ func (s *Shepherd) startJobPre() {
 	env := append(s.env[:len(s.env):len(s.env)], "LSB_EXIT_PRE_ABORT="+strconv.Itoa(jobenv.ExitPreAbort))
 	spec := s.inCgroup(s.baseSpec([]string{"/bin/sh", "-c", s.l.Spec.PreExec}, env))
 	spec.Dirs = jobenv.Dirs(s.l, s.p.Home)
-	s.ioSpecs(spec)
+	s.ioSpecs(spec, false)
 	s.jobPre = true
 	if _, err := s.spawn(kindJobPre, spec, nil); err != nil {
 		s.warnf("%v", err)
@@ -832,10 +877,16 @@ func (s *Shepherd) startJobNow() {
 		s.finishKilled()
 		return
 	}
+	if s.l.Spec.Interactive && s.tty == nil {
+		s.waitTTY()
+		return
+	}
+	// The job has its own copies of the terminal's descriptors.
+	defer func() { s.tty.close(); s.tty = nil }()
 	spec := s.inCgroup(s.baseSpec(jobenv.Argv(s.l, s.files), s.env))
 	spec.Dirs = jobenv.Dirs(s.l, s.p.Home)
 	spec.Rlimits = rlimits(s.l.Limits, s.p.JobCPULimit)
-	s.ioSpecs(spec)
+	s.ioSpecs(spec, true)
 	spec.SetJobPID = true
 	if s.l.Queue != nil {
 		spec.Nice = s.l.Queue.Nice
@@ -1001,7 +1052,7 @@ func (s *Shepherd) jobStarted(c *child) {
 	s.st.ExecCwd, s.st.ExecHome, s.st.ExecUser = c.res.Dir, s.p.Home, s.p.User
 	s.st.OutStart = c.res.StdoutStart
 	s.logf("job started: pid %d in %s", c.pid, c.res.Dir)
-	if s.l.Spec.OutFile == "" {
+	if s.l.Spec.OutFile == "" && !s.l.Spec.Interactive {
 		s.logf("no output file (-o): the job's output and report are kept in %s (LSF would mail them)", s.udir.Output())
 	}
 	if s.suspended {
@@ -1425,12 +1476,15 @@ func (s *Shepherd) finalize() {
 }
 
 func (s *Shepherd) stopTimers() {
-	for _, t := range []clock.Timer{s.termTimer, s.runTimer} {
+	for _, t := range []clock.Timer{s.termTimer, s.runTimer, s.ttyTimer} {
 		if t != nil {
 			t.Stop()
 		}
 	}
-	s.termTimer, s.runTimer = nil, nil
+	s.termTimer, s.runTimer, s.ttyTimer = nil, nil, nil
+	// A terminal that came for a run that never started is released.
+	s.tty.close()
+	s.tty, s.waitingTTY = nil, false
 	if s.sampler != nil {
 		s.sampler.Stop()
 		s.sampler = nil

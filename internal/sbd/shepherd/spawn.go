@@ -86,6 +86,16 @@ func (s *Shepherd) spawn(kind childKind, spec *sbdwire.ExecSpec, stdin *os.File)
 	attr := &syscall.ProcAttr{
 		Files: []uintptr{in.Fd(), s.devnull.Fd(), s.logFile.Fd(), specR.Fd(), resW.Fd()},
 	}
+	if t := s.tty; t != nil && kind == kindJob {
+		// An interactive job's terminal or pipes (tty.go): the helper
+		// keeps them where no -i, -o or -e names a file; with a pty it
+		// leads a session whose controlling terminal that is.
+		attr.Files[0], attr.Files[1], attr.Files[2] = uintptr(t.in), uintptr(t.out), uintptr(t.errf)
+		if t.pty {
+			attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			spec.Setpgid = false // a session leader leads its group already
+		}
+	}
 	pid, err := s.host.forkExec(s, path, argv, attr)
 	specR.Close()
 	resW.Close()

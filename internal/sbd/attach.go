@@ -1,0 +1,324 @@
+package sbd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/clock"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
+	"github.com/basalt-lsf/basalt/internal/sbd/spool"
+)
+
+// Interactive batch jobs (bsub -I, -Ip, -Is): SBatchd.Attach joins the
+// submitting bsub to its job. sbatchd makes the job's streams (a
+// pseudo-terminal of the client's size, or three pipes), hands the job's
+// ends to the shepherd (shepherd.AttachTTY), which has held the job until
+// then, and relays its own ends to the stream: input, window size changes
+// and signals one way, output and the job's exit status the other. A
+// client that goes away before the job ends has the job killed, as LSF
+// kills an interactive job whose bsub is gone.
+
+// attachWait bounds how long an attach waits for a job mbatchd has
+// dispatched here but whose launch has not arrived yet.
+const attachWait = 30 * time.Second
+
+// attachDrain bounds how long output is waited for once the job has ended
+// (a process it left behind may hold the terminal).
+const attachDrain = 2 * time.Second
+
+// attachJob serves SBatchd.Attach: the opening TaskInput's Spec names the
+// job (JobID, JobIndex) and its terminal (Pty, Rows, Cols); the caller
+// must own the job (or be root).
+func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
+	id := st.Identity()
+	var first api.TaskInput
+	if err := st.Request(&first); err != nil || first.Spec == nil {
+		return rpc.Errorf(rpc.InvalidArgument, "SBatchd.Attach: no task spec")
+	}
+	spec := first.Spec
+	k := spool.Key(spec.JobID, spec.JobIndex)
+	// The job: known here, interactive, and the caller's.
+	var owner string
+	var interactive, found, ended bool
+	deadline := d.cfg.Clock.Now().Add(attachWait)
+	for {
+		if !d.query(ctx, func() {
+			j := d.jobs[k]
+			// Its shepherd listens once sbatchd is connected to it.
+			if j == nil || j.launch == nil || j.client == nil && !j.final() {
+				return
+			}
+			found, owner = true, j.launch.User
+			interactive = j.launch.Spec != nil && j.launch.Spec.Interactive
+			ended = j.final()
+		}) {
+			return rpc.Errorf(rpc.Unavailable, "sbatchd is shutting down")
+		}
+		if found || !d.cfg.Clock.Now().Before(deadline) {
+			break
+		}
+		t := d.cfg.Clock.NewTimer(5 * time.Millisecond)
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	switch {
+	case !found:
+		return rpc.Errorf(rpc.NotFound, "Job <%s> is not found", k)
+	case !id.IsRoot() && id.User != owner:
+		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+	case !interactive:
+		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s> is not an interactive job", k)
+	case ended:
+		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s>: Job has already finished", k)
+	}
+	r, err := newRelay(spec)
+	if err != nil {
+		return rpc.Errorf(rpc.Internal, "Job <%s>: %v", k, err)
+	}
+	defer r.close()
+	// A shepherd just started may not accept yet.
+	var c *shepherd.Client
+	for {
+		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs())
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !d.cfg.Clock.Now().Before(deadline) {
+			break
+		}
+		t := d.cfg.Clock.NewTimer(5 * time.Millisecond)
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	r.closeJobEnds()
+	if err != nil {
+		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
+	}
+	defer c.Close()
+	d.cfg.Log.Info("interactive job attached", "job", k, "user", id.User, "pty", spec.Pty)
+	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock)
+}
+
+// relay is sbatchd's side of an interactive job's streams.
+type relay struct {
+	pty bool
+	// master: the terminal's master (pty); else stdin, stdout, stderr are
+	// sbatchd's ends of the pipes and job* the job's.
+	master                      *os.File
+	slave                       *os.File
+	stdin, stdout, stderr       *os.File
+	jobIn, jobOut, jobErr       *os.File
+	sendMu                      sync.Mutex
+	closeOnce, closeJobEndsOnce sync.Once
+}
+
+func newRelay(spec *api.TaskSpec) (*relay, error) {
+	r := &relay{pty: spec.Pty}
+	if spec.Pty {
+		m, s, err := pty.Open()
+		if err != nil {
+			return nil, err
+		}
+		r.master, r.slave = m, s
+		if spec.Rows > 0 && spec.Cols > 0 {
+			_ = pty.Setsize(m, &pty.Winsize{Rows: uint16(spec.Rows), Cols: uint16(spec.Cols)})
+		}
+		return r, nil
+	}
+	var err error
+	pipe := func(rd, wr **os.File) {
+		if err == nil {
+			*rd, *wr, err = os.Pipe()
+		}
+	}
+	pipe(&r.jobIn, &r.stdin)
+	pipe(&r.stdout, &r.jobOut)
+	pipe(&r.stderr, &r.jobErr)
+	if err != nil {
+		r.closeJobEnds()
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *relay) jobFDs() []int {
+	if r.pty {
+		return []int{int(r.slave.Fd())}
+	}
+	return []int{int(r.jobIn.Fd()), int(r.jobOut.Fd()), int(r.jobErr.Fd())}
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// closeJobEnds closes sbatchd's copies of the job's ends: the shepherd has
+// its own, and output ends once the job's are all closed.
+func (r *relay) closeJobEnds() {
+	r.closeJobEndsOnce.Do(func() { closeAll(r.slave, r.jobIn, r.jobOut, r.jobErr) })
+}
+
+func (r *relay) close() {
+	r.closeOnce.Do(func() { closeAll(r.master, r.stdin, r.stdout, r.stderr) })
+}
+
+func (r *relay) send(st *rpc.ServerStream, m *api.TaskOutput) error {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	return st.Send(m)
+}
+
+// run relays until the job has ended and its output is out, then sends
+// the exit status.
+func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Client, host string, clk clock.Clock) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Output: one reader per stream; outDone closes when all are at end.
+	var wg sync.WaitGroup
+	pump := func(f *os.File, stderr bool) {
+		defer wg.Done()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				m := &api.TaskOutput{Stdout: append([]byte(nil), buf[:n]...)}
+				if stderr {
+					m.Stdout, m.Stderr = nil, m.Stdout
+				}
+				if r.send(st, m) != nil {
+					return
+				}
+			}
+			if err != nil {
+				return // EOF, or EIO from a terminal whose job side is closed
+			}
+		}
+	}
+	if r.pty {
+		wg.Add(1)
+		go pump(r.master, false)
+	} else {
+		wg.Add(2)
+		go pump(r.stdout, false)
+		go pump(r.stderr, true)
+	}
+	outDone := make(chan struct{})
+	go func() { wg.Wait(); close(outDone) }()
+
+	// The shepherd's states: the final one gives the exit status.
+	final := make(chan *api.JobStatusReport, 1)
+	go func() {
+		for {
+			ev, err := c.Recv()
+			if err != nil {
+				close(final)
+				return
+			}
+			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 {
+				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host}})
+			}
+			if ev.Status != nil && ev.Status.Final {
+				final <- ev.Status
+				return
+			}
+		}
+	}()
+
+	// The client's input.
+	clientGone := make(chan struct{})
+	go func() {
+		defer close(clientGone)
+		var seq uint64 = 1 << 62
+		for {
+			var in api.TaskInput
+			if err := st.Recv(&in); err != nil {
+				if errors.Is(err, io.EOF) && !r.pty {
+					// bsub's end of input (the job keeps running).
+					r.stdin.Close()
+					<-ctx.Done()
+				}
+				return
+			}
+			if len(in.Stdin) > 0 {
+				w := r.stdin
+				if r.pty {
+					w = r.master
+				}
+				_, _ = w.Write(in.Stdin)
+			}
+			if in.StdinEOF && !r.pty {
+				r.stdin.Close()
+			}
+			if in.Resize != nil && r.pty {
+				_ = pty.Setsize(r.master, &pty.Winsize{Rows: uint16(in.Resize.Rows), Cols: uint16(in.Resize.Cols)})
+			}
+			if in.Signal > 0 {
+				seq++
+				_ = c.Send(&sbdwire.Command{Op: sbdwire.OpSignal, Signal: in.Signal, Seq: seq})
+			}
+		}
+	}()
+
+	var fin *api.JobStatusReport
+	select {
+	case fin = <-final:
+	case <-clientGone:
+		// bsub is gone: the job is killed, as LSF kills it.
+		_ = c.Send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER", Seq: 1<<62 - 1})
+		return ctx.Err()
+	}
+	if fin == nil {
+		return rpc.Errorf(rpc.Unavailable, "the job's shepherd went away")
+	}
+	t := clk.NewTimer(attachDrain)
+	select {
+	case <-outDone:
+	case <-t.C():
+	}
+	t.Stop()
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	return st.Send(&api.TaskOutput{Exit: taskExit(fin)})
+}
+
+// taskExit is the job's end as a task's: its exit code, or 128 plus the
+// signal that killed it.
+func taskExit(st *api.JobStatusReport) *api.TaskExit {
+	ws := syscall.WaitStatus(st.ExitStatus)
+	e := &api.TaskExit{}
+	switch {
+	case st.State == api.StateDone:
+	case ws.Exited():
+		e.ExitCode = int32(ws.ExitStatus())
+	case ws.Signaled():
+		e.Signal = int32(ws.Signal())
+		e.ExitCode = 128 + e.Signal
+		e.CoreDump = ws.CoreDump()
+	default:
+		e.ExitCode = 1
+	}
+	if st.State != api.StateDone && e.ExitCode == 0 {
+		e.ExitCode = 1
+	}
+	return e
+}
