@@ -3,6 +3,7 @@ module github.com/basalt-lsf/basalt
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0
 	github.com/prometheus/client_golang v1.25.0
