@@ -288,6 +288,15 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 			}
 		}
 	}
+	// A RES on every host (lsrun, lsgrun, lsrcp).
+	if opts.Has("res") {
+		for i := 1; i <= opts.Hosts; i++ {
+			if err := c.start(ctx, "res", defaults.HostName(i)); err != nil {
+				c.Down(context.Background())
+				return nil, err
+			}
+		}
+	}
 	if err := c.writePids(); err != nil {
 		c.Down(context.Background())
 		return nil, err
@@ -665,7 +674,7 @@ func groupDirs(dir, name string) []string {
 	return dirs
 }
 
-// daemonsOf lists the Basalt daemons (lim, sbatchd, mbatchd, by their
+// daemonsOf lists the Basalt daemons (lim, sbatchd, mbatchd, res, by their
 // command line) whose environment names envDir as LSF_ENVDIR.
 func daemonsOf(envDir string) []int {
 	want := []byte("LSF_ENVDIR=" + envDir + "\x00")
@@ -678,7 +687,7 @@ func daemonsOf(envDir string) []int {
 	})
 }
 
-// isDaemonCmdline tells whether args run lim, sbatchd or mbatchd (by
+// isDaemonCmdline tells whether args run lim, sbatchd, mbatchd or res (by
 // name, or as basaltd's first argument).
 func isDaemonCmdline(args []string) bool {
 	for i, a := range args {
@@ -686,7 +695,7 @@ func isDaemonCmdline(args []string) bool {
 			break
 		}
 		switch filepath.Base(a) {
-		case "lim", "sbatchd", "mbatchd":
+		case "lim", "sbatchd", "mbatchd", "res":
 			return true
 		}
 	}

@@ -27,6 +27,9 @@ type Server struct {
 	RootRex bool
 	// Lookup finds a user's account (shepherd.LookupAccount when nil).
 	Lookup func(name string) (*account, error)
+	// Env overrides variables of every task's environment (the local
+	// cluster's BASALT_HOST: a task sees the host it runs on).
+	Env []string
 	// Log receives the tasks started and ended, and refusals.
 	Log *slog.Logger
 }

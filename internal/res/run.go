@@ -160,6 +160,11 @@ func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
 	if len(env) == 0 {
 		env = []string{"HOME=" + acct.Home, "USER=" + acct.User, "LOGNAME=" + acct.User, "PATH=/usr/local/bin:/usr/bin:/bin"}
 	}
+	for _, kv := range s.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env = setEnv(env, k, v)
+		}
+	}
 	if spec.Pty && spec.Term != "" {
 		env = setEnv(env, "TERM", spec.Term)
 	}
