@@ -22,8 +22,9 @@ func lsrcpUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, "Usage: lsrcp [-h] [-V] [-a] [[user@]host:]source_file [[user@]host:]target_file")
 }
 
-// rcpChunk is the size of the pieces a file is sent in.
-const rcpChunk = 256 << 10
+// rcpChunk is the size of the pieces a file is sent in (a quarter of the
+// rpc stream window: four in flight).
+const rcpChunk = 64 << 10
 
 // runLsrcp copies a file in any direction between this host and the RES of
 // another (or between two hosts' RES, streamed through this one), as the

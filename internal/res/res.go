@@ -34,8 +34,11 @@ type Server struct {
 	Log *slog.Logger
 }
 
-// Chunk is the largest piece of output or of a file sent at once.
-const Chunk = 256 << 10
+// Chunk is the largest piece of a file sent at once: a quarter of the rpc
+// stream window (rpc.StreamWindow), so that four are in flight (a chunk of
+// a whole window goes alone, stop-and-wait: 200 against 230 MB/s measured
+// by BenchmarkLsrcp).
+const Chunk = 64 << 10
 
 // Register adds RES.Run, RES.Fetch and RES.Store to srv.
 func (s *Server) Register(srv *rpc.Server) {
