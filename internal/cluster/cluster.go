@@ -651,7 +651,7 @@ func clusterName(dir string) string {
 var cgroupRoots = []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
 
 // groupDirs lists the cgroup directories of the cluster in dir in every
-// hierarchy, each parent before its children: those of its hosts' sbatchds
+// hierarchy, each parent before its children: those of its hosts' sbatchds and RES
 // (config.JobCgroupParent of each host's state directory), never another
 // cluster's of the same name.
 func groupDirs(dir, name string) []string {
@@ -661,14 +661,16 @@ func groupDirs(dir, name string) []string {
 	hosts, _ := os.ReadDir(filepath.Join(dir, "state"))
 	var dirs []string
 	for _, h := range hosts {
-		parent := config.JobCgroupParent(name, h.Name(), filepath.Join(dir, "state", h.Name(), "sbatchd"))
-		for _, root := range cgroupRoots {
-			filepath.WalkDir(filepath.Join(root, parent), func(p string, d os.DirEntry, err error) error {
-				if err == nil && d.IsDir() {
-					dirs = append(dirs, p)
-				}
-				return nil
-			})
+		for _, daemon := range []string{"sbatchd", "res"} { // jobs, and RES's tasks
+			parent := config.JobCgroupParent(name, h.Name(), filepath.Join(dir, "state", h.Name(), daemon))
+			for _, root := range cgroupRoots {
+				filepath.WalkDir(filepath.Join(root, parent), func(p string, d os.DirEntry, err error) error {
+					if err == nil && d.IsDir() {
+						dirs = append(dirs, p)
+					}
+					return nil
+				})
+			}
 		}
 	}
 	return dirs

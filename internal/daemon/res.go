@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"net"
+	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	"github.com/basalt-lsf/basalt/internal/res"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 )
 
 func init() {
@@ -64,6 +67,16 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	srv := rpc.NewServer(bd.auth.Auth)
 	srv.Log = bd.log
 	rs := &res.Server{Host: bd.host, RootRex: rootRex(bd.base.Conf), Log: bd.log}
+	// Tasks in control groups of their own, as sbatchd's jobs, under
+	// basalt/<cluster>/<host>.<id of RES's state directory>.
+	if os.Geteuid() == 0 {
+		if h, err := cgroup.Detect(); err == nil {
+			rs.Cgroups = cgroup.New(h, config.JobCgroupParent(bd.base.ClusterName(), bd.host, stateDir(bd.base.Conf, bd.host, "res")))
+			defer rs.Cgroups.RemoveParents()
+		} else {
+			bd.log.Warn("no cgroups: a task's session only is tracked", "err", err)
+		}
+	}
 	if env.Getenv("BASALT_HOST") != "" {
 		rs.Env = []string{"BASALT_HOST=" + bd.host}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 
@@ -30,6 +31,10 @@ type Server struct {
 	// Env overrides variables of every task's environment (the local
 	// cluster's BASALT_HOST: a task sees the host it runs on).
 	Env []string
+	// Cgroups, when set, puts each task in a control group of its own
+	// (sbatchd's cgroup code): a process that leaves the task's session
+	// (setsid, a daemonizing program) is still found and killed with it.
+	Cgroups *cgroup.Manager
 	// Log receives the tasks started and ended, and refusals.
 	Log *slog.Logger
 }

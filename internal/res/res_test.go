@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 )
 
 // fakeAuth trusts the hello's user (looked up here), refuses Credential
@@ -45,6 +48,8 @@ func openDir(t *testing.T) string {
 	return d
 }
 
+var serverSeq atomic.Int32
+
 func startRESRoot(t *testing.T, rootRex bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,7 +57,14 @@ func startRESRoot(t *testing.T, rootRex bool) string {
 		t.Fatal(err)
 	}
 	srv := rpc.NewServer(fakeAuth{})
-	(&Server{Host: "testhost", RootRex: rootRex}).Register(srv)
+	rs := &Server{Host: "testhost", RootRex: rootRex}
+	if os.Geteuid() == 0 {
+		if h, err := cgroup.Detect(); err == nil {
+			rs.Cgroups = cgroup.New(h, fmt.Sprintf("basalt-restest/%d-%d", os.Getpid(), serverSeq.Add(1)))
+			t.Cleanup(rs.Cgroups.RemoveParents)
+		}
+	}
+	rs.Register(srv)
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -254,9 +266,10 @@ func TestDisconnectKillsAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Send(&api.TaskInput{Spec: &api.TaskSpec{Argv: []string{"sh", "-c", `(setsid sleep 300 &) ; sleep 300 & echo up; wait`}, Env: []string{"PATH=/bin:/usr/bin"}}})
-	var sid int
-	for {
+	st.Send(&api.TaskInput{Spec: &api.TaskSpec{Argv: []string{"sh", "-c", `setsid sh -c 'echo escaped $$; exec sleep 300' & sleep 300 & wait`}, Env: []string{"PATH=/bin:/usr/bin"}}})
+	var sid, escaped int
+	var out []byte
+	for escaped == 0 {
 		var m api.TaskOutput
 		if err := st.Recv(&m); err != nil {
 			t.Fatal(err)
@@ -264,18 +277,18 @@ func TestDisconnectKillsAll(t *testing.T) {
 		if m.Started != nil {
 			sid = int(m.Started.PID)
 		}
-		if bytes.Contains(m.Stdout, []byte("up")) {
-			break
-		}
+		out = append(out, m.Stdout...)
+		fmt.Sscanf(string(out), "escaped %d", &escaped)
 	}
+	time.Sleep(50 * time.Millisecond) // the shell starts its sleep
 	if n := len(sessionPIDs("/proc", sid)); n < 2 {
 		t.Fatalf("session %d has %d processes, want the shell and sleep", sid, n)
 	}
 	c.Close()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(sessionPIDs("/proc", sid)) > 0 {
+	for len(sessionPIDs("/proc", sid)) > 0 || alive(escaped) {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes of session %d left behind: %v", sid, sessionPIDs("/proc", sid))
+			t.Fatalf("processes left behind: session %d: %v; the child that left it (%d) alive: %v", sid, sessionPIDs("/proc", sid), escaped, alive(escaped))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -392,4 +405,14 @@ func TestFetchStore(t *testing.T) {
 			t.Errorf("basalt1 reading root's 0600 file: %v, want permission denied", err)
 		}
 	}
+}
+
+// alive: pid runs (a zombie is not running).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, ok := statSession(string(b))
+	return ok
 }

@@ -3,16 +3,20 @@ package res
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/creack/pty"
 )
 
@@ -50,6 +54,7 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 		return st.Send(&api.TaskOutput{Exit: &api.TaskExit{ExitCode: 127, Message: err.Error()}})
 	}
 	s.log().Info("task started", "user", acct.User, "from", describe(id), "pid", t.cmd.Process.Pid, "argv", spec.Argv, "pty", spec.Pty)
+	defer t.removeGroup()
 	defer t.killSession()
 	if err := send(&api.TaskOutput{Started: &api.TaskStarted{PID: int32(t.cmd.Process.Pid), Host: s.Host}}); err != nil {
 		return err
@@ -149,10 +154,14 @@ type task struct {
 	stdin   io.WriteCloser
 	outputs []io.Reader // stdout, stderr (pipes) or the terminal
 	closers []io.Closer
+	group   *cgroup.Group // nil: the session only
 
 	mu     sync.Mutex
 	inDone bool
 }
+
+// taskSeq names the tasks' control groups.
+var taskSeq atomic.Int64
 
 // start starts the task in a session of its own as acct.
 func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
@@ -183,6 +192,27 @@ func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
 	}
 	cmd.SysProcAttr = attr
 	t := &task{cmd: cmd}
+	if s.Cgroups != nil {
+		g, _, err := s.Cgroups.Make(fmt.Sprintf("task.%d", taskSeq.Add(1)))
+		if err != nil {
+			s.log().Warn("task cgroup not made: its session only is tracked", "err", err)
+		} else {
+			t.group = g
+			// Into the group at clone (cgroup v2): no fork escapes
+			// before it joins.
+			if dir := g.Unified(); dir != "" {
+				if fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0); err == nil {
+					attr.UseCgroupFD, attr.CgroupFD = true, fd
+					defer syscall.Close(fd)
+				}
+			}
+		}
+	}
+	started := func() {
+		if t.group != nil && !attr.UseCgroupFD {
+			_ = t.group.Join(cmd.Process.Pid)
+		}
+	}
 	if spec.Pty {
 		ptmx, tty, err := pty.Open()
 		if err != nil {
@@ -199,8 +229,10 @@ func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
 		if err := cmd.Start(); err != nil {
 			ptmx.Close()
 			tty.Close()
+			t.removeGroup()
 			return nil, err
 		}
+		started()
 		tty.Close()
 		t.ptmx, t.stdin, t.outputs = ptmx, ptmx, []io.Reader{ptmx}
 		t.closers = []io.Closer{ptmx}
@@ -227,6 +259,11 @@ func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	err = cmd.Start()
+	if err == nil {
+		started()
+	} else {
+		t.removeGroup()
+	}
 	outW.Close()
 	errW.Close()
 	if stdinR != nil {
@@ -291,6 +328,23 @@ func (t *task) killSession() {
 	sid := t.cmd.Process.Pid
 	_ = syscall.Kill(-sid, syscall.SIGKILL)
 	killSession(sid)
+	if t.group != nil {
+		_ = t.group.Kill()
+	}
+}
+
+// removeGroup kills what is left in the task's group and removes it.
+func (t *task) removeGroup() {
+	if t.group == nil {
+		return
+	}
+	_ = t.group.Kill()
+	for range 50 {
+		if t.group.Remove() == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // workDir is the task's working directory: cwd when it exists, else the
