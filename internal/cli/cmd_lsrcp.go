@@ -29,8 +29,9 @@ const rcpChunk = 64 << 10
 // runLsrcp copies a file in any direction between this host and the RES of
 // another (or between two hosts' RES, streamed through this one), as the
 // invoking user, in pieces: memory stays bounded whatever the file's size.
-// -a appends to the target. A user@ other than the invoking user is
-// refused (RES runs requests as the authenticated user).
+// -a appends to the target. user@ names the account on that host (its
+// .lsfhosts there must accept the caller); without it the caller's
+// ~/.lsfhosts mapping applies, else the caller's own account.
 func runLsrcp(ctx context.Context, env *Env, args []string) int {
 	res, err := lsrcpSpec.Parse(args)
 	if err != nil {
@@ -55,8 +56,8 @@ func runLsrcp(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "lsrcp: %v\n", err)
 			return ExitUsage
 		}
-		if ends[i].User != "" && ends[i].User != userName() {
-			fmt.Fprintf(env.Stderr, "lsrcp: %s: copying as another user (%s) is not supported\n", o, ends[i].User)
+		if ends[i].User != "" && !ends[i].remote() {
+			fmt.Fprintf(env.Stderr, "lsrcp: %s: a local file has no user\n", o)
 			return ExitUsage
 		}
 		if ends[i].remote() {
@@ -66,6 +67,9 @@ func runLsrcp(ctx context.Context, env *Env, args []string) int {
 				return ExitUsage
 			}
 			ends[i].Host = h
+			if ends[i].User == "" {
+				ends[i].User = mappedUser(h)
+			}
 		}
 	}
 	cc, err := loadClientConf(env)
@@ -112,7 +116,7 @@ func rcp(ctx context.Context, env *Env, cc *clientConf, src, dst rcpArg, appendT
 			return err
 		}
 		defer c.Close()
-		st, err := c.Stream(ctx, api.RESFetch, &api.FileRequest{Path: src.Path})
+		st, err := c.Stream(ctx, api.RESFetch, &api.FileRequest{Path: src.Path, User: src.User})
 		if err != nil {
 			return err
 		}
@@ -153,7 +157,7 @@ func rcp(ctx context.Context, env *Env, cc *clientConf, src, dst rcpArg, appendT
 	if err != nil {
 		return err
 	}
-	if err := st.Send(&api.FileChunk{Request: &api.FileRequest{Path: dst.Path, Append: appendTo, Mode: s.mode}}); err != nil {
+	if err := st.Send(&api.FileChunk{Request: &api.FileRequest{Path: dst.Path, Append: appendTo, Mode: s.mode, User: dst.User}}); err != nil {
 		return storeErr(st, err)
 	}
 	buf := make([]byte, rcpChunk)

@@ -13,6 +13,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/config/lsfhosts"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -91,6 +92,20 @@ func clusterHost(ctx context.Context, env *Env, name string) (string, error) {
 
 var _ = config.DefaultEnvDir
 
+// mappedUser is the account the caller's ~/.lsfhosts sends it to on host
+// (user account mapping), "" for its own.
+func mappedUser(host string) string {
+	u, err := osUser()
+	if err != nil {
+		return ""
+	}
+	es, err := lsfhosts.Load(u.HomeDir, os.Getuid())
+	if err != nil {
+		return ""
+	}
+	return lsfhosts.SendTo(es, host, "")
+}
+
 // taskIO is where a remote task's streams go.
 type taskIO struct {
 	stdin          io.Reader // nil: no input (the task's stdin is /dev/null)
@@ -119,7 +134,7 @@ func runTask(ctx context.Context, env *Env, cc *clientConf, host string, argv []
 	if err != nil {
 		return 0, err
 	}
-	spec := &api.TaskSpec{Argv: argv, Env: env.Environ(), NoStdin: tio.stdin == nil && !tio.pty}
+	spec := &api.TaskSpec{Argv: argv, Env: env.Environ(), NoStdin: tio.stdin == nil && !tio.pty, User: mappedUser(host)}
 	if env.Getwd != nil {
 		spec.Cwd, _ = env.Getwd()
 	}

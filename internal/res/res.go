@@ -11,6 +11,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/config/lsfhosts"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
@@ -23,6 +24,8 @@ type account = shepherd.Account
 type Server struct {
 	// Host is this host's name, reported in TaskStarted.
 	Host string
+	// Cluster is the cluster's name (.lsfhosts lines may name it).
+	Cluster string
 	// RootRex lets root's requests run as root (lsf.conf LSF_ROOT_REX,
 	// as sbatchd and mbatchd read it); without it root is refused.
 	RootRex bool
@@ -65,9 +68,15 @@ var (
 )
 
 // account resolves the identity to the local account the request runs
-// as. A daemon identity is refused (RES serves users); root only with
-// RootRex; a RES not running as root serves only its own user.
-func (s *Server) account(id auth.Identity) (*account, error) {
+// as: the caller's, or the account as (user account mapping: that
+// account's .lsfhosts on this host must accept the caller from its host;
+// root is never mapped to). A daemon identity is refused (RES serves
+// users); root only with RootRex; a RES not running as root serves only
+// its own user.
+func (s *Server) account(id auth.Identity, as string) (*account, error) {
+	if as != "" && as != id.User {
+		return s.mapped(id, as)
+	}
 	if id.Daemon != "" || id.User == "" {
 		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
@@ -88,6 +97,33 @@ func (s *Server) account(id auth.Identity) (*account, error) {
 	return acct, nil
 }
 
+// mapped is the account as, when its .lsfhosts accepts the caller.
+func (s *Server) mapped(id auth.Identity, as string) (*account, error) {
+	if id.Daemon != "" || id.User == "" {
+		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+	}
+	lookup := s.Lookup
+	if lookup == nil {
+		lookup = shepherd.LookupAccount
+	}
+	acct, err := lookup(as)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.PermissionDenied, "User <%s> is not known on host <%s>", as, s.Host)
+	}
+	if acct.UID == 0 {
+		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: root is never mapped to")
+	}
+	if me := os.Geteuid(); me != 0 && int(acct.UID) != me {
+		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: RES on <%s> does not run as root", s.Host)
+	}
+	es, err := lsfhosts.Load(acct.Home, int(acct.UID))
+	if err != nil || !lsfhosts.Accepts(es, id.Host, s.Cluster, id.User) {
+		s.log().Warn("account mapping refused", "user", id.User, "host", id.Host, "as", as, "err", err)
+		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: %s's .lsfhosts on %s does not accept %s from %s", as, s.Host, id.User, id.Host)
+	}
+	return acct, nil
+}
+
 // asUser is the account files are opened as: nil when RES already is
 // that user.
 func asUser(acct *account) *account {
@@ -100,7 +136,7 @@ func asUser(acct *account) *account {
 // fetch sends a file's content to the client, read as the user: first a
 // chunk with Mode and Size, then the data in chunks of at most Chunk.
 func (s *Server) fetch(ctx context.Context, id auth.Identity, req *api.FileRequest, send func(*api.FileChunk) error) error {
-	acct, err := s.account(id)
+	acct, err := s.account(id, req.User)
 	if err != nil {
 		return err
 	}
@@ -145,10 +181,6 @@ func (s *Server) fetch(ctx context.Context, id auth.Identity, req *api.FileReque
 // stream. The file is created with Request.Mode (0644 when 0) minus the
 // umask, truncated unless Append.
 func (s *Server) store(ctx context.Context, st *rpc.ServerStream) error {
-	acct, err := s.account(st.Identity())
-	if err != nil {
-		return err
-	}
 	var first api.FileChunk
 	if err := st.Recv(&first); err != nil {
 		if err == io.EOF {
@@ -160,6 +192,10 @@ func (s *Server) store(ctx context.Context, st *rpc.ServerStream) error {
 		return rpc.Errorf(rpc.InvalidArgument, "RES.Store: the first chunk names no file")
 	}
 	req := first.Request
+	acct, err := s.account(st.Identity(), req.User)
+	if err != nil {
+		return err
+	}
 	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NONBLOCK
 	if req.Append {
 		flags |= os.O_APPEND

@@ -21,6 +21,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 
 // fakeAuth trusts the hello's user (looked up here), refuses Credential
@@ -415,4 +416,62 @@ func alive(pid int) bool {
 	}
 	_, ok := statSession(string(b))
 	return ok
+}
+
+// TestAccountMapping: a task asked to run as another account runs as it
+// when that account's .lsfhosts accepts the caller from its host, and is
+// refused otherwise; root is never mapped to.
+func TestAccountMapping(t *testing.T) {
+	us := users(t)
+	if len(us) < 2 {
+		t.Skip("needs the test user basalt1")
+	}
+	u2, err := user.Lookup("basalt2")
+	if err != nil {
+		t.Skip("needs the test user basalt2")
+	}
+	uid2, _ := strconv.Atoi(u2.Uid)
+	gid2, _ := strconv.Atoi(u2.Gid)
+	home := openDir(t) // basalt2's home, as this test's Lookup says
+	lsfhosts := filepath.Join(home, ".lsfhosts")
+	if err := os.WriteFile(lsfhosts, []byte("client basalt1 recv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(lsfhosts, uid2, gid2)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := rpc.NewServer(fakeAuth{})
+	rs := &Server{Host: "testhost", RootRex: true, Lookup: func(name string) (*account, error) {
+		if name == "basalt2" {
+			return &account{User: "basalt2", UID: int32(uid2), GID: int32(gid2), Home: home}, nil
+		}
+		return shepherd.LookupAccount(name)
+	}}
+	rs.Register(srv)
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+	c := dial(t, ln.Addr().String(), helloOf(us[1])) // basalt1 from host "client"
+	spec := func(as string) *api.TaskSpec {
+		return &api.TaskSpec{Argv: []string{"id", "-un"}, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: "/tmp", User: as}
+	}
+	r, err := runTask(t, c, spec("basalt2"), "", nil)
+	if err != nil || r.stdout.String() != "basalt2\n" {
+		t.Errorf("basalt1 as basalt2 (accepted): %q, %v; want basalt2", r.stdout.String(), err)
+	}
+	for _, as := range []string{"basalt3", "root"} {
+		if _, err := runTask(t, c, spec(as), "", nil); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("basalt1 as %s (not accepted): %v, want refused", as, err)
+		}
+	}
+	// The same through RES.Fetch.
+	fs, err := c.Stream(context.Background(), api.RESFetch, &api.FileRequest{Path: lsfhosts, User: "basalt2"})
+	if err == nil {
+		var ch api.FileChunk
+		err = fs.Recv(&ch)
+	}
+	if err != nil {
+		t.Errorf("fetching basalt2's 0600 file as basalt2: %v", err)
+	}
 }

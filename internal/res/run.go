@@ -26,10 +26,8 @@ import (
 // RES shuts down.
 func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	id := st.Identity()
-	acct, err := s.account(id)
-	if err != nil {
-		s.log().Warn("task refused", "peer", describe(id), "addr", id.Addr, "err", err)
-		return err
+	if _, err := s.account(id, ""); err != nil && id.Daemon != "" {
+		return err // a daemon never gets to send a task
 	}
 	var in api.TaskInput
 	if err := st.Recv(&in); err != nil {
@@ -41,6 +39,11 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	spec := in.Spec
 	if spec == nil || len(spec.Argv) == 0 {
 		return rpc.Errorf(rpc.InvalidArgument, "RES.Run: the first message names no task")
+	}
+	acct, err := s.account(id, spec.User)
+	if err != nil {
+		s.log().Warn("task refused", "peer", describe(id), "addr", id.Addr, "as", spec.User, "err", err)
+		return err
 	}
 	var sendMu sync.Mutex
 	send := func(m *api.TaskOutput) error {
