@@ -24,6 +24,11 @@ type TaskSpec struct {
 	// Stdin: false when the client has no input to send (lsrun -n): the
 	// task's stdin is /dev/null.
 	NoStdin bool `wire:"10"`
+	// User is the account to run as when it is not the caller's own: the
+	// send line of the caller's .lsfhosts for RES's host (user account
+	// mapping). That account's .lsfhosts on RES's host must accept the
+	// caller from the caller's host, else the request is refused.
+	User string `wire:"11"`
 }
 
 // TaskInput is what a client sends on RES.Run or SBatchd.Attach: the
@@ -79,6 +84,10 @@ type FileRequest struct {
 	Append bool `wire:"2"`
 	// Mode of a file RES creates (0 : 0644 minus the umask).
 	Mode uint32 `wire:"3"`
+	// User is the account the file is read or written as (lsrcp's
+	// user@host:file, or the .lsfhosts mapping), with TaskSpec.User's
+	// rule; "": the caller's.
+	User string `wire:"4"`
 }
 
 // FileChunk is a piece of a file. On RES.Fetch the first chunk carries

@@ -42,6 +42,9 @@ func (m *TaskSpec) SizeWire() int {
 	if m.NoStdin {
 		n += 1 + 1
 	}
+	if m.User != "" {
+		n += 1 + wire.SizeBytes(len(m.User))
+	}
 	return n
 }
 
@@ -89,6 +92,10 @@ func (m *TaskSpec) AppendWire(b []byte) []byte {
 	if m.NoStdin {
 		b = wire.AppendTag(b, 10, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.NoStdin))
+	}
+	if m.User != "" {
+		b = wire.AppendTag(b, 11, wire.BytesType)
+		b = wire.AppendString(b, m.User)
 	}
 	return b
 }
@@ -205,6 +212,16 @@ func (m *TaskSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("TaskSpec", 10, off, n)
 			}
 			m.NoStdin = wire.Bool(x)
+			off += n
+		case 11:
+			if typ != wire.BytesType {
+				return wire.TypeError("TaskSpec", 11, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskSpec", 11, off, n)
+			}
+			m.User = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -746,6 +763,9 @@ func (m *FileRequest) SizeWire() int {
 	if m.Mode != 0 {
 		n += 1 + wire.SizeVarint(uint64(m.Mode))
 	}
+	if m.User != "" {
+		n += 1 + wire.SizeBytes(len(m.User))
+	}
 	return n
 }
 
@@ -765,6 +785,10 @@ func (m *FileRequest) AppendWire(b []byte) []byte {
 	if m.Mode != 0 {
 		b = wire.AppendTag(b, 3, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(m.Mode))
+	}
+	if m.User != "" {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendString(b, m.User)
 	}
 	return b
 }
@@ -811,6 +835,16 @@ func (m *FileRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("FileRequest", 3, off, n)
 			}
 			m.Mode = uint32(x)
+			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("FileRequest", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("FileRequest", 4, off, n)
+			}
+			m.User = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

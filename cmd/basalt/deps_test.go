@@ -24,7 +24,8 @@ func TestCommandBinaryIsLean(t *testing.T) {
 	denied := []string{
 		"github.com/hashicorp/",  // raft and its dependencies
 		"github.com/prometheus/", // client_golang: the daemons' metrics
-		"github.com/creack/pty",  // sbatchd's side of interactive jobs
+		"github.com/creack/",     // pty: RES's and sbatchd's pseudo-terminals
+		mod + "internal/res",
 		mod + "internal/metrics",
 		mod + "internal/daemon", mod + "internal/mbd", mod + "internal/sbd", mod + "internal/lim",
 		mod + "internal/timerslack", mod + "internal/logging",

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/rpc"
@@ -155,43 +153,19 @@ func exitCodeOf(r *api.JobRecord) int {
 	return 1
 }
 
-// termFD is the descriptor of r when it is a terminal.
-func termFD(r io.Reader) (int, bool) {
+// termFile is r when it is a terminal.
+func termFile(r io.Reader) (*os.File, bool) {
 	f, ok := r.(*os.File)
+	return f, ok && isTerminal(f)
+}
+
+// winSize is the size of terminal f, nil when unknown.
+func winSize(f *os.File) *api.WindowSize {
+	rows, cols, ok := termSize(f)
 	if !ok {
-		return -1, false
-	}
-	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
-		return -1, false
-	}
-	return int(f.Fd()), true
-}
-
-// makeRaw puts the terminal fd in raw mode and returns how to restore it.
-func makeRaw(fd int) (func(), error) {
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return nil, err
-	}
-	t := *old
-	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	t.Oflag &^= unix.OPOST
-	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	t.Cflag &^= unix.CSIZE | unix.PARENB
-	t.Cflag |= unix.CS8
-	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &t); err != nil {
-		return nil, err
-	}
-	return func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
-}
-
-func winSize(fd int) *api.WindowSize {
-	ws, err := unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ)
-	if err != nil || ws.Row == 0 || ws.Col == 0 {
 		return nil
 	}
-	return &api.WindowSize{Rows: uint32(ws.Row), Cols: uint32(ws.Col)}
+	return &api.WindowSize{Rows: rows, Cols: cols}
 }
 
 // attachInteractive relays the job's terminal and returns its exit code;
@@ -212,8 +186,8 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 	}
 	defer sc.Close()
 	ts := &api.TaskSpec{JobID: id, Pty: spec.Pty, Term: env.Getenv("TERM")}
-	tfd, isTerm := termFD(env.Stdin)
-	if ofd, ok := termFD(stdoutReader(env)); ok {
+	tfd, isTerm := termFile(env.Stdin)
+	if ofd, ok := termFile(stdoutReader(env)); ok {
 		if ws := winSize(ofd); ws != nil {
 			ts.Rows, ts.Cols = ws.Rows, ws.Cols
 		}
@@ -230,9 +204,9 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 	}
 	raw := spec.Pty && isTerm
 	if raw {
-		restore, err := makeRaw(tfd)
-		if err == nil {
-			defer restore()
+		// ^C and ^Z go to the job's terminal as bytes.
+		if rt, err := makeRaw(tfd, false); err == nil {
+			defer rt.restore()
 		}
 	}
 	// Input: bsub's standard input to the job.
@@ -266,7 +240,7 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 				switch {
 				case s == syscall.SIGWINCH:
 					fd := tfd
-					if ofd, ok := termFD(stdoutReader(env)); ok {
+					if ofd, ok := termFile(stdoutReader(env)); ok {
 						fd = ofd
 					}
 					if ws := winSize(fd); ws != nil && spec.Pty {

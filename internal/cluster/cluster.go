@@ -288,6 +288,15 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 			}
 		}
 	}
+	// A RES on every host (lsrun, lsgrun, lsrcp).
+	if opts.Has("res") {
+		for i := 1; i <= opts.Hosts; i++ {
+			if err := c.start(ctx, "res", defaults.HostName(i)); err != nil {
+				c.Down(context.Background())
+				return nil, err
+			}
+		}
+	}
 	if err := c.writePids(); err != nil {
 		c.Down(context.Background())
 		return nil, err
@@ -642,7 +651,7 @@ func clusterName(dir string) string {
 var cgroupRoots = []string{"/sys/fs/cgroup/freezer", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
 
 // groupDirs lists the cgroup directories of the cluster in dir in every
-// hierarchy, each parent before its children: those of its hosts' sbatchds
+// hierarchy, each parent before its children: those of its hosts' sbatchds and RES
 // (config.JobCgroupParent of each host's state directory), never another
 // cluster's of the same name.
 func groupDirs(dir, name string) []string {
@@ -652,20 +661,22 @@ func groupDirs(dir, name string) []string {
 	hosts, _ := os.ReadDir(filepath.Join(dir, "state"))
 	var dirs []string
 	for _, h := range hosts {
-		parent := config.JobCgroupParent(name, h.Name(), filepath.Join(dir, "state", h.Name(), "sbatchd"))
-		for _, root := range cgroupRoots {
-			filepath.WalkDir(filepath.Join(root, parent), func(p string, d os.DirEntry, err error) error {
-				if err == nil && d.IsDir() {
-					dirs = append(dirs, p)
-				}
-				return nil
-			})
+		for _, daemon := range []string{"sbatchd", "res"} { // jobs, and RES's tasks
+			parent := config.JobCgroupParent(name, h.Name(), filepath.Join(dir, "state", h.Name(), daemon))
+			for _, root := range cgroupRoots {
+				filepath.WalkDir(filepath.Join(root, parent), func(p string, d os.DirEntry, err error) error {
+					if err == nil && d.IsDir() {
+						dirs = append(dirs, p)
+					}
+					return nil
+				})
+			}
 		}
 	}
 	return dirs
 }
 
-// daemonsOf lists the Basalt daemons (lim, sbatchd, mbatchd, by their
+// daemonsOf lists the Basalt daemons (lim, sbatchd, mbatchd, res, by their
 // command line) whose environment names envDir as LSF_ENVDIR.
 func daemonsOf(envDir string) []int {
 	want := []byte("LSF_ENVDIR=" + envDir + "\x00")
@@ -678,7 +689,7 @@ func daemonsOf(envDir string) []int {
 	})
 }
 
-// isDaemonCmdline tells whether args run lim, sbatchd or mbatchd (by
+// isDaemonCmdline tells whether args run lim, sbatchd, mbatchd or res (by
 // name, or as basaltd's first argument).
 func isDaemonCmdline(args []string) bool {
 	for i, a := range args {
@@ -686,7 +697,7 @@ func isDaemonCmdline(args []string) bool {
 			break
 		}
 		switch filepath.Base(a) {
-		case "lim", "sbatchd", "mbatchd":
+		case "lim", "sbatchd", "mbatchd", "res":
 			return true
 		}
 	}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+)
+
+var lsrcpSpec = lsfopt.New("h|V|a")
+
+func init() {
+	Register(&Command{Name: "lsrcp", Summary: "copy a file between hosts through their RES", Run: runLsrcp})
+}
+
+func lsrcpUsage(env *Env) {
+	fmt.Fprintln(env.Stderr, "Usage: lsrcp [-h] [-V] [-a] [[user@]host:]source_file [[user@]host:]target_file")
+}
+
+// rcpChunk is the size of the pieces a file is sent in (a quarter of the
+// rpc stream window: four in flight).
+const rcpChunk = 64 << 10
+
+// runLsrcp copies a file in any direction between this host and the RES of
+// another (or between two hosts' RES, streamed through this one), as the
+// invoking user, in pieces: memory stays bounded whatever the file's size.
+// -a appends to the target. user@ names the account on that host (its
+// .lsfhosts there must accept the caller); without it the caller's
+// ~/.lsfhosts mapping applies, else the caller's own account.
+func runLsrcp(ctx context.Context, env *Env, args []string) int {
+	res, err := lsrcpSpec.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "lsrcp: %v\n", err)
+		lsrcpUsage(env)
+		return ExitUsage
+	}
+	if res.Has("h") {
+		lsrcpUsage(env)
+		return 0
+	}
+	if res.Has("V") {
+		return PrintVersion(env)
+	}
+	if len(res.Operands) != 2 {
+		lsrcpUsage(env)
+		return ExitUsage
+	}
+	var ends [2]rcpArg
+	for i, o := range res.Operands {
+		if ends[i], err = parseRcpArg(o); err != nil {
+			fmt.Fprintf(env.Stderr, "lsrcp: %v\n", err)
+			return ExitUsage
+		}
+		if ends[i].User != "" && !ends[i].remote() {
+			fmt.Fprintf(env.Stderr, "lsrcp: %s: a local file has no user\n", o)
+			return ExitUsage
+		}
+		if ends[i].remote() {
+			h, err := clusterHost(ctx, env, ends[i].Host)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "lsrcp: %v\n", firstLine(err))
+				return ExitUsage
+			}
+			ends[i].Host = h
+			if ends[i].User == "" {
+				ends[i].User = mappedUser(h)
+			}
+		}
+	}
+	cc, err := loadClientConf(env)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "lsrcp: %v\n", err)
+		return ExitUsage
+	}
+	if err := rcp(ctx, env, cc, ends[0], ends[1], res.Has("a")); err != nil {
+		fmt.Fprintf(env.Stderr, "lsrcp: %s\n", remoteMessage(err))
+		return ExitUsage
+	}
+	return 0
+}
+
+// rcpSource is an open source file: its mode and a reader of its data.
+type rcpSource struct {
+	mode uint32
+	r    io.Reader
+	done func() error
+}
+
+// rcp copies src to dst.
+func rcp(ctx context.Context, env *Env, cc *clientConf, src, dst rcpArg, appendTo bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var s rcpSource
+	if !src.remote() {
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", src.Path)
+		}
+		s = rcpSource{mode: uint32(st.Mode().Perm()), r: f, done: func() error { return nil }}
+	} else {
+		c, err := dialRES(ctx, env, cc, src.Host)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		st, err := c.Stream(ctx, api.RESFetch, &api.FileRequest{Path: src.Path, User: src.User})
+		if err != nil {
+			return err
+		}
+		var first api.FileChunk
+		if err := st.Recv(&first); err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("%s: no data", src)
+			}
+			return err
+		}
+		s = rcpSource{mode: first.Mode, r: &fetchReader{st: st, buf: first.Data}, done: func() error { return nil }}
+	}
+	if !dst.remote() {
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if appendTo {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		mode := os.FileMode(s.mode)
+		if mode == 0 {
+			mode = 0o644
+		}
+		f, err := os.OpenFile(dst.Path, flags, mode)
+		if err != nil {
+			return err
+		}
+		if _, err := io.CopyBuffer(f, s.r, make([]byte, rcpChunk)); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	c, err := dialRES(ctx, env, cc, dst.Host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := c.Bidi(ctx, api.RESStore, nil)
+	if err != nil {
+		return err
+	}
+	if err := st.Send(&api.FileChunk{Request: &api.FileRequest{Path: dst.Path, Append: appendTo, Mode: s.mode, User: dst.User}}); err != nil {
+		return storeErr(st, err)
+	}
+	buf := make([]byte, rcpChunk)
+	for {
+		n, rerr := s.r.Read(buf)
+		if n > 0 {
+			if err := st.Send(&api.FileChunk{Data: buf[:n]}); err != nil {
+				return storeErr(st, err)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			st.Cancel()
+			return rerr
+		}
+	}
+	if err := st.CloseSend(); err != nil {
+		return storeErr(st, err)
+	}
+	var reply api.FileReply
+	if err := st.Recv(&reply); err != nil {
+		return err
+	}
+	return nil
+}
+
+// storeErr is the server's reason when a send failed because it ended the
+// stream (a file it could not open).
+func storeErr(st *rpc.ClientStream, err error) error {
+	var reply api.FileReply
+	if rerr := st.Recv(&reply); rerr != nil && !errors.Is(rerr, io.EOF) {
+		return rerr
+	}
+	return err
+}
+
+// fetchReader reads a RES.Fetch stream's data.
+type fetchReader struct {
+	st  *rpc.ClientStream
+	buf []byte
+}
+
+func (f *fetchReader) Read(p []byte) (int, error) {
+	for len(f.buf) == 0 {
+		var c api.FileChunk
+		if err := f.st.Recv(&c); err != nil {
+			return 0, err
+		}
+		f.buf = c.Data
+	}
+	n := copy(p, f.buf)
+	f.buf = f.buf[n:]
+	return n, nil
+}

@@ -1,0 +1,477 @@
+package res
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
+)
+
+// fakeAuth trusts the hello's user (looked up here), refuses Credential
+// "bad" as an unauthenticated peer, and takes Scheme as a daemon kind.
+type fakeAuth struct{}
+
+func (fakeAuth) Authenticate(ctx context.Context, conn net.Conn, h *api.ConnHello) (auth.Identity, error) {
+	if string(h.Credential) == "bad" {
+		return auth.Identity{}, auth.ErrDenied
+	}
+	id := auth.Identity{User: h.User, UID: int(h.UID), Host: "client", Daemon: h.Scheme}
+	return id, nil
+}
+
+func startRES(t *testing.T) string { return startRESRoot(t, true) }
+
+// openDir is a temporary directory every test user may use.
+func openDir(t *testing.T) string {
+	d, err := os.MkdirTemp("", "res-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(d, 0o777)
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+var serverSeq atomic.Int32
+
+func startRESRoot(t *testing.T, rootRex bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := rpc.NewServer(fakeAuth{})
+	rs := &Server{Host: "testhost", RootRex: rootRex}
+	if os.Geteuid() == 0 {
+		if h, err := cgroup.Detect(); err == nil {
+			rs.Cgroups = cgroup.New(h, fmt.Sprintf("basalt-restest/%d-%d", os.Getpid(), serverSeq.Add(1)))
+			t.Cleanup(rs.Cgroups.RemoveParents)
+		}
+	}
+	rs.Register(srv)
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return ln.Addr().String()
+}
+
+func dial(t *testing.T, addr string, hello *api.ConnHello) *rpc.Client {
+	t.Helper()
+	c, err := rpc.Dial(context.Background(), addr, hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// users: root, and basalt1 when it exists (scripts/setup-test-env.sh).
+func users(t *testing.T) []*user.User {
+	if os.Geteuid() != 0 {
+		t.Skip("RES tests run tasks as other users: need root")
+	}
+	var out []*user.User
+	for _, n := range []string{"root", "basalt1"} {
+		if u, err := user.Lookup(n); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func helloOf(u *user.User) *api.ConnHello {
+	uid, _ := strconv.Atoi(u.Uid)
+	return &api.ConnHello{User: u.Username, UID: int32(uid)}
+}
+
+type result struct {
+	stdout, stderr bytes.Buffer
+	started        *api.TaskStarted
+	exit           *api.TaskExit
+}
+
+// runTask runs spec, sends stdin then EOF, and collects everything;
+// during is called after each message before the exit.
+func runTask(t *testing.T, c *rpc.Client, spec *api.TaskSpec, stdin string, during func(st *rpc.ClientStream, r *result)) (*result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := c.Bidi(ctx, api.RESRun, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Send(&api.TaskInput{Spec: spec}); err != nil {
+		return nil, err
+	}
+	if stdin != "" {
+		st.Send(&api.TaskInput{Stdin: []byte(stdin)})
+	}
+	if !spec.Pty {
+		st.Send(&api.TaskInput{StdinEOF: true})
+	}
+	r := &result{}
+	for {
+		var m api.TaskOutput
+		if err := st.Recv(&m); err != nil {
+			if err == io.EOF {
+				return r, nil
+			}
+			return r, err
+		}
+		r.stdout.Write(m.Stdout)
+		r.stderr.Write(m.Stderr)
+		if m.Started != nil {
+			r.started = m.Started
+		}
+		if during != nil && m.Exit == nil {
+			during(st, r)
+		}
+		if m.Exit != nil {
+			r.exit = m.Exit
+		}
+	}
+}
+
+func TestRunAsUser(t *testing.T) {
+	addr := startRES(t)
+	for _, u := range users(t) {
+		t.Run(u.Username, func(t *testing.T) {
+			c := dial(t, addr, helloOf(u))
+			dir := openDir(t)
+			r, err := runTask(t, c, &api.TaskSpec{Argv: []string{"sh", "-c", `id -un; echo "$FOO"; pwd; cat; echo err >&2; exit 7`},
+				Env: []string{"PATH=/usr/bin:/bin", "FOO=bar baz"}, Cwd: dir}, "hello stdin\n", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := u.Username + "\nbar baz\n" + dir + "\nhello stdin\n"
+			if r.stdout.String() != want || r.stderr.String() != "err\n" {
+				t.Errorf("stdout %q stderr %q, want %q and %q", r.stdout.String(), r.stderr.String(), want, "err\n")
+			}
+			if r.started == nil || r.started.Host != "testhost" || r.exit == nil || r.exit.ExitCode != 7 {
+				t.Errorf("started %+v exit %+v, want testhost and exit 7", r.started, r.exit)
+			}
+		})
+	}
+}
+
+func TestRunCommandNotFound(t *testing.T) {
+	addr := startRES(t)
+	u := users(t)[0]
+	r, err := runTask(t, dial(t, addr, helloOf(u)), &api.TaskSpec{Argv: []string{"no-such-command-xyz"}, Env: []string{"PATH=/bin"}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.exit == nil || r.exit.ExitCode != 127 || !strings.Contains(r.exit.Message, "Command not found") {
+		t.Errorf("exit %+v, want 127 and Command not found", r.exit)
+	}
+}
+
+func TestSignalForwarded(t *testing.T) {
+	addr := startRES(t)
+	u := users(t)[len(users(t))-1]
+	r, err := runTask(t, dial(t, addr, helloOf(u)), &api.TaskSpec{Argv: []string{"sleep", "30"}, Env: []string{"PATH=/bin:/usr/bin"}}, "",
+		func(st *rpc.ClientStream, r *result) {
+			if r.started != nil && r.stdout.Len() == 0 {
+				st.Send(&api.TaskInput{Signal: int32(syscall.SIGINT)})
+				r.stdout.WriteString("sent")
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.exit == nil || r.exit.Signal != int32(syscall.SIGINT) || r.exit.ExitCode != 130 {
+		t.Errorf("exit %+v, want SIGINT (130)", r.exit)
+	}
+}
+
+func TestPtyWindowSize(t *testing.T) {
+	addr := startRES(t)
+	for _, u := range users(t) {
+		t.Run(u.Username, func(t *testing.T) {
+			c := dial(t, addr, helloOf(u))
+			sent := false
+			r, err := runTask(t, c, &api.TaskSpec{Argv: []string{"sh", "-c", `stty size; read x; stty size; test -t 0 && echo tty`},
+				Env: []string{"PATH=/bin:/usr/bin"}, Pty: true, Rows: 30, Cols: 100, Term: "xterm"}, "",
+				func(st *rpc.ClientStream, r *result) {
+					if strings.Contains(r.stdout.String(), "30 100") && !sent {
+						sent = true
+						st.Send(&api.TaskInput{Resize: &api.WindowSize{Rows: 40, Cols: 132}})
+						st.Send(&api.TaskInput{Stdin: []byte("go\n")})
+					}
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := strings.ReplaceAll(r.stdout.String(), "\r", "")
+			if !strings.Contains(out, "30 100\n") || !strings.Contains(out, "40 132\n") || !strings.HasSuffix(out, "tty\n") {
+				t.Errorf("terminal output %q, want 30 100 then 40 132 and tty", out)
+			}
+			if r.exit == nil || r.exit.ExitCode != 0 {
+				t.Errorf("exit %+v", r.exit)
+			}
+		})
+	}
+}
+
+func TestPtyCtrlC(t *testing.T) {
+	addr := startRES(t)
+	u := users(t)[0]
+	sent := false
+	r, err := runTask(t, dial(t, addr, helloOf(u)), &api.TaskSpec{Argv: []string{"sh", "-c", "echo ready; exec sleep 30"},
+		Env: []string{"PATH=/bin:/usr/bin"}, Pty: true, Rows: 24, Cols: 80},
+		"", func(st *rpc.ClientStream, r *result) {
+			if strings.Contains(r.stdout.String(), "ready") && !sent {
+				sent = true
+				st.Send(&api.TaskInput{Stdin: []byte{3}})
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.exit == nil || r.exit.Signal != int32(syscall.SIGINT) {
+		t.Errorf("exit %+v, want killed by SIGINT through the terminal's ^C", r.exit)
+	}
+}
+
+// TestDisconnectKillsAll: a client that goes away mid-stream leaves no
+// process of its task behind (a background child included), and RES
+// still serves.
+func TestDisconnectKillsAll(t *testing.T) {
+	addr := startRES(t)
+	u := users(t)[len(users(t))-1]
+	c, err := rpc.Dial(context.Background(), addr, helloOf(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Bidi(context.Background(), api.RESRun, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Send(&api.TaskInput{Spec: &api.TaskSpec{Argv: []string{"sh", "-c", `setsid sh -c 'echo escaped $$; exec sleep 300' & sleep 300 & wait`}, Env: []string{"PATH=/bin:/usr/bin"}}})
+	var sid, escaped int
+	var out []byte
+	for escaped == 0 {
+		var m api.TaskOutput
+		if err := st.Recv(&m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Started != nil {
+			sid = int(m.Started.PID)
+		}
+		out = append(out, m.Stdout...)
+		fmt.Sscanf(string(out), "escaped %d", &escaped)
+	}
+	time.Sleep(50 * time.Millisecond) // the shell starts its sleep
+	if n := len(sessionPIDs("/proc", sid)); n < 2 {
+		t.Fatalf("session %d has %d processes, want the shell and sleep", sid, n)
+	}
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sessionPIDs("/proc", sid)) > 0 || alive(escaped) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind: session %d: %v; the child that left it (%d) alive: %v", sid, sessionPIDs("/proc", sid), escaped, alive(escaped))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// RES unharmed.
+	r, err := runTask(t, dial(t, addr, helloOf(u)), &api.TaskSpec{Argv: []string{"true"}, Env: []string{"PATH=/bin:/usr/bin"}}, "", nil)
+	if err != nil || r.exit == nil || r.exit.ExitCode != 0 {
+		t.Fatalf("after a dropped client: %+v, %v", r, err)
+	}
+}
+
+func TestRefused(t *testing.T) {
+	addr := startRES(t)
+	users(t)
+	for _, tc := range []struct {
+		name  string
+		hello *api.ConnHello
+		want  string
+	}{
+		{"unknown user", &api.ConnHello{User: "no-such-user-basalt", UID: 4242}, "is not known"},
+		{"unauthenticated", &api.ConnHello{User: "root", Credential: []byte("bad")}, ""},
+		{"daemon", &api.ConnHello{User: "root", Scheme: "sbatchd"}, "permission denied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := rpc.Dial(context.Background(), addr, tc.hello)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_, err = runTask(t, c, &api.TaskSpec{Argv: []string{"touch", "/tmp/res-refused-" + tc.name}}, "", nil)
+			if err == nil || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.want)) {
+				t.Errorf("err %v, want refusal %q", err, tc.want)
+			}
+			if _, err := os.Stat("/tmp/res-refused-" + tc.name); err == nil {
+				os.Remove("/tmp/res-refused-" + tc.name)
+				t.Errorf("the refused task ran")
+			}
+		})
+	}
+	// root without LSF_ROOT_REX is refused.
+	c := dial(t, startRESRoot(t, false), &api.ConnHello{User: "root", UID: 0})
+	_, err := runTask(t, c, &api.TaskSpec{Argv: []string{"touch", "/tmp/res-refused-root"}}, "", nil)
+	if err == nil || !strings.Contains(err.Error(), "LSF_ROOT_REX") {
+		t.Errorf("root without LSF_ROOT_REX: %v, want refused", err)
+	}
+	if os.Remove("/tmp/res-refused-root") == nil {
+		t.Errorf("root's refused task ran")
+	}
+}
+
+func TestFetchStore(t *testing.T) {
+	addr := startRES(t)
+	for _, u := range users(t) {
+		t.Run(u.Username, func(t *testing.T) {
+			c := dial(t, addr, helloOf(u))
+			dir := openDir(t)
+			data := bytes.Repeat([]byte("0123456789abcdef"), (3*Chunk+100)/16)
+			path := filepath.Join(dir, "f")
+			ctx := context.Background()
+			st, err := c.Bidi(ctx, api.RESStore, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Send(&api.FileChunk{Request: &api.FileRequest{Path: path, Mode: 0o600}})
+			for b := data; len(b) > 0; {
+				n := min(len(b), 100000)
+				st.Send(&api.FileChunk{Data: b[:n]})
+				b = b[n:]
+			}
+			st.CloseSend()
+			var rep api.FileReply
+			if err := st.Recv(&rep); err != nil || rep.Written != int64(len(data)) {
+				t.Fatalf("store: %+v %v", rep, err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil || fi.Sys().(*syscall.Stat_t).Uid != uint32(helloOf(u).UID) || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("stored file %v %v: want owned by %s, mode 0600", fi, err, u.Username)
+			}
+			fs, err := c.Stream(ctx, api.RESFetch, &api.FileRequest{Path: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := sha256.New()
+			var size int64 = -1
+			for {
+				var ch api.FileChunk
+				err := fs.Recv(&ch)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if size < 0 {
+					size = ch.Size
+				}
+				h.Write(ch.Data)
+			}
+			if want := sha256.Sum256(data); size != int64(len(data)) || !bytes.Equal(h.Sum(nil), want[:]) {
+				t.Errorf("fetched size %d, checksum differs: %v", size, !bytes.Equal(h.Sum(nil), want[:]))
+			}
+		})
+	}
+	// A user cannot read a file only root may read.
+	if len(users(t)) > 1 {
+		secret := filepath.Join(openDir(t), "secret")
+		os.WriteFile(secret, []byte("x"), 0o600)
+		c := dial(t, addr, helloOf(users(t)[1]))
+		fs, err := c.Stream(context.Background(), api.RESFetch, &api.FileRequest{Path: secret})
+		if err == nil {
+			var ch api.FileChunk
+			err = fs.Recv(&ch)
+		}
+		if err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("basalt1 reading root's 0600 file: %v, want permission denied", err)
+		}
+	}
+}
+
+// alive: pid runs (a zombie is not running).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, ok := statSession(string(b))
+	return ok
+}
+
+// TestAccountMapping: a task asked to run as another account runs as it
+// when that account's .lsfhosts accepts the caller from its host, and is
+// refused otherwise; root is never mapped to.
+func TestAccountMapping(t *testing.T) {
+	us := users(t)
+	if len(us) < 2 {
+		t.Skip("needs the test user basalt1")
+	}
+	u2, err := user.Lookup("basalt2")
+	if err != nil {
+		t.Skip("needs the test user basalt2")
+	}
+	uid2, _ := strconv.Atoi(u2.Uid)
+	gid2, _ := strconv.Atoi(u2.Gid)
+	home := openDir(t) // basalt2's home, as this test's Lookup says
+	lsfhosts := filepath.Join(home, ".lsfhosts")
+	if err := os.WriteFile(lsfhosts, []byte("client basalt1 recv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(lsfhosts, uid2, gid2)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := rpc.NewServer(fakeAuth{})
+	rs := &Server{Host: "testhost", RootRex: true, Lookup: func(name string) (*account, error) {
+		if name == "basalt2" {
+			return &account{User: "basalt2", UID: int32(uid2), GID: int32(gid2), Home: home}, nil
+		}
+		return shepherd.LookupAccount(name)
+	}}
+	rs.Register(srv)
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+	c := dial(t, ln.Addr().String(), helloOf(us[1])) // basalt1 from host "client"
+	spec := func(as string) *api.TaskSpec {
+		return &api.TaskSpec{Argv: []string{"id", "-un"}, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: "/tmp", User: as}
+	}
+	r, err := runTask(t, c, spec("basalt2"), "", nil)
+	if err != nil || r.stdout.String() != "basalt2\n" {
+		t.Errorf("basalt1 as basalt2 (accepted): %q, %v; want basalt2", r.stdout.String(), err)
+	}
+	for _, as := range []string{"basalt3", "root"} {
+		if _, err := runTask(t, c, spec(as), "", nil); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("basalt1 as %s (not accepted): %v, want refused", as, err)
+		}
+	}
+	// The same through RES.Fetch.
+	fs, err := c.Stream(context.Background(), api.RESFetch, &api.FileRequest{Path: lsfhosts, User: "basalt2"})
+	if err == nil {
+		var ch api.FileChunk
+		err = fs.Recv(&ch)
+	}
+	if err != nil {
+		t.Errorf("fetching basalt2's 0600 file as basalt2: %v", err)
+	}
+}
