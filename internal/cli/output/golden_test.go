@@ -221,6 +221,20 @@ func TestJobsGolden(t *testing.T) {
 		{"bjobs_json", func(b *bytes.Buffer) error {
 			return WriteJobsJSON(b, jobs, mustFormat(t, "jobid stat user queue project exit_code exec_host submit_time proj_name output_file srcluster"), nil, opts())
 		}},
+		{"bjobs_o_lsf101_fields", func(b *bytes.Buffer) error {
+			// Fields of LSF 10.1's list Basalt has no data for print "-"
+			// at their recommended widths; ask_hosts, esub and
+			// estimated_run_time come from the submission.
+			j := *jobs[0]
+			sp := *j.Spec
+			sp.AskedHosts, sp.EsubParams = []string{"hostA", "hostB"}, "myesub"
+			sp.Limits = &api.Limits{Run: 3600, RunEstimate: 600}
+			j.Spec = &sp
+			return WriteJobsCustom(b, []*api.JobRecord{&j, jobs[2]}, mustFormat(t, "id: ependtime: ipendtime: pendstate: ask_hosts: esub: ertime: rsvid:8 gpu_num: cpu_eff:"), opts())
+		}},
+		{"bjobs_json_lsf101_fields", func(b *bytes.Buffer) error {
+			return WriteJobsJSON(b, jobs[:1], mustFormat(t, "jobid stat ependtime ipendtime effective_plimit plimit_remain kill_reason hrusage"), nil, opts())
+		}},
 		{"bjobs_json_notfound", func(b *bytes.Buffer) error {
 			return WriteJobsJSON(b, jobs[4:5], mustFormat(t, "id stat"), []NotFound{{JobID: "99", Error: "Job <99> is not found"}}, opts())
 		}},
