@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var busersSpec = lsfopt.New("w|h|V|noheader")
+var busersSpec = lsfopt.New("w|h|V|noheader|" + unsupportedBusersOptions)
 
 func init() {
 	Register(&Command{Name: "busers", Summary: "display information about users and user groups", Run: runBusers})
@@ -32,6 +32,9 @@ func runBusers(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "busers", res, unsupportedBusersOptions) {
+		return ExitUsage
 	}
 	var reply api.UsersReply
 	if !batchCall(ctx, env, api.MBatchdUsers, &api.UsersRequest{Users: res.Operands}, &reply) {
