@@ -169,36 +169,19 @@ var jobFields = []jobField{
 		return timeVal(spec(j).TermTime, c)
 	}},
 	{FieldInfo{Name: "time_left", Header: "TIME_LEFT", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		left, ok := timeLeft(j, c.o)
-		if !ok {
-			return "", false
-		}
-		if c.o != nil && c.o.HMS {
-			return HMS(float64(left)) + " L", true
-		}
-		return fmt.Sprintf("%d:%02d L", left/3600, left%3600/60), true
+		return TimeLeft(j, c.o)
 	}},
 	{FieldInfo{Name: "finish_time", Header: "FINISH_TIME", Width: 16}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if Finished(j.State) {
 			return timeVal(j.EndTime, c)
 		}
-		if run := runLimit(j); run > 0 && j.StartTime > 0 {
-			// An unfinished job with a run limit shows when the limit ends,
-			// marked L (IBM 10.1).
-			return ShortTime(j.StartTime+run, c.o) + " L", true
-		}
-		return "", false
+		return EstimatedFinish(j, c.o)
 	}},
 	{FieldInfo{Name: "estimated_run_time", Aliases: []string{"ertime"}, Header: "ESTIMATED_RUN_TIME", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return minutes(limits(j).RunEstimate, c)
 	}},
 	{FieldInfo{Name: "%complete", Header: "%COMPLETE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		run := runLimit(j)
-		if run <= 0 || j.StartTime <= 0 || Finished(j.State) {
-			return "", false
-		}
-		pct := float64(RunTime(j, c.o)) / float64(run) * 100
-		return fmt.Sprintf("%.0f%% L", pct), true
+		return Complete(j, c.o)
 	}},
 	{FieldInfo{Name: "warning_action", Aliases: []string{"warn_act"}, Header: "WARNING_ACTION", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return str(spec(j).WarningAction)
@@ -672,14 +655,61 @@ func pendTime(j *api.JobRecord, o *Options) int64 {
 	return end - j.SubmitTime
 }
 
-func timeLeft(j *api.JobRecord, o *Options) (int64, bool) {
-	run := runLimit(j)
-	if run <= 0 || j.StartTime <= 0 || Finished(j.State) {
-		return 0, false
+// runEstimate is what bjobs -WL, -WP, -WF and the time_left, %complete
+// and finish_time fields measure an unfinished started job against, and
+// its mark (IBM 10.1 bjobs -WF): E, the estimated run time (bsub -We)
+// not yet exceeded; X, the estimate exceeded (then the run limit, when
+// there is one); L, the run limit without an estimate. ok is false for a
+// job that has not started, has finished or has neither.
+func runEstimate(j *api.JobRecord, o *Options) (dur int64, mark string, ok bool) {
+	if j.StartTime <= 0 || Finished(j.State) {
+		return 0, "", false
 	}
-	left := run - RunTime(j, o)
-	if left < 0 {
-		left = 0
+	run, est := runLimit(j), limits(j).RunEstimate
+	switch {
+	case est > 0 && RunTime(j, o) <= est:
+		return est, "E", true
+	case est > 0:
+		if run > 0 {
+			return run, "X", true
+		}
+		return est, "X", true
+	case run > 0:
+		return run, "L", true
 	}
-	return left, true
+	return 0, "", false
+}
+
+// TimeLeft is bjobs -WL's value: "h:mm M" (hh:mm:ss with -hms), M the
+// runEstimate mark; ok false prints "-".
+func TimeLeft(j *api.JobRecord, o *Options) (string, bool) {
+	dur, mark, ok := runEstimate(j, o)
+	if !ok {
+		return "", false
+	}
+	left := max(dur-RunTime(j, o), 0)
+	if o != nil && o.HMS {
+		return HMS(float64(left)) + " " + mark, true
+	}
+	return fmt.Sprintf("%d:%02d %s", left/3600, left%3600/60, mark), true
+}
+
+// Complete is bjobs -WP's value: the run time as a percentage of the
+// estimate or limit, "25% L".
+func Complete(j *api.JobRecord, o *Options) (string, bool) {
+	dur, mark, ok := runEstimate(j, o)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%.0f%% %s", float64(RunTime(j, o))/float64(dur)*100, mark), true
+}
+
+// EstimatedFinish is bjobs -WF's value for an unfinished job: when its
+// estimate or limit ends, "Mar 31 15:03 L".
+func EstimatedFinish(j *api.JobRecord, o *Options) (string, bool) {
+	dur, mark, ok := runEstimate(j, o)
+	if !ok {
+		return "", false
+	}
+	return ShortTime(j.StartTime+dur, o) + " " + mark, true
 }
