@@ -50,6 +50,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.mem.fullReasons, s.mem.lastFull = p.plan.Reasons, in.Now
 	}
 	p.finish()
+	p.plan.Limits = p.limits.report(p)
 	s.sweepCaches()
 	s.mem.dispatched = len(p.plan.Dispatches)
 	s.publish(p.plan)
