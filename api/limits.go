@@ -6,11 +6,17 @@ type LimitsRequest struct {
 	// All asks for every limit, also those no running job counts against
 	// (blimits -a).
 	All bool `wire:"1"`
+	// Config asks for the Limit sections as configured instead
+	// (bresources): LimitsReply.Sections.
+	Config bool `wire:"2"`
 }
 
 // LimitsReply answers a LimitsRequest.
 type LimitsReply struct {
 	Limits []*LimitUsage `wire:"1"`
+	// Sections are the Limit sections in force, each as lsb.resources
+	// text ("Begin Limit" ... "End Limit"), in file order.
+	Sections []string `wire:"2"`
 }
 
 // LimitUsage is one row of blimits: a limit, or with PER_* consumers one

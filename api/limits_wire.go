@@ -15,6 +15,9 @@ func (m *LimitsRequest) SizeWire() int {
 	if m.All {
 		n += 1 + 1
 	}
+	if m.Config {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -26,6 +29,10 @@ func (m *LimitsRequest) AppendWire(b []byte) []byte {
 	if m.All {
 		b = wire.AppendTag(b, 1, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.All))
+	}
+	if m.Config {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Config))
 	}
 	return b
 }
@@ -53,6 +60,16 @@ func (m *LimitsRequest) UnmarshalWire(b []byte) error {
 			}
 			m.All = wire.Bool(x)
 			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("LimitsRequest", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LimitsRequest", 2, off, n)
+			}
+			m.Config = wire.Bool(x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
@@ -73,6 +90,9 @@ func (m *LimitsReply) SizeWire() int {
 	for _, x := range m.Limits {
 		n += 1 + wire.SizeBytes(x.SizeWire())
 	}
+	for _, x := range m.Sections {
+		n += 1 + wire.SizeBytes(len(x))
+	}
 	return n
 }
 
@@ -85,6 +105,10 @@ func (m *LimitsReply) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 1, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(x.SizeWire()))
 		b = x.AppendWire(b)
+	}
+	for _, x := range m.Sections {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, x)
 	}
 	return b
 }
@@ -115,6 +139,16 @@ func (m *LimitsReply) UnmarshalWire(b []byte) error {
 				return wire.NestedError("LimitsReply", 1, off, err)
 			}
 			m.Limits = append(m.Limits, x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("LimitsReply", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("LimitsReply", 2, off, n)
+			}
+			m.Sections = append(m.Sections, string(v))
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -11,22 +11,22 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var blimitsSpec = lsfopt.New("a|w|h|V|n:|u:|q:|m:|P:|" + unsupportedBlimitsOptions)
+var blimitsSpec = lsfopt.New("a|c|w|h|V|n:|u:|q:|m:|P:|" + unsupportedBlimitsOptions)
 
 // unsupportedBlimitsOptions are IBM LSF 10.1's other blimits options.
-const unsupportedBlimitsOptions = "c|fwd|gl|A:|C:|Lp:|o:"
+const unsupportedBlimitsOptions = "fwd|gl|A:|C:|Lp:|o:"
 
 func init() {
 	Register(&Command{Name: "blimits", Summary: "display resource allocation limits and their usage", Run: runBlimits})
 }
 
 func blimitsUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, "Usage: blimits [-h] [-V] [-a] [-w] [-n limit_name ...] [-u user_name ...] [-q queue_name ...] [-m host_name ...] [-P project_name ...]")
+	fmt.Fprintln(env.Stderr, "Usage: blimits [-h] [-V] [-c] [-a] [-w] [-n limit_name ...] [-u user_name ...] [-q queue_name ...] [-m host_name ...] [-P project_name ...]")
 }
 
 // runBlimits prints the lsb.resources limits running jobs count against
 // (all of them with -a) and their usage, as mbatchd's scheduler counted
-// it in its last pass. -n, -u, -q, -m and -P keep the rows of the limits
+// it in its last pass; -c prints their configuration, as bresources. -n, -u, -q, -m and -P keep the rows of the limits
 // so named, or whose consumers include the name (or are "all").
 func runBlimits(ctx context.Context, env *Env, args []string) int {
 	res, err := blimitsSpec.Parse(args)
@@ -44,6 +44,9 @@ func runBlimits(ctx context.Context, env *Env, args []string) int {
 	}
 	if refuseUnsupported(env, "blimits", res, unsupportedBlimitsOptions) {
 		return ExitUsage
+	}
+	if res.Has("c") {
+		return printLimitConfig(ctx, env)
 	}
 	var reply api.LimitsReply
 	if !batchCall(ctx, env, api.MBatchdLimits, &api.LimitsRequest{All: res.Has("a")}, &reply) {

@@ -10,9 +10,16 @@ import (
 // limits answers blimits: the lsb.resources limits in force and their
 // usage as the scheduler's last pass counted it (sched.Published), so that
 // blimits shows the very counts jobs were held back by. Without All, only
-// rows running jobs count against.
+// rows running jobs count against. With Config, the Limit sections as
+// configured (bresources).
 func (s *Server) limits(ctx context.Context, id auth.Identity, req *api.LimitsRequest) (*api.LimitsReply, error) {
 	reply := &api.LimitsReply{}
+	if req.Config {
+		for i, l := range s.cfg.Current().Limits {
+			reply.Sections = append(reply.Sections, limitSection(l, i))
+		}
+		return reply, nil
+	}
 	p := s.sched.Published()
 	if p == nil {
 		return reply, nil
