@@ -12,7 +12,7 @@ const (
 	unsupportedBhostsOptions  = "a|aff|alloc|cname|e|gpu|rc|rconly|x"
 	unsupportedBhistOptions   = "aff|cname|data|e|gpu|hostfile|t|x|app:|f:|G:|Jd:|Lp:|n:|N:|T:"
 	unsupportedBacctOptions   = "aff|cname|E|gpu|x|app:|f:|Lp:|M:|N:|rcacct:|rcalloc:|sla:|U:"
-	unsupportedBusersOptions  = "alloc|json|o:"
+	unsupportedBusersOptions  = "alloc"
 	unsupportedLsloadOptions  = "a|cname|gpu|gpuload"
 	unsupportedLshostsOptions = "a|cname|gpu|T"
 	unsupportedBhpartOptions  = "r"

@@ -66,7 +66,7 @@ func TestUnsupportedOptionsParseAsThemselves(t *testing.T) {
 		{bacctSpec, []string{"-sla", "gold"}, "sla"},
 		{lsloadSpec, []string{"-gpuload"}, "gpuload"},
 		{lshostsSpec, []string{"-T"}, "T"},
-		{busersSpec, []string{"-o", "user"}, "o"},
+		{busersSpec, []string{"-alloc"}, "alloc"},
 	}
 	for _, tt := range tests {
 		res, err := tt.spec.Parse(tt.args)
