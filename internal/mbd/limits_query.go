@@ -21,10 +21,10 @@ func (s *Server) limits(ctx context.Context, id auth.Identity, req *api.LimitsRe
 		return reply, nil
 	}
 	p := s.sched.Published()
-	if p == nil {
+	if p == nil || p.Limits == nil {
 		return reply, nil
 	}
-	for _, r := range p.Limits {
+	for _, r := range p.Limits() {
 		if r.InUse || req.All {
 			reply.Limits = append(reply.Limits, r)
 		}

@@ -11,13 +11,15 @@ import (
 	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
-// report is what blimits shows after the pass: a row per limit and
+// report is what blimits shows after the pass (called on demand, from
+// Published.Limits: the state is no longer modified once the pass is
+// over, and passes need not pay for rows nobody asks for): a row per limit and
 // consumer with usage (the counts the pass checked jobs against, dispatches
 // of this pass included), and a row without usage for each limit nothing
 // counts against. Limits outside every time window of their values are not
 // in force and absent. MEM, SWP and TMP given in percent are shown as
 // configured (percent), not converted per host.
-func (ls *limitState) report(p *pass) []*api.LimitUsage {
+func (ls *limitState) report(table *resreq.Table) []*api.LimitUsage {
 	var rows []*api.LimitUsage
 	used := map[int]bool{}
 	keys := make([]limitKey, 0, len(ls.used))
@@ -38,18 +40,18 @@ func (ls *limitState) report(p *pass) []*api.LimitUsage {
 			continue
 		}
 		used[d.idx] = true
-		rows = append(rows, d.row(p, k, u))
+		rows = append(rows, d.row(table, k, u))
 	}
 	for _, d := range ls.limits {
 		if !used[d.idx] {
-			rows = append(rows, d.row(p, limitKey{l: d.idx}, nil))
+			rows = append(rows, d.row(table, limitKey{l: d.idx}, nil))
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b *api.LimitUsage) int { return cmp.Compare(a.Name, b.Name) })
 	return rows
 }
 
-func (d *limitDef) row(p *pass, k limitKey, u *limitUse) *api.LimitUsage {
+func (d *limitDef) row(table *resreq.Table, k limitKey, u *limitUse) *api.LimitUsage {
 	l := d.l
 	name := l.Name
 	if name == "" {
@@ -80,7 +82,7 @@ func (d *limitDef) row(p *pass, k limitKey, u *limitUse) *api.LimitUsage {
 		r.Swp, r.SwpMax, r.HasSwp = u.amounts[resreq.IdxSwp], v, true
 	}
 	for _, nl := range l.Resources {
-		if i, ok := p.in.Table.Index(nl.Name); ok {
+		if i, ok := table.Index(nl.Name); ok {
 			r.Resources = append(r.Resources, &api.LimitAmount{Name: nl.Name, Used: u.amounts[i], Max: d.amounts[i]})
 		}
 	}

@@ -270,7 +270,7 @@ func (sc *scenario) do(d *directive) string {
 		// limits: what the last pass published for blimits, a row a line:
 		// name users/queues/hosts/projects then each resource used/limit.
 		var rows []string
-		for _, l := range sc.h.s.Published().Limits {
+		for _, l := range sc.h.s.Published().Limits() {
 			r := fmt.Sprintf("%s %s/%s/%s/%s", l.Name, l.Users, l.Queues, l.Hosts, l.Projects)
 			for _, x := range []struct {
 				n         string

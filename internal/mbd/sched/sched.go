@@ -129,9 +129,9 @@ type Plan struct {
 	PartitionShares map[string][]*api.ShareAccount
 	// PoolAllocation is each pool queue's entitled slots this pass.
 	PoolAllocation map[string]int
-	// Limits are lsb.resources limits and their usage after the pass
-	// (blimits).
-	Limits []*api.LimitUsage
+	// Limits returns lsb.resources limits and their usage after the pass
+	// (blimits), computed when called; safe from any goroutine.
+	Limits func() []*api.LimitUsage
 	// NextWake is the earliest time a pass may decide differently without
 	// any event (a begin time, a window opening, a reservation expiring);
 	// zero when none.
@@ -224,7 +224,7 @@ type Published struct {
 	QueueShares      map[string][]*api.ShareAccount
 	PartitionShares  map[string][]*api.ShareAccount
 	PoolAllocation   map[string]int
-	Limits           []*api.LimitUsage
+	Limits           func() []*api.LimitUsage
 }
 
 // Published returns what the last pass published (nil before the first).
