@@ -63,6 +63,8 @@ var (
 	// who leads the master's raft group (commands and LIMs find the
 	// master through it).
 	MBatchdLeader = Unary[LeaderRequest, LeaderReply]{Method{"MBatchd.Leader", KindUnary}}
+	// MBatchdLimits: lsb.resources limits and their usage (blimits).
+	MBatchdLimits = Unary[LimitsRequest, LimitsReply]{Method{"MBatchd.Limits", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -100,6 +102,7 @@ func Methods() []Method {
 		MBatchdPartitions.Method, MBatchdApplications.Method, MBatchdUsers.Method, MBatchdGroups.Method,
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
+		MBatchdLimits.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,

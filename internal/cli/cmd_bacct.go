@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bacctSpec = lsfopt.New("l|b|d|e|w|h|V|u:|q:|m:|P:|C:|S:|D:")
+var bacctSpec = lsfopt.New("l|b|d|e|w|h|V|u:|q:|m:|P:|C:|S:|D:|" + unsupportedBacctOptions)
 
 func init() {
 	Register(&Command{Name: "bacct", Summary: "display accounting statistics about finished jobs", Run: runBacct})
@@ -34,6 +34,9 @@ func runBacct(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "bacct", res, unsupportedBacctOptions) {
+		return ExitUsage
 	}
 	if res.Has("l") && res.Has("b") {
 		bacctUsage(env)

@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhistSpec = lsfopt.New("l|b|w|a|d|p|s|r|h|V|u:|q:|m:|J:|P:|C:|S:|D:")
+var bhistSpec = lsfopt.New("l|b|w|a|d|p|s|r|h|V|u:|q:|m:|J:|P:|C:|S:|D:|" + unsupportedBhistOptions)
 
 func init() {
 	Register(&Command{Name: "bhist", Summary: "display historical information about jobs", Run: runBhist})
@@ -35,6 +35,9 @@ func runBhist(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "bhist", res, unsupportedBhistOptions) {
+		return ExitUsage
 	}
 	refs, err := parseJobIDs(res.Operands)
 	if err != nil {

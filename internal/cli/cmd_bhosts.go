@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s")
+var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s|" + unsupportedBhostsOptions)
 
 func init() {
 	Register(&Command{Name: "bhosts", Summary: "display information about batch hosts", Run: runBhosts})
@@ -34,6 +34,9 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "bhosts", res, unsupportedBhostsOptions) {
+		return ExitUsage
 	}
 	_, hasFormat := res.Last("o")
 	if res.Has("l") && res.Has("w") || hasFormat && (res.Has("l") || res.Has("w")) ||

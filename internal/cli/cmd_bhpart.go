@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhpartSpec = lsfopt.New("h|V")
+var bhpartSpec = lsfopt.New("h|V|" + unsupportedBhpartOptions)
 
 func init() {
 	Register(&Command{Name: "bhpart", Summary: "display host partitions and their fairshare accounts", Run: runBhpart})
@@ -32,6 +32,9 @@ func runBhpart(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "bhpart", res, unsupportedBhpartOptions) {
+		return ExitUsage
 	}
 	var reply api.PartitionsReply
 	if !batchCall(ctx, env, api.MBatchdPartitions, &api.PartitionsRequest{Names: res.Operands}, &reply) {

@@ -270,7 +270,9 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	}
 	// -o fields may show any part of the submission (app, cwd,
 	// output_file...): the records carry it, as for -l.
-	req := &api.JobsRequest{Jobs: refs, Detail: long || hasFormat, Long: long || f.Has("combined_resreq"), ArraySummary: res.Has("A")}
+	// -WL, -WP and -WF need each job's run limit and estimate: its spec.
+	estimates := res.Has("WL") || res.Has("WP") || res.Has("WF")
+	req := &api.JobsRequest{Jobs: refs, Detail: long || hasFormat || estimates, Long: long || f.Has("combined_resreq"), ArraySummary: res.Has("A")}
 	req.User, _ = res.Last("u")
 	req.Queue, _ = res.Last("q")
 	req.Host, _ = res.Last("m")
@@ -334,6 +336,9 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		PendReasons: res.Has("p"),
 		SuspReasons: res.Has("s"),
 		PendHosts:   req.PendHosts,
+		WL:          res.Has("WL"),
+		WP:          res.Has("WP"),
+		WF:          res.Has("WF"),
 	}
 	// LSF's exit status for IDs not found (LSB_BJOBS_CONSISTENT_EXIT_CODE,
 	// whose IBM examples agree with what Open OnDemand's LSF adapter

@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bqueuesSpec = lsfopt.New("w|l|r|h|V|noheader|json|m:|u:|o:")
+var bqueuesSpec = lsfopt.New("w|l|r|h|V|noheader|json|m:|u:|o:|" + unsupportedBqueuesOptions)
 
 func init() {
 	Register(&Command{Name: "bqueues", Summary: "display information about queues", Run: runBqueues})
@@ -33,6 +33,9 @@ func runBqueues(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "bqueues", res, unsupportedBqueuesOptions) {
+		return ExitUsage
 	}
 	long := res.Has("l") || res.Has("r")
 	_, hasFormat := res.Last("o")

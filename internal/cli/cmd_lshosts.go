@@ -10,7 +10,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
-var lshostsSpec = lsfopt.New("h|V|l|w|s|json|R:|o:")
+var lshostsSpec = lsfopt.New("h|V|l|w|s|json|R:|o:|" + unsupportedLshostsOptions)
 
 func init() {
 	Register(&Command{Name: "lshosts", Summary: "display hosts and their static resource information", Run: runLshosts})
@@ -34,6 +34,9 @@ func runLshosts(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "lshosts", res, unsupportedLshostsOptions) {
+		return ExitUsage
 	}
 	_, hasFormat := res.Last("o")
 	if res.Has("s") && (res.Has("l") || res.Has("w") || res.Has("R") || hasFormat || res.Has("json")) || res.Has("l") && res.Has("w") ||

@@ -12,7 +12,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
-var lsloadSpec = lsfopt.New("h|V|l|w|N|E|s|json|R:|I:|n:|o:")
+var lsloadSpec = lsfopt.New("h|V|l|w|N|E|s|json|R:|I:|n:|o:|" + unsupportedLsloadOptions)
 
 func init() {
 	Register(&Command{Name: "lsload", Summary: "display load information for hosts", Run: runLsload})
@@ -40,6 +40,9 @@ func runLsload(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "lsload", res, unsupportedLsloadOptions) {
+		return ExitUsage
 	}
 	_, hasFormat := res.Last("o")
 	other := res.Has("l") || res.Has("w") || res.Has("N") || res.Has("E") || res.Has("R") || res.Has("I") || res.Has("n") ||

@@ -27,4 +27,5 @@ func (s *Server) register() {
 	rpc.HandleStream(r, api.MBatchdAcct, s.acct)
 	r.Handle(api.MBatchdSbdSession, s.sbdSession)
 	rpc.HandleUnary(r, api.MBatchdLeader, s.leaderInfo)
+	rpc.HandleUnary(r, api.MBatchdLimits, s.limits)
 }

@@ -69,6 +69,15 @@ func TestClusterGolden(t *testing.T) {
 		{"bmgroup", func(b *bytes.Buffer) error { return WriteGroups(b, fixtureGroups(), true, opts()) }},
 		{"bparams", func(b *bytes.Buffer) error { return WriteParams(b, params) }},
 		{"bparams_a", func(b *bytes.Buffer) error { return WriteParamsAll(b, params, opts()) }},
+		{"blimits", func(b *bytes.Buffer) error {
+			// Internal limits (a per-user row, fractional memory in MB) and
+			// a limit on a shared resource, in its own section.
+			return WriteLimits(b, []*api.LimitUsage{
+				{Name: "lim1", Users: "user1", Slots: 2, SlotsMax: 4, HasSlots: true, Mem: 512.5, MemMax: 2048, HasMem: true, InUse: true},
+				{Name: "NONAME001", Queues: "normal short", Hosts: "hostA", Jobs: 0, JobsMax: 10, HasJobs: true},
+				{Name: "lic", Projects: "all ~proj2", Resources: []*api.LimitAmount{{Name: "verilog", Used: 1, Max: 3}}, InUse: true},
+			})
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, render(t, tt.f)) })

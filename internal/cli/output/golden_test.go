@@ -221,6 +221,42 @@ func TestJobsGolden(t *testing.T) {
 		{"bjobs_json", func(b *bytes.Buffer) error {
 			return WriteJobsJSON(b, jobs, mustFormat(t, "jobid stat user queue project exit_code exec_host submit_time proj_name output_file srcluster"), nil, opts())
 		}},
+		{"bjobs_WL_WP_WF", func(b *bytes.Buffer) error {
+			// A run limit (L), an estimate not reached (E) and one
+			// exceeded (X, then measured against the run limit); pending
+			// and finished jobs, and a job with neither, print "-" but a
+			// finished job's FINISH_TIME.
+			est := *jobs[0]
+			sp := *est.Spec
+			sp.Limits = &api.Limits{RunEstimate: 7200}
+			est.Spec, est.JobID = &sp, 1600
+			over := *jobs[0]
+			sp2 := *over.Spec
+			sp2.Limits = &api.Limits{Run: 7200, RunEstimate: 600}
+			over.Spec, over.JobID = &sp2, 1601
+			recs := []*api.JobRecord{jobs[0], &est, &over, jobs[1], jobs[2], jobs[3]}
+			if err := WriteJobs(b, recs, opts(), JobsFlags{WL: true}); err != nil {
+				return err
+			}
+			if err := WriteJobs(b, recs, opts(), JobsFlags{WP: true}); err != nil {
+				return err
+			}
+			return WriteJobs(b, recs, opts(), JobsFlags{WL: true, WP: true, WF: true})
+		}},
+		{"bjobs_o_lsf101_fields", func(b *bytes.Buffer) error {
+			// Fields of LSF 10.1's list Basalt has no data for print "-"
+			// at their recommended widths; ask_hosts, esub and
+			// estimated_run_time come from the submission.
+			j := *jobs[0]
+			sp := *j.Spec
+			sp.AskedHosts, sp.EsubParams = []string{"hostA", "hostB"}, "myesub"
+			sp.Limits = &api.Limits{Run: 3600, RunEstimate: 600}
+			j.Spec = &sp
+			return WriteJobsCustom(b, []*api.JobRecord{&j, jobs[2]}, mustFormat(t, "id: ependtime: ipendtime: pendstate: ask_hosts: esub: ertime: rsvid:8 gpu_num: cpu_eff:"), opts())
+		}},
+		{"bjobs_json_lsf101_fields", func(b *bytes.Buffer) error {
+			return WriteJobsJSON(b, jobs[:1], mustFormat(t, "jobid stat ependtime ipendtime effective_plimit plimit_remain kill_reason hrusage"), nil, opts())
+		}},
 		{"bjobs_json_notfound", func(b *bytes.Buffer) error {
 			return WriteJobsJSON(b, jobs[4:5], mustFormat(t, "id stat"), []NotFound{{JobID: "99", Error: "Job <99> is not found"}}, opts())
 		}},

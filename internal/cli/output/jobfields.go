@@ -58,6 +58,17 @@ var jobFields = []jobField{
 		}
 		return "", false
 	}},
+	// Fields of LSF features Basalt does not have (advance reservations,
+	// esub-tracked kill/suspend/resume reasons, SAAP fairshare charging):
+	// accepted, always "-", as LSF prints a field that does not apply.
+	{FieldInfo{Name: "rsvid", Header: "RSVID", Width: 40}, unset},
+	{FieldInfo{Name: "esub", Header: "ESUB", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).EsubParams) }},
+	{FieldInfo{Name: "kill_reason", Header: "KILL_REASON", Width: 50}, unset},
+	{FieldInfo{Name: "suspend_reason", Header: "SUSPEND_REASON", Width: 50}, unset},
+	{FieldInfo{Name: "resume_reason", Header: "RESUME_REASON", Width: 50}, unset},
+	{FieldInfo{Name: "kill_issue_host", Header: "KILL_ISSUE_HOST", Width: 50}, unset},
+	{FieldInfo{Name: "suspend_issue_host", Header: "SUSPEND_ISSUE_HOST", Width: 50}, unset},
+	{FieldInfo{Name: "resume_issue_host", Header: "RESUME_ISSUE_HOST", Width: 50}, unset},
 	{FieldInfo{Name: "dependency", Header: "DEPENDENCY", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).Dependency) }},
 	{FieldInfo{Name: "pend_reason", Header: "PEND_REASON", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		// The reasons as bjobs -p prints them, on one line: real 10.1
@@ -65,9 +76,11 @@ var jobFields = []jobField{
 		// also for a job that has since finished.
 		return str(strings.Join(strings.Fields(strings.ReplaceAll(PendReasonLines(j.PendReasons, false), "\n", " ")), " "))
 	}},
+	{FieldInfo{Name: "charged_saap", Aliases: []string{"saap"}, Header: "CHARGED_SAAP", Width: 50}, unset},
 	{FieldInfo{Name: "command", Aliases: []string{"cmd"}, Header: "COMMAND", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(Command(j)) }},
 	{FieldInfo{Name: "pre_exec_command", Aliases: []string{"pre_cmd"}, Header: "PRE_EXEC_COMMAND", Width: 16}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).PreExec) }},
 	{FieldInfo{Name: "post_exec_command", Aliases: []string{"post_cmd"}, Header: "POST_EXEC_COMMAND", Width: 17}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).PostExec) }},
+	{FieldInfo{Name: "resize_notification_command", Aliases: []string{"resize_cmd"}, Header: "RESIZE_NOTIFICATION_COMMAND", Width: 27}, unset},
 	{FieldInfo{Name: "pids", Header: "PIDS", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if j.Usage == nil || len(j.Usage.PIDs) == 0 {
 			return "", false
@@ -122,6 +135,9 @@ var jobFields = []jobField{
 		}
 		return "", false
 	}},
+	{FieldInfo{Name: "ask_hosts", Header: "ASK_HOSTS", Width: 30}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		return str(strings.Join(spec(j).AskedHosts, " "))
+	}},
 	{FieldInfo{Name: "alloc_slot", Header: "ALLOC_SLOT", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return str(strings.Join(slotHosts(j.ExecHosts), ":"))
 	}},
@@ -131,6 +147,7 @@ var jobFields = []jobField{
 		}
 		return "", false
 	}},
+	{FieldInfo{Name: "host_file", Header: "HOST_FILE", Width: 10}, unset},
 	{FieldInfo{Name: "exclusive", Header: "EXCLUSIVE", Width: 13}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if spec(j).Exclusive {
 			return "Y", true
@@ -152,33 +169,19 @@ var jobFields = []jobField{
 		return timeVal(spec(j).TermTime, c)
 	}},
 	{FieldInfo{Name: "time_left", Header: "TIME_LEFT", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		left, ok := timeLeft(j, c.o)
-		if !ok {
-			return "", false
-		}
-		if c.o != nil && c.o.HMS {
-			return HMS(float64(left)) + " L", true
-		}
-		return fmt.Sprintf("%d:%02d L", left/3600, left%3600/60), true
+		return TimeLeft(j, c.o)
 	}},
 	{FieldInfo{Name: "finish_time", Header: "FINISH_TIME", Width: 16}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if Finished(j.State) {
 			return timeVal(j.EndTime, c)
 		}
-		if run := runLimit(j); run > 0 && j.StartTime > 0 {
-			// An unfinished job with a run limit shows when the limit ends,
-			// marked L (IBM 10.1).
-			return ShortTime(j.StartTime+run, c.o) + " L", true
-		}
-		return "", false
+		return EstimatedFinish(j, c.o)
+	}},
+	{FieldInfo{Name: "estimated_run_time", Aliases: []string{"ertime"}, Header: "ESTIMATED_RUN_TIME", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		return minutes(limits(j).RunEstimate, c)
 	}},
 	{FieldInfo{Name: "%complete", Header: "%COMPLETE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		run := runLimit(j)
-		if run <= 0 || j.StartTime <= 0 || Finished(j.State) {
-			return "", false
-		}
-		pct := float64(RunTime(j, c.o)) / float64(run) * 100
-		return fmt.Sprintf("%.0f%% L", pct), true
+		return Complete(j, c.o)
 	}},
 	{FieldInfo{Name: "warning_action", Aliases: []string{"warn_act"}, Header: "WARNING_ACTION", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return str(spec(j).WarningAction)
@@ -196,6 +199,17 @@ var jobFields = []jobField{
 		}
 		return strconv.FormatInt(pendTime(j, c.o), 10), true
 	}},
+	// Eligible and ineligible pending time are LSF's TRACK_ELIGIBLE_PENDINFO
+	// bookkeeping, which Basalt does not keep: "-", as LSF prints them
+	// when it is off, never a made-up split of pend_time.
+	{FieldInfo{Name: "pendstate", Header: "PENDSTATE", Width: 9}, unset},
+	{FieldInfo{Name: "ependtime", Header: "EPENDTIME", Width: 12}, unset},
+	{FieldInfo{Name: "ipendtime", Header: "IPENDTIME", Width: 12}, unset},
+	{FieldInfo{Name: "estimated_sim_start_time", Aliases: []string{"esstart_time"}, Header: "ESTIMATED_SIM_START_TIME", Width: 24}, unset},
+	{FieldInfo{Name: "effective_plimit", Header: "EFFECTIVE_PLIMIT", Width: 18}, unset},
+	{FieldInfo{Name: "plimit_remain", Header: "PLIMIT_REMAIN", Width: 15}, unset},
+	{FieldInfo{Name: "effective_eplimit", Header: "EFFECTIVE_EPLIMIT", Width: 19}, unset},
+	{FieldInfo{Name: "eplimit_remain", Header: "EPLIMIT_REMAIN", Width: 16}, unset},
 	{FieldInfo{Name: "cpu_used", Header: "CPU_USED", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if j.Usage == nil {
 			return seconds(0, c, true), true
@@ -264,6 +278,7 @@ var jobFields = []jobField{
 		}
 		return str(strings.Join(spec(j).ResReq, " "))
 	}},
+	{FieldInfo{Name: "network_req", Header: "NETWORK_REQ", Width: 15}, unset},
 	{FieldInfo{Name: "filelimit", Header: "FILELIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).File, c) }},
 	{FieldInfo{Name: "corelimit", Header: "CORELIMIT", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if limits(j).CoreZero {
@@ -291,6 +306,7 @@ var jobFields = []jobField{
 	{FieldInfo{Name: "input_file", Header: "INPUT_FILE", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).InFile) }},
 	{FieldInfo{Name: "output_file", Header: "OUTPUT_FILE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).OutFile) }},
 	{FieldInfo{Name: "error_file", Header: "ERROR_FILE", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).ErrFile) }},
+	{FieldInfo{Name: "output_dir", Header: "OUTPUT_DIR", Width: 15}, unset},
 	{FieldInfo{Name: "sub_cwd", Header: "SUB_CWD", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		// "$HOME" or "$HOME/x" as bjobs -l shows it (real 10.1 -json
 		// output: "SUB_CWD":"$HOME").
@@ -313,6 +329,7 @@ var jobFields = []jobField{
 		}
 		return seconds(j.Usage.STime, c, true), true
 	}},
+	{FieldInfo{Name: "licproject", Header: "LICPROJECT", Width: 20}, unset},
 	// LSF multicluster fields: Basalt runs one cluster, so they are unset;
 	// they exist so that clients asking for them are not refused.
 	{FieldInfo{Name: "forward_cluster", Aliases: []string{"fwd_cluster"}, Header: "FORWARD_CLUSTER", Width: 15}, unset},
@@ -320,9 +337,35 @@ var jobFields = []jobField{
 	{FieldInfo{Name: "srcjobid", Header: "SRCJOBID", Width: 8}, unset},
 	{FieldInfo{Name: "dstjobid", Header: "DSTJOBID", Width: 8}, unset},
 	{FieldInfo{Name: "source_cluster", Aliases: []string{"srcluster"}, Header: "SOURCE_CLUSTER", Width: 15}, unset},
+	// Host-based resource usage, GPUs, CPU and memory efficiency (LSF
+	// Explorer and GPU accounting) and LSF resource connector accounts.
+	{FieldInfo{Name: "hrusage", Header: "HRUSAGE", Width: 50}, unset},
+	{FieldInfo{Name: "gpu_num", Aliases: []string{"gnum"}, Header: "GPU_NUM", Width: 10}, unset},
+	{FieldInfo{Name: "gpu_mode", Aliases: []string{"gmode"}, Header: "GPU_MODE", Width: 20}, unset},
+	{FieldInfo{Name: "j_exclusive", Aliases: []string{"j_excl"}, Header: "J_EXCLUSIVE", Width: 15}, unset},
+	{FieldInfo{Name: "gpu_alloc", Aliases: []string{"galloc"}, Header: "GPU_ALLOC", Width: 30}, unset},
+	{FieldInfo{Name: "cpu_peak", Header: "CPU_PEAK", Width: 10}, unset},
+	{FieldInfo{Name: "cpu_efficiency", Aliases: []string{"cpu_eff"}, Header: "CPU_EFFICIENCY", Width: 10}, unset},
+	{FieldInfo{Name: "mem_efficiency", Aliases: []string{"mem_eff"}, Header: "MEM_EFFICIENCY", Width: 10}, unset},
+	{FieldInfo{Name: "average_cpu_efficiency", Aliases: []string{"avg_cpu_eff"}, Header: "AVERAGE_CPU_EFFICIENCY", Width: 10}, unset},
+	{FieldInfo{Name: "cpu_peak_reached_duration", Header: "CPU_PEAK_REACHED_DURATION", Width: 10}, unset},
+	{FieldInfo{Name: "rc_account", Header: "RC_ACCOUNT", Width: 20}, unset},
+	{FieldInfo{Name: "vm_type", Header: "VM_TYPE", Width: 20}, unset},
 }
 
 func unset(*api.JobRecord, *valueCtx) (string, bool) { return "", false }
+
+// minutes formats a duration given in seconds as bjobs -o prints run
+// limits: minutes with one decimal ("10.0"), hh:mm:ss with -hms.
+func minutes(sec int64, c *valueCtx) (string, bool) {
+	if sec <= 0 {
+		return "", false
+	}
+	if c.o != nil && c.o.HMS {
+		return HMS(float64(sec)), true
+	}
+	return fmt.Sprintf("%.1f", float64(sec)/60), true
+}
 
 // JobFields is the field set bjobs -o accepts.
 var JobFields = &FieldSet{load: func() []FieldInfo {
@@ -612,14 +655,61 @@ func pendTime(j *api.JobRecord, o *Options) int64 {
 	return end - j.SubmitTime
 }
 
-func timeLeft(j *api.JobRecord, o *Options) (int64, bool) {
-	run := runLimit(j)
-	if run <= 0 || j.StartTime <= 0 || Finished(j.State) {
-		return 0, false
+// runEstimate is what bjobs -WL, -WP, -WF and the time_left, %complete
+// and finish_time fields measure an unfinished started job against, and
+// its mark (IBM 10.1 bjobs -WF): E, the estimated run time (bsub -We)
+// not yet exceeded; X, the estimate exceeded (then the run limit, when
+// there is one); L, the run limit without an estimate. ok is false for a
+// job that has not started, has finished or has neither.
+func runEstimate(j *api.JobRecord, o *Options) (dur int64, mark string, ok bool) {
+	if j.StartTime <= 0 || Finished(j.State) {
+		return 0, "", false
 	}
-	left := run - RunTime(j, o)
-	if left < 0 {
-		left = 0
+	run, est := runLimit(j), limits(j).RunEstimate
+	switch {
+	case est > 0 && RunTime(j, o) <= est:
+		return est, "E", true
+	case est > 0:
+		if run > 0 {
+			return run, "X", true
+		}
+		return est, "X", true
+	case run > 0:
+		return run, "L", true
 	}
-	return left, true
+	return 0, "", false
+}
+
+// TimeLeft is bjobs -WL's value: "h:mm M" (hh:mm:ss with -hms), M the
+// runEstimate mark; ok false prints "-".
+func TimeLeft(j *api.JobRecord, o *Options) (string, bool) {
+	dur, mark, ok := runEstimate(j, o)
+	if !ok {
+		return "", false
+	}
+	left := max(dur-RunTime(j, o), 0)
+	if o != nil && o.HMS {
+		return HMS(float64(left)) + " " + mark, true
+	}
+	return fmt.Sprintf("%d:%02d %s", left/3600, left%3600/60, mark), true
+}
+
+// Complete is bjobs -WP's value: the run time as a percentage of the
+// estimate or limit, "25% L".
+func Complete(j *api.JobRecord, o *Options) (string, bool) {
+	dur, mark, ok := runEstimate(j, o)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%.0f%% %s", float64(RunTime(j, o))/float64(dur)*100, mark), true
+}
+
+// EstimatedFinish is bjobs -WF's value for an unfinished job: when its
+// estimate or limit ends, "Mar 31 15:03 L".
+func EstimatedFinish(j *api.JobRecord, o *Options) (string, bool) {
+	dur, mark, ok := runEstimate(j, o)
+	if !ok {
+		return "", false
+	}
+	return ShortTime(j.StartTime+dur, o) + " " + mark, true
 }

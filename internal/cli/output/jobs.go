@@ -23,6 +23,65 @@ type JobsFlags struct {
 	SuspReasons bool
 	// PendHosts lists host names instead of host counts (-l with -p).
 	PendHosts bool
+	// WL, WP and WF add TIME_LEFT, %COMPLETE and FINISH_TIME after
+	// SUBMIT_TIME (-WL, -WP, -WF): the time left, the percentage done and
+	// the estimated finish of a started job against its estimated run time
+	// or run limit, marked E, X or L (see TimeLeft); a finished job's
+	// FINISH_TIME is when it finished.
+	WL, WP, WF bool
+}
+
+// estimateColumns are the -WL, -WP, -WF columns asked for, in that order.
+func (fl JobsFlags) estimateColumns() []estimateColumn {
+	var cs []estimateColumn
+	if fl.WL {
+		cs = append(cs, estimateColumn{"TIME_LEFT", 11, TimeLeft})
+	}
+	if fl.WP {
+		cs = append(cs, estimateColumn{"%COMPLETE", 11, Complete})
+	}
+	if fl.WF {
+		cs = append(cs, estimateColumn{"FINISH_TIME", 16, func(j *api.JobRecord, o *Options) (string, bool) {
+			if Finished(j.State) {
+				if j.EndTime <= 0 {
+					return "", false
+				}
+				return ShortTime(j.EndTime, o), true
+			}
+			return EstimatedFinish(j, o)
+		}})
+	}
+	return cs
+}
+
+type estimateColumn struct {
+	header string
+	width  int
+	value  func(*api.JobRecord, *Options) (string, bool)
+}
+
+// appendEstimates adds the columns' cells to a row's first line (after
+// SUBMIT_TIME, which is 12 characters wide), "-" for a job they do not
+// apply to, or their headers when j is nil; the last cell is not padded.
+func appendEstimates(line string, cs []estimateColumn, j *api.JobRecord, o *Options) string {
+	var b strings.Builder
+	b.WriteString(line)
+	for i, c := range cs {
+		v := c.header
+		if j != nil {
+			var ok bool
+			if v, ok = c.value(j, o); !ok {
+				v = "-"
+			}
+		}
+		b.WriteByte(' ')
+		if i < len(cs)-1 {
+			b.WriteString(pad(v, c.width))
+		} else {
+			b.WriteString(v)
+		}
+	}
+	return b.String()
 }
 
 // The default bjobs header (IBM LSF 10.1; lsf-clients.md §0.6). The seed
@@ -83,23 +142,37 @@ func WriteJobs(w io.Writer, jobs []*api.JobRecord, o *Options, fl JobsFlags) err
 	b.Grow(128 * len(jobs))
 	idw := o.jobIDWidth()
 	wide := o != nil && o.Wide || fl.W
+	est := fl.estimateColumns()
 	if len(jobs) > 0 && !(o != nil && o.NoHeader) {
 		h := jobsHeader
 		if fl.PendOnly {
 			h = jobsPendHeader
 		}
 		h = pad("JOBID", idw) + h[len("JOBID")+(7-5):]
-		b.WriteString(h)
 		if fl.W && !fl.PendOnly {
-			b.WriteString(jobsHeaderW)
+			h += jobsHeaderW
 		}
+		if len(est) > 0 {
+			h = appendEstimates(h+" ", est, nil, o)
+		}
+		b.WriteString(h)
 		b.WriteByte('\n')
 	}
 	for _, j := range jobs {
 		if j == nil {
 			continue
 		}
-		writeJobRow(&b, j, o, fl, idw, wide)
+		if len(est) > 0 {
+			var row strings.Builder
+			writeJobRow(&row, j, o, fl, idw, wide)
+			r := row.String()
+			first, rest, _ := strings.Cut(r, "\n")
+			b.WriteString(appendEstimates(first, est, j, o))
+			b.WriteByte('\n')
+			b.WriteString(rest)
+		} else {
+			writeJobRow(&b, j, o, fl, idw, wide)
+		}
 		if fl.PendReasons && j.State&(api.StatePend|api.StatePSusp) != 0 {
 			b.WriteString(PendReasonLines(j.PendReasons, fl.PendHosts))
 		}

@@ -221,3 +221,46 @@ func WriteLsloadJSON(w io.Writer, hosts []*api.HostLoad, f *Format, mode lsfmt.R
 	hosts = nonNil(hosts)
 	return writeJSON(w, "lsload", "HOSTS", f, len(hosts), func(i int, c *Column) (string, bool) { return lsloadValue(hosts[i], c, mode) }, nil)
 }
+
+// userFields are busers -o's (IBM 10.1 LSB_BUSERS_FORMAT): the default
+// listing's columns, MPEND (MAX_PEND_SLOTS), and "-" for what Basalt does
+// not count (starting tasks, pending jobs as opposed to slots, the
+// pending-jobs threshold, user priority, GPUs).
+var userFields = newRecordFields(func() []recordField[api.UserInfo] {
+	type rec = api.UserInfo
+	none := func(*rec) (string, bool) { return "", false }
+	return []recordField[rec]{
+		{FieldInfo{Name: "user", Header: "USER", Width: 19}, func(u *rec) (string, bool) { return str(u.Name) }},
+		{FieldInfo{Name: "jl/p", Header: "JL/P", Width: 4}, func(u *rec) (string, bool) { return flimit(u.JLP), true }},
+		{FieldInfo{Name: "max", Header: "MAX", Width: 6}, func(u *rec) (string, bool) { return limitValue(u.Max) }},
+		{FieldInfo{Name: "nstart", Header: "NSTART", Width: 6}, none},
+		{FieldInfo{Name: "pend", Header: "PEND", Width: 6}, func(u *rec) (string, bool) { return itoa(u.Pend) }},
+		{FieldInfo{Name: "run", Header: "RUN", Width: 6}, func(u *rec) (string, bool) { return itoa(u.Run) }},
+		{FieldInfo{Name: "ssusp", Header: "SSUSP", Width: 6}, func(u *rec) (string, bool) { return itoa(u.SSusp) }},
+		{FieldInfo{Name: "ususp", Header: "USUSP", Width: 6}, func(u *rec) (string, bool) { return itoa(u.USusp) }},
+		{FieldInfo{Name: "rsv", Header: "RSV", Width: 6}, func(u *rec) (string, bool) { return itoa(u.Rsv) }},
+		{FieldInfo{Name: "njobs", Header: "NJOBS", Width: 6}, func(u *rec) (string, bool) { return itoa(u.NJobs) }},
+		{FieldInfo{Name: "pjobs", Header: "PJOBS", Width: 6}, none},
+		{FieldInfo{Name: "mpend", Header: "MPEND", Width: 6}, func(u *rec) (string, bool) { return limitValue(u.MaxPend) }},
+		{FieldInfo{Name: "mpjobs", Header: "MPJOBS", Width: 6}, none},
+		{FieldInfo{Name: "priority", Header: "PRIORITY", Width: 8}, none},
+		{FieldInfo{Name: "ngpus", Header: "NGPUS", Width: 6}, none},
+		{FieldInfo{Name: "ngpus_shared", Header: "NGPUS_SHARED", Width: 12}, none},
+		{FieldInfo{Name: "ngpus_excl", Header: "NGPUS_EXCL", Width: 10}, none},
+		{FieldInfo{Name: "ngpus_shared_jexcl", Header: "NGPUS_SHARED_JEXCL", Width: 18}, none},
+	}
+})
+
+// UserFields is the field set busers -o accepts.
+var UserFields = userFields.set
+
+// WriteUsersCustom writes busers -o output (o.NoHeader: -noheader).
+func WriteUsersCustom(w io.Writer, us []*api.UserInfo, f *Format, o *Options) error {
+	return userFields.writeCustom(w, us, f, o != nil && o.NoHeader)
+}
+
+// WriteUsersJSON writes busers -o ... -json output:
+// {"COMMAND":"busers","USERS":N,"RECORDS":[...]}.
+func WriteUsersJSON(w io.Writer, us []*api.UserInfo, f *Format) error {
+	return userFields.writeJSON(w, "busers", "USERS", us, f)
+}

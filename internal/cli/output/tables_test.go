@@ -372,6 +372,15 @@ func TestTableFieldsAnyRecord(t *testing.T) {
 	}
 	count(t, b.String(), len(LshostsFields.Fields()), 2)
 	b.Reset()
+	f = parse(t, "all delimiter='|'", UserFields)
+	if err := WriteUsersCustom(&b, []*api.UserInfo{{}, {Name: "u1", JLP: 2.5, Max: 4, NJobs: 3, Run: 2, Pend: 1}}, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	count(t, b.String(), len(UserFields.Fields()), 3)
+	if got := strings.Split(b.String(), "\n")[2]; !strings.HasPrefix(got, "u1|2.5|4|-|1|2|0|0|0|3|-|-|-|") {
+		t.Errorf("busers -o all row: %q", got)
+	}
+	b.Reset()
 	set := LsloadFields([]string{"scratch"})
 	f = parse(t, "all delimiter='|'", set)
 	if err := WriteLsloadCustom(&b, []*api.HostLoad{{}}, f, lsfmt.Normalized); err != nil {

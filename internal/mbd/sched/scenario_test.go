@@ -266,6 +266,31 @@ func (sc *scenario) do(d *directive) string {
 		return "submitted " + strings.Join(ids, " ")
 	case "run":
 		return sc.run()
+	case "limits":
+		// limits: what the last pass published for blimits, a row a line:
+		// name users/queues/hosts/projects then each resource used/limit.
+		var rows []string
+		for _, l := range sc.h.s.Published().Limits() {
+			r := fmt.Sprintf("%s %s/%s/%s/%s", l.Name, l.Users, l.Queues, l.Hosts, l.Projects)
+			for _, x := range []struct {
+				n         string
+				used, max float64
+				has       bool
+			}{{"slots", l.Slots, l.SlotsMax, l.HasSlots}, {"jobs", l.Jobs, l.JobsMax, l.HasJobs},
+				{"mem", l.Mem, l.MemMax, l.HasMem}, {"tmp", l.Tmp, l.TmpMax, l.HasTmp}, {"swp", l.Swp, l.SwpMax, l.HasSwp}} {
+				if x.has {
+					r += fmt.Sprintf(" %s=%g/%g", x.n, x.used, x.max)
+				}
+			}
+			for _, a := range l.Resources {
+				r += fmt.Sprintf(" %s=%g/%g", a.Name, a.Used, a.Max)
+			}
+			if !l.InUse {
+				r += " (unused)"
+			}
+			rows = append(rows, r)
+		}
+		return strings.Join(rows, "\n")
 	case "finish":
 		cpu := 0.0
 		if v := kv["cpu"]; v != "" {

@@ -129,6 +129,9 @@ type Plan struct {
 	PartitionShares map[string][]*api.ShareAccount
 	// PoolAllocation is each pool queue's entitled slots this pass.
 	PoolAllocation map[string]int
+	// Limits returns lsb.resources limits and their usage after the pass
+	// (blimits), computed when called; safe from any goroutine.
+	Limits func() []*api.LimitUsage
 	// NextWake is the earliest time a pass may decide differently without
 	// any event (a begin time, a window opening, a reservation expiring);
 	// zero when none.
@@ -221,6 +224,7 @@ type Published struct {
 	QueueShares      map[string][]*api.ShareAccount
 	PartitionShares  map[string][]*api.ShareAccount
 	PoolAllocation   map[string]int
+	Limits           func() []*api.LimitUsage
 }
 
 // Published returns what the last pass published (nil before the first).
@@ -228,5 +232,6 @@ func (s *Scheduler) Published() *Published { return s.published.Load() }
 
 func (s *Scheduler) publish(pl *Plan) {
 	s.published.Store(&Published{Reserved: pl.Reserved, SlotReservations: pl.SlotReservations,
-		QueueShares: pl.QueueShares, PartitionShares: pl.PartitionShares, PoolAllocation: pl.PoolAllocation})
+		QueueShares: pl.QueueShares, PartitionShares: pl.PartitionShares, PoolAllocation: pl.PoolAllocation,
+		Limits: pl.Limits})
 }

@@ -50,6 +50,8 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.mem.fullReasons, s.mem.lastFull = p.plan.Reasons, in.Now
 	}
 	p.finish()
+	ls, table := p.limits, p.in.Table
+	p.plan.Limits = func() []*api.LimitUsage { return ls.report(table) }
 	s.sweepCaches()
 	s.mem.dispatched = len(p.plan.Dispatches)
 	s.publish(p.plan)
