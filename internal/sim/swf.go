@@ -167,8 +167,11 @@ func parseJob(line int, text string) (*Job, error) {
 	var v [numFields + 1]float64
 	for i, s := range f {
 		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1<<53 {
+		if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(x) || math.IsInf(x, 0) && err == nil {
 			return nil, &LineError{Line: line, Field: i + 1, Msg: fmt.Sprintf("%q is not a number", s)}
+		}
+		if math.Abs(x) > 1<<53 {
+			return nil, &LineError{Line: line, Field: i + 1, Msg: fmt.Sprintf("%s is out of range", s)}
 		}
 		if x < -1 {
 			return nil, &LineError{Line: line, Field: i + 1, Msg: fmt.Sprintf("negative value %s (only -1, unknown, may be negative)", s)}
