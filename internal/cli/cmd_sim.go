@@ -26,7 +26,11 @@ const simUsage = `Usage: basalt sim [options] WORKLOAD
                      installed), fcfs (SLOT_RESERVE), backfill (and BACKFILL=Y),
                      fairshare (and user FAIRSHARE); default firstfit
   --queue Q          the queue of every job (default: the configuration's default queue)
-  --no-runlimits     do not make requested times run limits
+  --runlimits R      where run limits (bsub -W) come from: requested (the trace's
+                     requested times, default), exact (the recorded run times), none
+  --interval S       least virtual seconds between scheduling passes (default:
+                     JOB_SCHEDULING_INTERVAL, else a pass at every event)
+  --every-pass       also run the passes that cannot start a job (no slot free)
   --vs-envdir DIR, --vs-policy P
                      what-if: replay again under this configuration and compare
   --top N            what-if: list the N jobs whose start moved most (default 10)
@@ -38,9 +42,9 @@ const simUsage = `Usage: basalt sim [options] WORKLOAD
   --progress         show progress on standard error (default: when it is a terminal)`
 
 type simFlags struct {
-	envdir, policy, queue, vsEnvdir, vsPolicy, by, swf, csv string
-	hosts, slots, top                                       int
-	noRunLimits, json, strict, progress, noProgress         bool
+	envdir, policy, queue, vsEnvdir, vsPolicy, by, swf, csv, runLimits string
+	hosts, slots, top, interval                                        int
+	everyPass, json, strict, progress, noProgress                      bool
 }
 
 func runSim(ctx context.Context, env *Env, args []string) int {
@@ -58,7 +62,9 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 	fs.IntVar(&f.hosts, "hosts", 0, "")
 	fs.IntVar(&f.slots, "slots", 0, "")
 	fs.IntVar(&f.top, "top", 10, "")
-	fs.BoolVar(&f.noRunLimits, "no-runlimits", false, "")
+	fs.StringVar(&f.runLimits, "runlimits", "requested", "")
+	fs.IntVar(&f.interval, "interval", 0, "")
+	fs.BoolVar(&f.everyPass, "every-pass", false, "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.strict, "strict", false, "")
 	fs.BoolVar(&f.progress, "progress", false, "")
@@ -142,7 +148,8 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "basalt sim: configuration %s: %v\n", envdir, err)
 			return nil, false
 		}
-		opts := sim.Options{Config: cfg, Slots: slots, NoRunLimits: f.noRunLimits, Start: start}
+		opts := sim.Options{Config: cfg, Slots: slots, RunLimits: f.runLimits, Start: start,
+			Interval: time.Duration(f.interval) * time.Second, EveryPass: f.everyPass}
 		if f.queue != "" {
 			q := f.queue
 			opts.Queue = func(*sim.Job) string { return q }

@@ -14,6 +14,7 @@ var (
 	benchHosts  = flag.Int("sim.hosts", 0, "hosts (default: the trace's MaxNodes)")
 	benchSlots  = flag.Int("sim.slots", 0, "slots per host (default: MaxProcs/MaxNodes, else 1)")
 	benchPolicy = flag.String("sim.policy", "backfill", "policy of the default queue (see Policies)")
+	benchJobs   = flag.Int("sim.jobs", 0, "replay only the first N jobs (0: all)")
 )
 
 // BenchmarkReplay replays a whole trace (-sim.trace) and reports the
@@ -30,6 +31,9 @@ func BenchmarkReplay(b *testing.B) {
 	fh.Close()
 	if err != nil {
 		b.Fatal(err)
+	}
+	if n := *benchJobs; n > 0 && n < len(w.Jobs) {
+		w.Jobs = w.Jobs[:n]
 	}
 	hosts, slots := *benchHosts, *benchSlots
 	if hosts == 0 {

@@ -24,9 +24,11 @@ type Options struct {
 	// Queue maps a job to its queue; nil or "" is the configuration's
 	// default queue.
 	Queue func(*Job) string
-	// NoRunLimits ignores the requested times (by default a job's
-	// requested time is its run limit, bsub -W).
-	NoRunLimits bool
+	// RunLimits says where jobs' run limits (bsub -W) come from:
+	// "requested" (the default: the trace's requested time), "exact" (the
+	// recorded run time: perfect estimates, for traces without requested
+	// times) or "none".
+	RunLimits string
 	// Start is the virtual time of the trace's second 0 (default: the
 	// workload's UnixStartTime, else 2000-01-01 UTC).
 	Start time.Time
@@ -34,6 +36,15 @@ type Options struct {
 	// at the end.
 	Progress      func(Progress)
 	ProgressEvery int
+	// Interval is the least virtual time between two scheduling passes
+	// (default: lsb.params JOB_SCHEDULING_INTERVAL, else none: a pass at
+	// every second in which something happened, as mbatchd's event-driven
+	// loop). Longer intervals run fewer passes: faster, coarser.
+	Interval time.Duration
+	// EveryPass runs a pass even when no slot is free and no job is
+	// suspended by preemption (such a pass cannot start a job; by default
+	// it is left out).
+	EveryPass bool
 }
 
 // Progress is how far a run is.
@@ -124,6 +135,10 @@ type engine struct {
 	cleanQ  []int64 // finished job IDs in end order
 	cleanAt []int64
 	result  *Result
+	// used counts the slots of running jobs, preempted the jobs suspended
+	// by preemption; preemptive says a queue may preempt.
+	used, preempted int
+	preemptive      bool
 }
 
 // Run replays w under opts. It returns an error only when the run cannot
@@ -135,6 +150,11 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	}
 	if opts.Slots <= 0 {
 		opts.Slots = 1
+	}
+	switch opts.RunLimits {
+	case "", "requested", "exact", "none":
+	default:
+		return nil, fmt.Errorf("sim: run limits %q: requested, exact or none", opts.RunLimits)
 	}
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 1000
@@ -179,6 +199,11 @@ func (e *engine) buildHosts() error {
 		e.result.Slots += h.MaxSlots
 	}
 	e.result.Hosts = len(e.hosts)
+	for _, q := range e.cfg.Queues {
+		if q.Preemption.Preemptive {
+			e.preemptive = true
+		}
+	}
 	if len(e.hosts) == 0 {
 		return fmt.Errorf("sim: the configuration has no batch host")
 	}
@@ -238,11 +263,18 @@ func (e *engine) loop(ctx context.Context) error {
 	if cleanPeriod <= 0 {
 		cleanPeriod = 3600
 	}
+	interval := int64(e.opts.Interval / time.Second)
+	if e.opts.Interval == 0 {
+		interval = int64(e.cfg.Params.JobSchedulingInterval / time.Second)
+	}
+	lastPass := int64(-1) << 40
+	dirty := false // something happened since the last pass
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// The next event: an arrival, an end, the plan's wake-up.
+		// The next event: an arrival, an end, the plan's wake-up, a pass
+		// put off by the interval.
 		t := int64(-1)
 		pick := func(x int64) {
 			if x >= 0 && (t < 0 || x < t) {
@@ -255,8 +287,11 @@ func (e *engine) loop(ctx context.Context) error {
 		if len(e.ends) > 0 {
 			pick(e.ends.peek().at)
 		}
-		if len(e.running) > 0 || next < len(e.recs) || e.pendingLeft() {
+		if wake > e.now() {
 			pick(wake)
+		}
+		if dirty {
+			pick(max(lastPass+interval, e.now()))
 		}
 		if t < 0 {
 			break
@@ -265,13 +300,16 @@ func (e *engine) loop(ctx context.Context) error {
 			e.clk.Set(time.Unix(t, 0))
 		}
 		now := e.now()
-		e.endJobs(now)
+		if e.endJobs(now) {
+			dirty = true
+		}
 		var evs []*api.Event
 		for next < len(e.recs) && e.base+e.recs[next].Job.Submit <= now {
 			evs = append(evs, e.newEvent(next))
 			next++
 		}
 		if len(evs) > 0 {
+			dirty = true
 			for i, err := range e.apply(evs...) {
 				if err != nil {
 					return fmt.Errorf("sim: submission of job %d: %w", evs[i].JobNew.JobID, err)
@@ -279,18 +317,26 @@ func (e *engine) loop(ctx context.Context) error {
 			}
 		}
 		e.clean(now - cleanPeriod)
-		wake = -1
+		if wake >= 0 && wake <= now {
+			dirty, wake = true, -1
+		}
+		if !dirty || now < lastPass+interval {
+			continue
+		}
+		dirty = false
+		if !e.opts.EveryPass && !e.mayAct() {
+			continue
+		}
+		lastPass = now
 		for range 4 { // passes at this instant while they act (preemption frees slots)
 			plan := e.pass()
+			wake = -1
 			if w := plan.NextWake; !w.IsZero() && w.Unix() > now {
 				wake = w.Unix()
 			}
 			if !e.carryOut(plan) {
 				break
 			}
-		}
-		if len(e.ends) == 0 && next == len(e.recs) && wake < 0 {
-			break
 		}
 	}
 	e.progress()
@@ -303,9 +349,18 @@ func (e *engine) loop(ctx context.Context) error {
 	return nil
 }
 
-func (e *engine) pendingLeft() bool {
+// mayAct says whether a pass could start, preempt or resume a job: some
+// job waits and a slot is free, or a queue may preempt, or a preempted job
+// waits for its resumption.
+func (e *engine) mayAct() bool {
+	if e.preempted > 0 {
+		return true
+	}
 	v := e.st.Latest()
-	return v.Count(api.StatePend) > 0 || v.Count(api.StatePSusp) > 0
+	if v.Count(api.StatePend) == 0 {
+		return false
+	}
+	return e.used < e.result.Slots || e.preemptive
 }
 
 // newEvent is the submission of record i (job ID i+1).
@@ -313,8 +368,13 @@ func (e *engine) newEvent(i int) *api.Event {
 	r := e.recs[i]
 	id := int64(i + 1)
 	spec := &api.JobSpec{Command: "sleep " + fmt.Sprint(r.Job.Run), FromHost: e.hosts[0].Name, MinProcs: int32(r.Slots)}
-	if !e.opts.NoRunLimits && r.Job.ReqTime > 0 {
-		spec.Limits = &api.Limits{Run: r.Job.ReqTime}
+	switch e.opts.RunLimits {
+	case "", "requested":
+		if r.Job.ReqTime > 0 {
+			spec.Limits = &api.Limits{Run: r.Job.ReqTime}
+		}
+	case "exact":
+		spec.Limits = &api.Limits{Run: max(r.Job.Run, 1)}
 	}
 	return &api.Event{User: r.Job.User, JobNew: &api.EvJobNew{JobID: id, Spec: spec, Queue: r.Queue, Order: id << 20,
 		NumProcs: int32(r.Slots), MaxProcs: int32(r.Slots), Project: "default"}}
@@ -366,6 +426,8 @@ func (e *engine) carryOut(plan *sched.Plan) bool {
 				continue
 			}
 			r.remaining, r.suspended, r.suspAt = r.end-now, true, now
+			e.used -= r.rec.Slots
+			e.preempted++
 			r.seq = e.nextSeq() // its end in the heap is void
 		}
 		off := 2 * len(plan.Preemptions)
@@ -379,6 +441,8 @@ func (e *engine) carryOut(plan *sched.Plan) bool {
 				continue
 			}
 			r.suspended = false
+			e.used += r.rec.Slots
+			e.preempted--
 			r.rec.Suspended += now - r.suspAt
 			r.end = now + r.remaining
 			r.seq = e.nextSeq()
@@ -408,6 +472,7 @@ func (e *engine) carryOut(plan *sched.Plan) bool {
 			}
 			r := &run{id: d.Key.ID, rec: rec, end: now + length, seq: e.nextSeq()}
 			e.running[d.Key.ID] = r
+			e.used += rec.Slots
 			heap.Push(&e.ends, endItem{at: r.end, id: d.Key.ID, seq: r.seq})
 		}
 	}
@@ -436,8 +501,9 @@ func (e *engine) usage(id int64) *api.Usage {
 	return &api.Usage{CPUTime: cpu, UTime: cpu}
 }
 
-// endJobs ends the runs due by now, as their hosts' final reports would.
-func (e *engine) endJobs(now int64) {
+// endJobs ends the runs due by now, as their hosts' final reports would;
+// it reports whether any ended.
+func (e *engine) endJobs(now int64) bool {
 	var evs []*api.Event
 	var runs []*run
 	for len(e.ends) > 0 && e.ends.peek().at <= now {
@@ -454,12 +520,13 @@ func (e *engine) endJobs(now int64) {
 		runs = append(runs, r)
 	}
 	if len(evs) == 0 {
-		return
+		return false
 	}
 	e.apply(evs...)
 	for _, r := range runs {
 		e.finished(r, now)
 	}
+	return true
 }
 
 // finished records a run's end and feeds it to the fairshare history.
@@ -467,6 +534,11 @@ func (e *engine) finished(r *run, now int64) {
 	id := r.id
 	r.rec.End = now - e.base
 	delete(e.running, id)
+	if r.suspended {
+		e.preempted--
+	} else {
+		e.used -= r.rec.Slots
+	}
 	if fr, ok := sched.FinishedRunOf(e.st.Latest().Job(state.Key{ID: id})); ok {
 		e.s.Feed().Finished(fr)
 	}

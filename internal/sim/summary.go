@@ -209,8 +209,10 @@ func WriteSWF(w io.Writer, header []string, res *Result) error {
 	}
 	fmt.Fprintf(bw, "; Simulated: basalt sim, %d hosts, %d slots; fields 3 and 4 are the simulated wait and run time\n", res.Hosts, res.Slots)
 	for _, r := range res.Records {
-		f := r.Job.Fields
-		if f[0] == "" {
+		var f [numFields]string
+		if raw := strings.Fields(r.Job.Raw); len(raw) == numFields {
+			copy(f[:], raw)
+		} else {
 			f = syntheticFields(r.Job)
 		}
 		if r.Start >= 0 {

@@ -50,9 +50,9 @@ type Job struct {
 	User    string
 	Group   string
 	Queue   int // the trace's queue number, -1 unknown
-	// Fields are the trace's 18 fields as read (written back by WriteSWF
+	// Raw is the trace's line as read (WriteSWF writes its fields back
 	// with the simulated wait and run time).
-	Fields [numFields]string
+	Raw string
 }
 
 // Workload is a parsed trace.
@@ -180,7 +180,7 @@ func parseJob(line int, text string) (*Job, error) {
 	}
 	j := &Job{Line: line, ID: int64(v[fJob]), Submit: round(v[fSubmit]), Wait: round(v[fWait]), Run: round(v[fRun]),
 		ReqTime: round(v[fReqTime]), Status: int(v[fStatus]), Queue: int(v[fQueue])}
-	copy(j.Fields[:], f)
+	j.Raw = text
 	switch {
 	case v[fSubmit] < 0:
 		return nil, &LineError{Line: line, Field: fSubmit, Msg: "unknown (-1): the job cannot be replayed"}
