@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"path/filepath"
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/sim"
@@ -89,10 +89,14 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "basalt sim: --vs-policy %q: firstfit, fcfs, backfill or fairshare\n", f.vsPolicy)
 		return 2
 	}
-	path := ops[0]
-	if wd, err := env.Getwd(); err == nil && !strings.HasPrefix(path, "/") {
-		path = wd + "/" + path
+	abs := func(p string) string {
+		if wd, err := env.Getwd(); err == nil && p != "" && !filepath.IsAbs(p) {
+			return filepath.Join(wd, p)
+		}
+		return p
 	}
+	path := abs(ops[0])
+	f.swf, f.csv = abs(f.swf), abs(f.csv)
 	w, err := readWorkload(path)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "basalt sim: %v\n", err)
