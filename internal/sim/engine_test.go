@@ -97,3 +97,41 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("two runs differ:\n%s\n%s", outs[0], outs[1])
 	}
 }
+
+// A job of the preemptive queue priority suspends a job of normal; the
+// suspended job resumes when it ends and runs its remaining time.
+func TestPreemption(t *testing.T) {
+	w := mustRead(t, `1 0 -1 100 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1
+2 5 -1 10 2 -1 -1 2 -1 -1 1 2 2 -1 2 -1 -1 -1
+`)
+	opts := testConfig(t, 1, 2, "firstfit")
+	opts.Queue = func(j *Job) string { return map[int]string{1: "normal", 2: "priority"}[j.Queue] }
+	res, err := Run(context.Background(), w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Records[0], res.Records[1]
+	if a.Start != 0 || a.End != 110 || a.Suspended != 10 || a.Run() != 100 || a.Killed {
+		t.Errorf("preempted job: %+v", *a)
+	}
+	if b.Start != 5 || b.End != 15 {
+		t.Errorf("preempting job: %+v", *b)
+	}
+}
+
+// --interval: passes at least 30 s apart; a job arriving between waits
+// for the next.
+func TestInterval(t *testing.T) {
+	w := mustRead(t, `1 0 -1 5 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1
+2 10 -1 5 1 -1 -1 1 -1 -1 1 2 2 -1 1 -1 -1 -1
+`)
+	opts := testConfig(t, 1, 2, "firstfit")
+	opts.Interval = 30 * time.Second
+	res, err := Run(context.Background(), w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := starts(res); got != "0 30" {
+		t.Errorf("starts %q, want \"0 30\"", got)
+	}
+}
