@@ -28,6 +28,7 @@ const simUsage = `Usage: basalt sim [options] WORKLOAD
   --queue Q          the queue of every job (default: the configuration's default queue)
   --runlimits R      where run limits (bsub -W) come from: requested (the trace's
                      requested times, default), exact (the recorded run times), none
+  --jobs N           replay only the first N jobs of the trace
   --interval S       least virtual seconds between scheduling passes (default:
                      JOB_SCHEDULING_INTERVAL, else a pass at every event)
   --every-pass       also run the passes that cannot start a job (no slot free)
@@ -43,7 +44,7 @@ const simUsage = `Usage: basalt sim [options] WORKLOAD
 
 type simFlags struct {
 	envdir, policy, queue, vsEnvdir, vsPolicy, by, swf, csv, runLimits string
-	hosts, slots, top, interval                                        int
+	hosts, slots, top, interval, jobs                                  int
 	everyPass, json, strict, progress, noProgress                      bool
 }
 
@@ -64,6 +65,7 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 	fs.IntVar(&f.top, "top", 10, "")
 	fs.StringVar(&f.runLimits, "runlimits", "requested", "")
 	fs.IntVar(&f.interval, "interval", 0, "")
+	fs.IntVar(&f.jobs, "jobs", 0, "")
 	fs.BoolVar(&f.everyPass, "every-pass", false, "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.strict, "strict", false, "")
@@ -106,6 +108,9 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 		if reportProblems(env, path, w.Problems, f.strict) {
 			return 1
 		}
+	}
+	if f.jobs > 0 && f.jobs < len(w.Jobs) {
+		w.Jobs = w.Jobs[:f.jobs]
 	}
 	if len(w.Jobs) == 0 {
 		fmt.Fprintf(env.Stderr, "basalt sim: %s: no job to replay\n", path)

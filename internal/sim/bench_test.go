@@ -15,6 +15,7 @@ var (
 	benchSlots  = flag.Int("sim.slots", 0, "slots per host (default: MaxProcs/MaxNodes, else 1)")
 	benchPolicy = flag.String("sim.policy", "backfill", "policy of the default queue (see Policies)")
 	benchJobs   = flag.Int("sim.jobs", 0, "replay only the first N jobs (0: all)")
+	benchGap    = flag.Duration("sim.interval", 0, "least virtual time between passes (Options.Interval)")
 )
 
 // BenchmarkReplay replays a whole trace (-sim.trace) and reports the
@@ -75,7 +76,7 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 		}()
-		res, err = Run(context.Background(), w, Options{Config: cfg, Slots: slots})
+		res, err = Run(context.Background(), w, Options{Config: cfg, Slots: slots, Interval: *benchGap})
 		close(stop)
 		peak = max(peak, <-done)
 		if err != nil {
