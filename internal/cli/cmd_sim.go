@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/sim"
@@ -17,7 +18,10 @@ func init() {
 }
 
 const simUsage = `Usage: basalt sim [options] WORKLOAD
-  WORKLOAD is a trace in the Standard Workload Format (.swf or .swf.gz).
+  WORKLOAD is a trace in the Standard Workload Format (.swf or .swf.gz), or
+  LSF's lsb.acct (a name starting with lsb.acct, or --acct): its jobs'
+  submit times, slots, run times, -W, users and queues.
+  --acct             WORKLOAD is an lsb.acct file
   --envdir DIR       the configuration to replay under (an LSF_ENVDIR); default: the
                      embedded default configuration of --hosts hosts of --slots slots
   --hosts N          hosts of the default configuration (default: the trace's MaxNodes)
@@ -45,7 +49,7 @@ const simUsage = `Usage: basalt sim [options] WORKLOAD
 type simFlags struct {
 	envdir, policy, queue, vsEnvdir, vsPolicy, by, swf, csv, runLimits string
 	hosts, slots, top, interval, jobs                                  int
-	everyPass, json, strict, progress, noProgress                      bool
+	acct, everyPass, json, strict, progress, noProgress                bool
 }
 
 func runSim(ctx context.Context, env *Env, args []string) int {
@@ -67,6 +71,7 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 	fs.IntVar(&f.interval, "interval", 0, "")
 	fs.IntVar(&f.jobs, "jobs", 0, "")
 	fs.BoolVar(&f.everyPass, "every-pass", false, "")
+	fs.BoolVar(&f.acct, "acct", false, "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.strict, "strict", false, "")
 	fs.BoolVar(&f.progress, "progress", false, "")
@@ -99,7 +104,7 @@ func runSim(ctx context.Context, env *Env, args []string) int {
 	}
 	path := abs(ops[0])
 	f.swf, f.csv = abs(f.swf), abs(f.csv)
-	w, err := readWorkload(path)
+	w, err := readWorkload(ctx, path, f.acct || strings.HasPrefix(filepath.Base(path), "lsb.acct"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "basalt sim: %v\n", err)
 		return 1
@@ -236,7 +241,10 @@ func simConfigName(envdir, policy string) string {
 	return "default/" + policy
 }
 
-func readWorkload(path string) (*sim.Workload, error) {
+func readWorkload(ctx context.Context, path string, acct bool) (*sim.Workload, error) {
+	if acct {
+		return sim.ReadAcct(ctx, path)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -223,6 +223,9 @@ func (e *engine) admit(w *Workload) error {
 		if e.opts.Queue != nil {
 			q = e.opts.Queue(j)
 		}
+		if q == "" && j.QueueName != "" && e.cfg.Queue(j.QueueName) != nil {
+			q = j.QueueName
+		}
 		if q == "" {
 			q = def
 		}

@@ -50,6 +50,9 @@ type Job struct {
 	User    string
 	Group   string
 	Queue   int // the trace's queue number, -1 unknown
+	// QueueName is the queue the job ran in (lsb.acct), "" unknown: it
+	// is the job's queue when the configuration has it.
+	QueueName string
 	// Raw is the trace's line as read (WriteSWF writes its fields back
 	// with the simulated wait and run time).
 	Raw string
