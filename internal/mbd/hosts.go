@@ -2,7 +2,6 @@ package mbd
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
@@ -114,62 +113,8 @@ func (s *Server) hostStatus(cfg *config.Config, v *state.View, bh *config.BatchH
 // hostValues builds a host's resreq vector from its configuration and LIM's
 // load. Without load information, load indices read as an idle host.
 func hostValues(tab *resreq.Table, cfg *config.Config, bh *config.BatchHost, ld *HostLoad) *resreq.Host {
-	n := tab.Len()
-	h := &resreq.Host{Num: make([]float64, n), Str: make([]string, n)}
-	if ld != nil && len(ld.Num) == n {
-		copy(h.Num, ld.Num)
-		copy(h.Str, ld.Str)
-	} else {
-		for i := 0; i < n; i++ {
-			d := tab.Def(i)
-			if !d.Builtin {
-				h.Num[i] = math.NaN()
-			}
-		}
-		set := func(name string, v float64) {
-			if i, ok := tab.Index(name); ok {
-				h.Num[i] = v
-			}
-		}
-		set("server", 1)
-		set("it", 1e6)
-		set("mem", 1e9)
-		set("swp", 1e9)
-		set("tmp", 1e9)
-		set("maxmem", 1e9)
-		set("maxswp", 1e9)
-		set("maxtmp", 1e9)
-		set("ncpus", 1)
-		if m, ok := cfg.Shared.Model(bh.Model); ok {
-			set("cpuf", m.CPUFactor)
-		}
+	if ld == nil {
+		return sched.HostValues(tab, cfg, bh, nil, nil)
 	}
-	setS := func(name, v string) {
-		if i, ok := tab.Index(name); ok && h.Str[i] == "" {
-			h.Str[i] = v
-		}
-	}
-	setS("type", bh.Type)
-	setS("model", bh.Model)
-	setS("hname", bh.Name)
-	setS("status", "ok")
-	if ch := cfg.Cluster.Host(bh.Name); ch != nil {
-		for _, r := range ch.Resources {
-			i, ok := tab.Index(r.Name)
-			if !ok {
-				continue
-			}
-			if r.Value == "" {
-				h.Num[i] = 1
-			} else if tab.Def(i).Type == resreq.String {
-				h.Str[i] = r.Value
-			} else if f, err := parseFloat(r.Value); err == nil {
-				h.Num[i] = f
-			}
-			if r.Exclusive {
-				h.Exclusive = append(h.Exclusive, i)
-			}
-		}
-	}
-	return h
+	return sched.HostValues(tab, cfg, bh, ld.Num, ld.Str)
 }

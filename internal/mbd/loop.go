@@ -92,8 +92,7 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) (time.Time, bool)
 	}
 	events := make([]*api.Event, len(plan.Dispatches))
 	for i, d := range plan.Dispatches {
-		events[i] = &api.Event{JobStart: &api.EvJobStart{JobID: d.Key.ID, Index: d.Key.Index, ExecHosts: d.Hosts, ExecRusage: d.ExecRusage,
-			BackfillLimit: int64(d.RunLimit / time.Second), EffectiveResReq: d.EffectiveResReq}}
+		events[i] = d.StartEvent()
 	}
 	errs, err := s.prop.Propose(ctx, events...)
 	if err != nil {

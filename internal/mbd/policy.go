@@ -105,16 +105,9 @@ func (s *Server) policyApplied(e *api.LogEntry) {
 			if st == nil || !job.Finished(st.State) {
 				continue
 			}
-			j := v.Job(state.Key{ID: st.JobID, Index: st.Index})
-			if j == nil || !job.Finished(j.State) || j.RunCount == 0 {
+			r, ok := sched.FinishedRunOf(v.Job(state.Key{ID: st.JobID, Index: st.Index}))
+			if !ok {
 				continue
-			}
-			r := sched.FinishedRun{Key: j.Key, User: j.User, Queue: j.Queue, Start: unixTime(j.StartTime), End: unixTime(j.EndTime), RunCount: j.RunCount}
-			if len(j.ExecHosts) > 0 {
-				r.Host = j.ExecHosts[0].Host
-			}
-			if j.Usage != nil {
-				r.CPU = j.Usage.CPUTime
 			}
 			runs = append(runs, r)
 		}
