@@ -26,6 +26,9 @@ type SnapMeta struct {
 	// SubmitKeys are the recent submissions' idempotency keys, oldest
 	// first.
 	SubmitKeys []*SnapSubmitKey `wire:"10"`
+	// Applied is the raft index of the last entry the snapshot holds (0
+	// in snapshots written before it was recorded).
+	Applied uint64 `wire:"11"`
 }
 
 // SnapSubmitKey is one request's idempotency key and the jobs it created.

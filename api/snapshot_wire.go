@@ -193,6 +193,9 @@ func (m *SnapMeta) SizeWire() int {
 	for _, x := range m.SubmitKeys {
 		n += 1 + wire.SizeBytes(x.SizeWire())
 	}
+	if m.Applied != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.Applied))
+	}
 	return n
 }
 
@@ -244,6 +247,10 @@ func (m *SnapMeta) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 10, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(x.SizeWire()))
 		b = x.AppendWire(b)
+	}
+	if m.Applied != 0 {
+		b = wire.AppendTag(b, 11, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.Applied))
 	}
 	return b
 }
@@ -376,6 +383,16 @@ func (m *SnapMeta) UnmarshalWire(b []byte) error {
 				return wire.NestedError("SnapMeta", 10, off, err)
 			}
 			m.SubmitKeys = append(m.SubmitKeys, x)
+			off += n
+		case 11:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapMeta", 11, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapMeta", 11, off, n)
+			}
+			m.Applied = uint64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

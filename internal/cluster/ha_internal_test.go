@@ -236,7 +236,8 @@ func checkStartedOnce(t *testing.T, c *Cluster, master string) {
 		t.Fatal(err)
 	}
 	starts := map[string]int{}
-	for _, l := range strings.Split(string(b), "\n") {
+	lines := strings.Split(string(b), "\n")
+	for _, l := range lines {
 		if f := strings.Fields(l); len(f) > 3 && f[0] == `"JOB_START"` {
 			starts[f[3]]++
 		}
@@ -244,6 +245,11 @@ func checkStartedOnce(t *testing.T, c *Cluster, master string) {
 	for id, n := range starts {
 		if n > 1 {
 			t.Errorf("job %s started %d times", id, n)
+			for _, l := range lines {
+				if f := strings.Fields(l); len(f) > 3 && f[3] == id || strings.HasPrefix(l, `"LOG_SWITCH"`) || strings.HasPrefix(l, `"MBD_START"`) {
+					t.Log(l)
+				}
+			}
 		}
 	}
 }

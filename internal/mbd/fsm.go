@@ -25,8 +25,6 @@ type fsm struct {
 	// unknown, when set, counts the fields and event kinds of applied
 	// entries that this version does not know.
 	unknown *unknownLog
-	// restored: a snapshot was restored and no entry applied since.
-	restored bool
 }
 
 // applyResult is what Apply returns for one log entry.
@@ -49,12 +47,6 @@ func (f *fsm) Apply(l *raft.Log) any {
 		f.unknown.scan(l.Index, l.Data, f.log)
 	}
 	errs := f.st.Apply(l.Index, &e)
-	if f.restored && f.events != nil && l.Index > f.events.LastIndex()+1 {
-		// A snapshot from the master took this replica past entries
-		// lsb.events never saw.
-		f.events.Skip(l.Index - 1)
-	}
-	f.restored = false
 	if f.events != nil && l.Index > f.events.LastIndex() {
 		if err := f.events.Append(l.Index, &e, errs); err != nil && f.log != nil {
 			f.log.Warn("writing lsb.events", "index", l.Index, "err", err)
@@ -92,8 +84,15 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	f.restored = true
-	return f.st.Restore(rc, 0)
+	if err := f.st.Restore(rc, 0); err != nil {
+		return err
+	}
+	// A snapshot from the master can take this replica past entries
+	// lsb.events never saw (the snapshot says how far it goes).
+	if f.events != nil {
+		f.events.Skip(f.st.Latest().Applied())
+	}
+	return nil
 }
 
 type viewSnapshot struct{ v *state.View }

@@ -28,7 +28,7 @@ func (v *View) Encode() []byte {
 		b = r.AppendWire(b)
 	}
 	meta := &api.SnapMeta{Version: snapVersion, NextJobID: t.lastJobID + 1, LastOrder: t.lastOrder,
-		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n), SubmitKeys: t.snapKeys()}
+		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n), SubmitKeys: t.snapKeys(), Applied: t.applied}
 	for _, name := range sortedKeys(t.queues.m) {
 		q := t.queues.m[name]
 		meta.Queues = append(meta.Queues, &api.SnapQueue{Name: name, Closed: q.Closed, Inactive: q.Inactive})
@@ -115,6 +115,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 	var buf []byte
 	n := 0
 	gotMeta := false
+	var jobsSeen, wantJobs int64
 	for {
 		l, err := readUvarint(br)
 		if err == io.EOF {
@@ -144,7 +145,11 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 				return fmt.Errorf("snapshot version %d not supported", m.Version)
 			}
 			gotMeta = true
+			wantJobs = m.Jobs
 			ns.lastJobID, ns.lastOrder, ns.finished, ns.masterStart = m.NextJobID-1, m.LastOrder, m.Finished, m.MasterStart
+			if applied == 0 {
+				applied = m.Applied
+			}
 			for _, q := range m.Queues {
 				ns.queues.w(ns.gen)[q.Name] = QueueState{Closed: q.Closed, Inactive: q.Inactive}
 			}
@@ -172,6 +177,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			if spec == nil {
 				return fmt.Errorf("snapshot record %d: job %d[%d] refers to missing spec %d", n, sj.JobID, sj.Index, sj.SpecRef)
 			}
+			jobsSeen++
 			j := restoreJob(ns, sj, spec)
 			ns.specs[spec]++
 			ns.jobs.set(ns.gen, j.Key, j)
@@ -189,6 +195,9 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 	}
 	if !gotMeta {
 		return fmt.Errorf("snapshot has no metadata record")
+	}
+	if jobsSeen != wantJobs {
+		return fmt.Errorf("snapshot holds %d job records, its metadata says %d (cut short?)", jobsSeen, wantJobs)
 	}
 	for spec, c := range ns.specs {
 		if c <= 0 {
