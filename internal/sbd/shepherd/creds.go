@@ -14,6 +14,12 @@ type cred struct {
 	groups   []int32
 }
 
+// OpenAs opens path with the file system identity of uid, gid and groups,
+// as openAs does (RES opens users' files this way).
+func OpenAs(path string, flags int, perm os.FileMode, uid, gid int, groups []int32) (*os.File, error) {
+	return openAs(path, flags, perm, &cred{uid: uid, gid: gid, groups: groups})
+}
+
 // openAs opens path with the file system permissions of c (nil: the
 // shepherd's own), without a process: a goroutine locks its OS thread,
 // switches that thread's file system identity (setgroups, setfsgid and
