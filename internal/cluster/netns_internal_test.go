@@ -42,28 +42,7 @@ func TestNetnsRogueHost(t *testing.T) {
 
 	// The rogue machine: a namespace on the cluster's bridge, with an
 	// address of the cluster's subnet that no host has.
-	rogue := "basalt-" + c.net.id + "-rogue"
-	a := c.net.hosts[0].addr.As4()
-	a[3] = 99
-	addr := netip.AddrFrom4(a)
-	veth, peer := "bsr"+c.net.id, "bsq"+c.net.id
-	t.Cleanup(func() {
-		exec.Command("ip", "netns", "del", rogue).Run()
-		exec.Command("ip", "link", "del", veth).Run()
-	})
-	for _, args := range [][]string{
-		{"netns", "add", rogue},
-		{"link", "add", veth, "type", "veth", "peer", "name", peer},
-		{"link", "set", peer, "netns", rogue},
-		{"-n", rogue, "addr", "add", addr.String() + "/24", "dev", peer},
-		{"-n", rogue, "link", "set", peer, "up"},
-		{"link", "set", veth, "master", c.net.bridge},
-		{"link", "set", veth, "up"},
-	} {
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
+	rogue := addRogue(t, c, 99)
 
 	conf, _ := lsfconf.Parse("", mustRead(t, filepath.Join(c.EnvDir, "lsf.conf")))
 	_, _, mbdPort, _ := defaults.Ports(c.portBase())
@@ -97,6 +76,36 @@ func TestNetnsRogueHost(t *testing.T) {
 	if err := call(c.net.hosts[1].ns, "host1"); rpc.CodeOf(err) != rpc.Unauthenticated {
 		t.Errorf("host2 claiming host1: %v, want Unauthenticated", err)
 	}
+}
+
+// addRogue adds a machine outside the cluster on its bridge: a namespace
+// with an address of the cluster's subnet (last byte last) that no host
+// has, removed when the test ends. It returns the namespace's name.
+func addRogue(t *testing.T, c *Cluster, last byte) string {
+	t.Helper()
+	rogue := "basalt-" + c.net.id + "-rogue"
+	a := c.net.hosts[0].addr.As4()
+	a[3] = last
+	addr := netip.AddrFrom4(a)
+	veth, peer := "bsr"+c.net.id, "bsq"+c.net.id
+	t.Cleanup(func() {
+		exec.Command("ip", "netns", "del", rogue).Run()
+		exec.Command("ip", "link", "del", veth).Run()
+	})
+	for _, args := range [][]string{
+		{"netns", "add", rogue},
+		{"link", "add", veth, "type", "veth", "peer", "name", peer},
+		{"link", "set", peer, "netns", rogue},
+		{"-n", rogue, "addr", "add", addr.String() + "/24", "dev", peer},
+		{"-n", rogue, "link", "set", peer, "up"},
+		{"link", "set", veth, "master", c.net.bridge},
+		{"link", "set", veth, "up"},
+	} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	return rogue
 }
 
 func mustRead(t *testing.T, p string) []byte {

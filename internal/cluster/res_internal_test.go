@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,28 +34,7 @@ func TestNetnsRESRefusals(t *testing.T) {
 	}
 	defer c.Down(context.Background())
 
-	rogue := "basalt-" + c.net.id + "-rogue"
-	a := c.net.hosts[0].addr.As4()
-	a[3] = 98
-	addr := netip.AddrFrom4(a)
-	veth, peer := "bsr"+c.net.id, "bsq"+c.net.id
-	t.Cleanup(func() {
-		exec.Command("ip", "netns", "del", rogue).Run()
-		exec.Command("ip", "link", "del", veth).Run()
-	})
-	for _, args := range [][]string{
-		{"netns", "add", rogue},
-		{"link", "add", veth, "type", "veth", "peer", "name", peer},
-		{"link", "set", peer, "netns", rogue},
-		{"-n", rogue, "addr", "add", addr.String() + "/24", "dev", peer},
-		{"-n", rogue, "link", "set", peer, "up"},
-		{"link", "set", veth, "master", c.net.bridge},
-		{"link", "set", veth, "up"},
-	} {
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
+	rogue := addRogue(t, c, 98)
 	conf, _ := lsfconf.Parse("", mustRead(t, filepath.Join(c.EnvDir, "lsf.conf")))
 	resPort, _, _, _ := defaults.Ports(c.portBase())
 	res := net.JoinHostPort(c.HostAddr(2).String(), strconv.Itoa(resPort))

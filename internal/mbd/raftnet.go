@@ -133,15 +133,6 @@ func dialReplica(creds auth.Credentials, resolve func(ctx context.Context, host 
 	}
 }
 
-// hostOfAddr is the host of a raft address.
-func hostOfAddr(a raft.ServerAddress) string {
-	h, _, err := net.SplitHostPort(string(a))
-	if err != nil {
-		return string(a)
-	}
-	return h
-}
-
 // ErrDeposed is Run's error when a replica loses the leadership: its
 // process exits and is started again as a follower.
 var ErrDeposed = errors.New("this mbatchd lost the raft leadership")

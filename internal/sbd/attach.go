@@ -67,12 +67,8 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 		if found || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
-		t := d.cfg.Clock.NewTimer(5 * time.Millisecond)
-		select {
-		case <-t.C():
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		if err := d.pause(ctx, 5*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	switch {
@@ -97,12 +93,8 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
-		t := d.cfg.Clock.NewTimer(5 * time.Millisecond)
-		select {
-		case <-t.C():
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		if err := d.pause(ctx, 5*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	r.closeJobEnds()
@@ -321,4 +313,16 @@ func taskExit(st *api.JobStatusReport) *api.TaskExit {
 		e.ExitCode = 1
 	}
 	return e
+}
+
+// pause waits d on the daemon's clock, or until ctx ends (its error).
+func (d *Daemon) pause(ctx context.Context, wait time.Duration) error {
+	t := d.cfg.Clock.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
