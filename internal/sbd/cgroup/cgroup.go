@@ -653,6 +653,27 @@ func (g *Group) SetPIDsLimit(n int64) error {
 	return writeFile(filepath.Join(d, "pids.max"), v)
 }
 
+// Tasks is the number of tasks (threads of every process) the group holds
+// now, as its pids controller counts them.
+func (g *Group) Tasks() (int64, error) {
+	d := g.v1[ctlPids]
+	if g.pureV2 {
+		d = g.unified
+	}
+	if d == "" {
+		return 0, fmt.Errorf("cgroup: %s: no pids controller", g.name)
+	}
+	b, err := rawfile.ReadFile(filepath.Join(d, "pids.current"))
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: %w", err)
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: %s: pids.current: %w", g.name, err)
+	}
+	return n, nil
+}
+
 // Remove deletes the group from every hierarchy; it fails while processes
 // remain. Hierarchies where it is already gone are not an error. The
 // hierarchy processes are listed from goes last, so a group that Exists

@@ -110,6 +110,7 @@ type Shepherd struct {
 	termTimer  clock.Timer
 	runTimer   clock.Timer
 	sampler    clock.Ticker
+	procWatch  clock.Ticker // the process limit's watch (proclimit.go)
 
 	startTime time.Time
 	endTime   time.Time
@@ -332,6 +333,8 @@ func (s *Shepherd) Run(ctx context.Context) error {
 			s.limitExceeded("TERM_RUNLIMIT")
 		case <-sampleC:
 			s.sample()
+		case <-tickerC(s.procWatch):
+			s.watchProcs()
 		case err := <-s.reports:
 			s.onReport(err)
 		case notes := <-s.xfers:
@@ -572,13 +575,9 @@ func (s *Shepherd) begin() {
 					s.warnf("memory limit: %v", err)
 				}
 			}
-			// THREADLIMIT (-T) is what pids.max counts: tasks. The process
-			// limit (-p) stays with sampling (TERM_PROCESSLIMIT): pids.max
-			// would count a process's threads against it, and a Java job
-			// under -p 4 could not start its threads.
-			if l.Thread > 0 {
-				if err := s.cg.SetPIDsLimit(l.Thread); err != nil {
-					s.warnf("thread limit: %v", err)
+			if n := pidsCeiling(l); n > 0 {
+				if err := s.cg.SetPIDsLimit(n); err != nil {
+					s.warnf("thread/process limit: %v", err)
 				}
 			}
 		}
@@ -1069,6 +1068,7 @@ func (s *Shepherd) jobStarted(c *child) {
 	if iv := time.Duration(s.p.SampleInterval); iv > 0 {
 		s.sampler = s.clk.NewTicker(iv)
 	}
+	s.armProcWatch()
 	s.update()
 }
 
@@ -1488,6 +1488,10 @@ func (s *Shepherd) stopTimers() {
 	if s.sampler != nil {
 		s.sampler.Stop()
 		s.sampler = nil
+	}
+	if s.procWatch != nil {
+		s.procWatch.Stop()
+		s.procWatch = nil
 	}
 }
 

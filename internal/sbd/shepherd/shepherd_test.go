@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -876,7 +877,9 @@ func TestAwaitGateKeepsTheStackLimit(t *testing.T) {
 // TestCgroupLimits: with LSB_RESOURCE_ENFORCE="memory" the job's cgroup
 // holds it at -M, and when the kernel kills one of its processes there the
 // whole job ends TERM_MEMLIMIT (it lived on without the killed process);
-// -T sets the cgroup's pids.max, so a job cannot start more tasks.
+// -T sets the cgroup's pids.max, so a job cannot start more tasks; -p N
+// sets it at 64 tasks per process and a watch ends the job past N processes
+// within 100 ms, whatever the sampling period.
 func TestCgroupLimits(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		j := newJob(t, "{ head -c 200000000 /dev/zero; sleep 300; } | tail")
@@ -889,6 +892,27 @@ func TestCgroupLimits(t *testing.T) {
 		}
 		if st.Usage != nil && st.Usage.MaxMem > 25*1024 {
 			t.Errorf("the job reached %d KB under a 20 MB cgroup limit", st.Usage.MaxMem)
+		}
+	})
+	t.Run("processes", func(t *testing.T) {
+		// Sampling is an hour apart here: only the process watch can end
+		// the job, and the cgroup's pids.max bounds its tasks meanwhile.
+		j := newJob(t, `{ cat "/sys/fs/cgroup/pids$(grep :pids: /proc/self/cgroup | cut -d: -f3)/pids.max" || cat "/sys/fs/cgroup$(grep ^0:: /proc/self/cgroup | cut -d: -f3)/pids.max"; } 2>/dev/null; for i in 1 2 3 4 5 6; do sleep 300 & done; wait`)
+		j.cgroup = true
+		j.launch.Limits = &api.Limits{Process: 3}
+		j.launch.Spec.OutFile = "out"
+		j.params.SampleInterval = int64(time.Hour)
+		began := time.Now()
+		st := j.start(t).final()
+		if st.State != api.StateExit || st.TermReason != "TERM_PROCESSLIMIT" {
+			t.Fatalf("final %+v, want EXIT TERM_PROCESSLIMIT", st)
+		}
+		if d := time.Since(began); d > time.Minute {
+			t.Errorf("the job ended %v after it started: the watch did not see it", d)
+		}
+		out, _, _ := strings.Cut(readFile(t, filepath.Join(j.launch.Spec.SubCwd, "out")), "\n")
+		if out != "192" { // 3 processes x 64 tasks
+			t.Errorf("pids.max under -p 3 = %q, want 192", out)
 		}
 	})
 	t.Run("threads", func(t *testing.T) {
