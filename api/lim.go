@@ -63,6 +63,9 @@ type LoadReport struct {
 	Seq       uint64        `wire:"8"`
 	BootTime  int64         `wire:"9"`
 	Leaving   bool          `wire:"10"` // the LIM is shutting down
+	// NotServing: the LIM cannot accept connections (descriptors run
+	// out, ...); the master shows the host unavail until it can.
+	NotServing bool `wire:"11"`
 }
 
 // ReportReply answers a LoadReport.

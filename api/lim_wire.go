@@ -328,6 +328,9 @@ func (m *LoadReport) SizeWire() int {
 	if m.Leaving {
 		n += 1 + 1
 	}
+	if m.NotServing {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -381,6 +384,10 @@ func (m *LoadReport) AppendWire(b []byte) []byte {
 	if m.Leaving {
 		b = wire.AppendTag(b, 10, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.Leaving))
+	}
+	if m.NotServing {
+		b = wire.AppendTag(b, 11, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.NotServing))
 	}
 	return b
 }
@@ -525,6 +532,16 @@ func (m *LoadReport) UnmarshalWire(b []byte) error {
 				return wire.Errorf("LoadReport", 10, off, n)
 			}
 			m.Leaving = wire.Bool(x)
+			off += n
+		case 11:
+			if typ != wire.VarintType {
+				return wire.TypeError("LoadReport", 11, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("LoadReport", 11, off, n)
+			}
+			m.NotServing = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

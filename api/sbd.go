@@ -6,6 +6,15 @@ type SbdMessage struct {
 	Hello  *SbdHello        `wire:"1"`
 	Status *JobStatusReport `wire:"2"`
 	Ack    *Ack             `wire:"3"`
+	// Health: sbatchd's ability to serve changed (see SbdHealth).
+	Health *SbdHealth `wire:"4"`
+}
+
+// SbdHealth says whether sbatchd can take connections (bpeek, interactive
+// jobs' terminals): one that cannot shows unreach in bhosts, and takes no
+// new jobs, until it says it can again.
+type SbdHealth struct {
+	NotServing bool `wire:"1"`
 }
 
 // MbdMessage is what mbatchd sends sbatchd; exactly one of the payload
@@ -34,6 +43,8 @@ type SbdHello struct {
 	BootTime int64              `wire:"2"`
 	Jobs     []*JobStatusReport `wire:"3"`
 	Version  string             `wire:"4"`
+	// NotServing: as SbdHealth's, at the session's start.
+	NotServing bool `wire:"5"`
 }
 
 // JobStatusReport is a job's state on its execution host.

@@ -21,6 +21,9 @@ func (m *SbdMessage) SizeWire() int {
 	if m.Ack != nil {
 		n += 1 + wire.SizeBytes(m.Ack.SizeWire())
 	}
+	if m.Health != nil {
+		n += 1 + wire.SizeBytes(m.Health.SizeWire())
+	}
 	return n
 }
 
@@ -43,6 +46,11 @@ func (m *SbdMessage) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 3, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Ack.SizeWire()))
 		b = m.Ack.AppendWire(b)
+	}
+	if m.Health != nil {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.Health.SizeWire()))
+		b = m.Health.AppendWire(b)
 	}
 	return b
 }
@@ -102,10 +110,82 @@ func (m *SbdMessage) UnmarshalWire(b []byte) error {
 			}
 			m.Ack = x
 			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("SbdMessage", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdMessage", 4, off, n)
+			}
+			x := new(SbdHealth)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SbdMessage", 4, off, err)
+			}
+			m.Health = x
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("SbdMessage", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SbdHealth) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.NotServing {
+		n += 1 + 1
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SbdHealth) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.NotServing {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.NotServing))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SbdHealth) UnmarshalWire(b []byte) error {
+	*m = SbdHealth{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SbdHealth", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("SbdHealth", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdHealth", 1, off, n)
+			}
+			m.NotServing = wire.Bool(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdHealth", num, off, n)
 			}
 			off += n
 		}
@@ -362,6 +442,9 @@ func (m *SbdHello) SizeWire() int {
 	if m.Version != "" {
 		n += 1 + wire.SizeBytes(len(m.Version))
 	}
+	if m.NotServing {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -386,6 +469,10 @@ func (m *SbdHello) AppendWire(b []byte) []byte {
 	if m.Version != "" {
 		b = wire.AppendTag(b, 4, wire.BytesType)
 		b = wire.AppendString(b, m.Version)
+	}
+	if m.NotServing {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.NotServing))
 	}
 	return b
 }
@@ -446,6 +533,16 @@ func (m *SbdHello) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SbdHello", 4, off, n)
 			}
 			m.Version = string(v)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("SbdHello", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdHello", 5, off, n)
+			}
+			m.NotServing = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -10,6 +10,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/lim/limclient"
 	"github.com/basalt-lsf/basalt/internal/mbd"
 	"github.com/basalt-lsf/basalt/internal/metrics"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd"
 	"github.com/basalt-lsf/basalt/internal/web"
 )
@@ -43,7 +44,7 @@ func mbatchdMetrics(ctx context.Context, base *config.Base, host string, srv *mb
 	c := metrics.NewMbdCollector(srv)
 	srv.SetObserver(c)
 	reg := metrics.NewRegistry()
-	reg.MustRegister(c)
+	reg.MustRegister(c, metrics.NewRPCCollector(srv.RPCServer))
 	var extra []metrics.Extra
 	if tok, err := web.NewTokens(); err != nil {
 		log.Warn("dashboard not served", "err", err)
@@ -56,13 +57,13 @@ func mbatchdMetrics(ctx context.Context, base *config.Base, host string, srv *mb
 }
 
 // sbatchdMetrics serves sbatchd's metrics.
-func sbatchdMetrics(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, log *slog.Logger) func() {
+func sbatchdMetrics(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, srv *rpc.Server, log *slog.Logger) func() {
 	addr, port := metricsAddr(ctx, base, host, metrics.SbatchdOffset, log)
 	if port == 0 {
 		return func() {}
 	}
 	reg := metrics.NewRegistry()
-	reg.MustRegister(metrics.NewSbdCollector(d))
+	reg.MustRegister(metrics.NewSbdCollector(d), metrics.NewRPCCollector(func() *rpc.Server { return srv }))
 	return serveUntil(ctx, addr, port, reg, log)
 }
 

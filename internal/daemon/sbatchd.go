@@ -93,7 +93,7 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		env.Errorf("sbatchd: %v", err)
 		return 1
 	}
-	defer sbatchdMetrics(ctx, base, host, d, log)()
+	defer sbatchdMetrics(ctx, base, host, d, srv, log)()
 	// The keeper ends with sbatchd, whatever ends it.
 	kctx, stopKeeper := context.WithCancel(ctx)
 	keeperDone := make(chan struct{})

@@ -364,6 +364,10 @@ func (l *LIM) takeSample() {
 }
 
 // report builds this host's load report (loop goroutine).
+// notServingWindow: a LIM whose accepting failed this recently (real time,
+// as the rpc server records it) reports itself not serving.
+const notServingWindow = 5 * time.Second
+
 func (l *LIM) report(leaving bool) *api.LoadReport {
 	l.seq++
 	v := l.sample
@@ -388,7 +392,7 @@ func (l *LIM) report(leaving bool) *api.LoadReport {
 	sortValues(shared)
 	st := l.static
 	return &api.LoadReport{Host: l.host, Load: v[:], Ext: ext, Shared: shared, LockedU: l.lockedU, LockUntil: l.lockTill,
-		Seq: l.seq, BootTime: l.boot.Unix(), Leaving: leaving,
+		Seq: l.seq, BootTime: l.boot.Unix(), Leaving: leaving, NotServing: l.srv.AcceptFailing(time.Now(), notServingWindow),
 		Static: &api.HostStatic{NCPUs: int32(st.NCPUs), NProcs: int32(st.NProcs), NCores: int32(st.NCores),
 			NThreads: int32(st.NThreads), NDisks: int32(st.NDisks), MaxMem: int32(st.MaxMem), MaxSwp: int32(st.MaxSwp),
 			MaxTmp: int32(st.MaxTmp), Type: st.Type, Model: st.Model}}

@@ -213,7 +213,7 @@ func (t *table) reporter(mp *config.ResourceMapping, in config.ResourceInstance,
 
 // status computes a host's LIM status and the indices beyond threshold.
 func (t *table) status(hs *hostState, now time.Time) (api.LimStatus, []string) {
-	if !t.available(hs, now) {
+	if !t.available(hs, now) || hs.rep.NotServing {
 		return api.LimUnavail, nil
 	}
 	var st api.LimStatus

@@ -128,6 +128,8 @@ func TestStatus(t *testing.T) {
 		{"locked", &api.LoadReport{Host: "host4", LockedU: true}, api.LimLockU, nil},
 		{"lock expired", &api.LoadReport{Host: "host4", LockedU: true, LockUntil: monday3am.Unix() - 1}, 0, nil},
 		{"leaving", &api.LoadReport{Host: "host4", Leaving: true}, api.LimUnavail, nil},
+		{"not serving", &api.LoadReport{Host: "host4", NotServing: true}, api.LimUnavail, nil},
+		{"serving again", &api.LoadReport{Host: "host4"}, 0, nil},
 	}
 	for _, tt := range tests {
 		tb.apply(tt.r, monday3am)

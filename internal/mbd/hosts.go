@@ -93,8 +93,8 @@ func (s *Server) hostStatus(cfg *config.Config, v *state.View, bh *config.BatchH
 	if v.HostState(bh.Name).Closed {
 		return "closed_Adm"
 	}
-	if !s.sess.connected(bh.Name) {
-		if ld != nil && ld.Status != "unavail" {
+	if !s.sess.serving(bh.Name) {
+		if ld != nil && ld.Status != "unavail" || s.sess.connected(bh.Name) {
 			return "unreach"
 		}
 		return "unavail"

@@ -42,6 +42,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
 	sess := &session{host: bh.Name, st: st, done: make(chan struct{}), welcomed: make(chan struct{})}
+	sess.notServing.Store(first.Hello.NotServing)
 	s.sess.add(sess)
 	s.log.Info("sbatchd connected", "host", bh.Name, "jobs", len(first.Hello.Jobs))
 	defer func() {
@@ -107,6 +108,11 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 			}
 		case m.Ack != nil:
 			sess.acked(m.Ack)
+		case m.Health != nil:
+			if sess.notServing.Swap(m.Health.NotServing) != m.Health.NotServing {
+				s.log.Warn("sbatchd health", "host", bh.Name, "not_serving", m.Health.NotServing)
+				s.poke()
+			}
 		}
 	}
 }

@@ -88,12 +88,14 @@ type Server struct {
 	log     *slog.Logger
 	cfg     *config.Store[config.Config]
 
-	st    *state.State
-	node  *raftNode
-	prop  *proposer
-	rpc   *rpc.Server
-	ln    net.Listener
-	start time.Time
+	st   *state.State
+	node *raftNode
+	prop *proposer
+	rpc  *rpc.Server
+	// rpcPub is rpc for readers outside the serving goroutine (metrics).
+	rpcPub atomic.Pointer[rpc.Server]
+	ln     net.Listener
+	start  time.Time
 
 	ids   idAlloc
 	hosts *hostTable
@@ -351,6 +353,7 @@ func (s *Server) Run(ctx context.Context) error {
 // goes to done.
 func (s *Server) serve(ctx context.Context, cfg *config.Config, done chan<- error, extra func(*rpc.Server)) error {
 	s.rpc = rpc.NewServer(s.opts.Auth)
+	s.rpcPub.Store(s.rpc)
 	s.rpc.Log = s.log
 	s.rpc.Gate = s.gate
 	s.register()
@@ -517,3 +520,7 @@ func (a *idAlloc) nextOrder() int64 {
 // strings: LSF_UNIT_FOR_LIMITS when set, else MB (the load indices' unit).
 // (-M limits default to KB instead; bsub converts those itself.)
 func resreqUnit(cfg *config.Config) string { return cfg.Conf.Get("LSF_UNIT_FOR_LIMITS") }
+
+// RPCServer is the server mbatchd serves requests with (nil before it
+// serves): its listener's health is reported in the metrics.
+func (s *Server) RPCServer() *rpc.Server { return s.rpcPub.Load() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -24,14 +25,17 @@ func newSessions() *sessions {
 }
 
 type session struct {
-	host   string
-	st     *rpc.ServerStream
-	ncpus  int
-	sendMu sync.Mutex
-	mu     sync.Mutex
-	seq    uint64
-	acks   map[uint64]chan *api.Ack
-	done   chan struct{}
+	host  string
+	st    *rpc.ServerStream
+	ncpus int
+	// notServing: the sbatchd cannot take connections (api.SbdHealth);
+	// its host shows unreach.
+	notServing atomic.Bool
+	sendMu     sync.Mutex
+	mu         sync.Mutex
+	seq        uint64
+	acks       map[uint64]chan *api.Ack
+	done       chan struct{}
 	// welcomed is closed once the welcome is sent: requests (call) wait
 	// for it, so the sbatchd reads its welcome first (only the
 	// acknowledgements of its hello's reports may come before).
@@ -79,6 +83,13 @@ func (ss *sessions) get(host string) *session {
 }
 
 func (ss *sessions) connected(host string) bool { return ss.get(host) != nil }
+
+// serving reports whether host's sbatchd is connected and can take
+// connections.
+func (ss *sessions) serving(host string) bool {
+	s := ss.get(host)
+	return s != nil && !s.notServing.Load()
+}
 
 func (ss *sessions) ncpus(host string) int {
 	if s := ss.get(host); s != nil {

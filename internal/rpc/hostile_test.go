@@ -194,4 +194,32 @@ func TestAcceptErrorsRetried(t *testing.T) {
 	if got := s.AcceptErrors.Load(); got != 4 {
 		t.Fatalf("AcceptErrors = %d, want 4", got)
 	}
+	if s.AcceptFailing(time.Now(), time.Hour) {
+		t.Error("AcceptFailing after an accept succeeded")
+	}
+}
+
+// TestAcceptFailingReported: while accepting keeps failing the server says
+// so, and stops saying so once the window has passed without a failure.
+func TestAcceptFailingReported(t *testing.T) {
+	s := testServer()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOn(t, s, &flakyListener{Listener: ln, n: 1 << 30})
+	deadline := time.Now().Add(20 * time.Second)
+	for s.AcceptErrors.Load() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no accept errors")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	now := time.Now()
+	if !s.AcceptFailing(now, 5*time.Second) {
+		t.Error("AcceptFailing is false while every accept fails")
+	}
+	if s.AcceptFailing(now.Add(time.Minute), 5*time.Second) {
+		t.Error("AcceptFailing a minute after the last failure with a 5 s window")
+	}
 }

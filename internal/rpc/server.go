@@ -53,6 +53,9 @@ type Server struct {
 	// AcceptErrors counts accept errors Serve retried (descriptors
 	// exhausted, ...); a daemon may report it in its status.
 	AcceptErrors atomic.Int64
+	// lastAcceptErr is when the last accept failed (unix nanoseconds), 0
+	// once an accept has succeeded since: see AcceptFailing.
+	lastAcceptErr atomic.Int64
 
 	mu        sync.Mutex
 	handlers  map[string]Handler
@@ -72,6 +75,16 @@ func NewServer(a auth.Authenticator) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{Auth: a, handlers: map[string]Handler{}, listeners: map[net.Listener]struct{}{},
 		conns: map[*serverConn]struct{}{}, base: ctx, cancel: cancel}
+}
+
+// AcceptFailing reports whether the server cannot take new connections:
+// an accept failed within window before now and none has succeeded since.
+// Serve retries a failing accept at most a second apart, so a listener
+// that keeps failing stays reported; a daemon says so in its status (a
+// LIM's host shows unavail, an sbatchd's unreach).
+func (s *Server) AcceptFailing(now time.Time, window time.Duration) bool {
+	t := s.lastAcceptErr.Load()
+	return t != 0 && now.Sub(time.Unix(0, t)) < window
 }
 
 // Handle registers a raw stream handler for m (bidirectional methods).
@@ -171,6 +184,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			// net/http does, instead of leaving the listener closed while
 			// the daemon stays up.
 			s.AcceptErrors.Add(1)
+			s.lastAcceptErr.Store(time.Now().UnixNano())
 			if backoff == 0 {
 				backoff = 5 * time.Millisecond
 			} else {
@@ -184,6 +198,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
+		if s.lastAcceptErr.Load() != 0 {
+			s.lastAcceptErr.Store(0)
+		}
 		if tc, ok := c.(*net.TCPConn); ok {
 			_ = tc.SetKeepAlivePeriod(15 * time.Second)
 			_ = tc.SetNoDelay(true)

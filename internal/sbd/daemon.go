@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/rawfile"
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
@@ -60,6 +62,10 @@ type Daemon struct {
 	cmdSeq     uint64
 	lastSusp   time.Time // last load suspension
 	loadKick   bool      // run the load check at the end of this turn
+	// server is the RPC server Register was given (nil before); its
+	// accept health is told mbatchd (health.go).
+	server     atomic.Pointer[rpc.Server]
+	notServing bool // as last told mbatchd
 
 	sessCh  chan sessEvent
 	shepCh  chan shepEvent
@@ -162,6 +168,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		case f := <-d.queryCh:
 			f()
 		case <-tick.C():
+			d.checkHealth()
 			d.flushUsage()
 			d.checkOrphans()
 			d.loadCheck(ctx)
@@ -307,7 +314,8 @@ func (d *Daemon) onSession(ctx context.Context, ev sessEvent) {
 
 // hello lists every job held, each with a fresh report.
 func (d *Daemon) hello() *api.SbdHello {
-	h := &api.SbdHello{Host: d.cfg.Host, BootTime: d.boot.Unix(), Version: d.cfg.Version}
+	d.notServing = d.acceptFailing()
+	h := &api.SbdHello{Host: d.cfg.Host, BootTime: d.boot.Unix(), Version: d.cfg.Version, NotServing: d.notServing}
 	for _, j := range d.sorted() {
 		r := j.report()
 		if r == nil {

@@ -17,6 +17,7 @@ import (
 // Register adds sbatchd's RPC methods to srv: "SBatchd.Peek" (bpeek) and
 // "SBatchd.Attach" (bsub -I, -Ip, -Is).
 func (d *Daemon) Register(srv *rpc.Server) {
+	d.server.Store(srv)
 	rpc.HandleStream(srv, api.SBatchdPeek, d.peek)
 	srv.Handle(api.SBatchdAttach, d.attachJob)
 }
