@@ -178,6 +178,9 @@ func (s *submitter) run(ctx context.Context, t *testing.T, c *Cluster, host stri
 			s.acked[id] = name
 		} else if ctx.Err() == nil {
 			s.errs++
+			if s.errs <= 3 { // a submission that was not acknowledged: say how
+				t.Logf("submission %s not acknowledged: %v", name, err)
+			}
 		}
 		s.mu.Unlock()
 		time.Sleep(50 * time.Millisecond)
