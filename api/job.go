@@ -118,6 +118,15 @@ type JobSpec struct {
 	// as "host user" pairs: on a host it names, the job runs as that
 	// account if the account's own .lsfhosts there accepts the submitter.
 	UserMap []string `wire:"56"`
+	// InSpoolData is -is's input file as it was at submission: LSF spools
+	// it under JOB_SPOOL_DIR (lsf_indir); Basalt's spool is the job's
+	// replicated record, so no directory need be shared.
+	InSpoolData []byte `wire:"70"`
+	// CmdSpool is -Zs: the command file (the command's first word,
+	// CmdSpoolName as typed) as it was at submission; the job runs this
+	// copy, so editing the file afterwards does not change the job.
+	CmdSpool     []byte `wire:"71"`
+	CmdSpoolName string `wire:"72"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -554,6 +554,15 @@ func (m *JobSpec) SizeWire() int {
 	for _, x := range m.UserMap {
 		n += 2 + wire.SizeBytes(len(x))
 	}
+	if len(m.InSpoolData) > 0 {
+		n += 2 + wire.SizeBytes(len(m.InSpoolData))
+	}
+	if len(m.CmdSpool) > 0 {
+		n += 2 + wire.SizeBytes(len(m.CmdSpool))
+	}
+	if m.CmdSpoolName != "" {
+		n += 2 + wire.SizeBytes(len(m.CmdSpoolName))
+	}
 	return n
 }
 
@@ -791,6 +800,18 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	for _, x := range m.UserMap {
 		b = wire.AppendTag(b, 56, wire.BytesType)
 		b = wire.AppendString(b, x)
+	}
+	if len(m.InSpoolData) > 0 {
+		b = wire.AppendTag(b, 70, wire.BytesType)
+		b = wire.AppendBytes(b, m.InSpoolData)
+	}
+	if len(m.CmdSpool) > 0 {
+		b = wire.AppendTag(b, 71, wire.BytesType)
+		b = wire.AppendBytes(b, m.CmdSpool)
+	}
+	if m.CmdSpoolName != "" {
+		b = wire.AppendTag(b, 72, wire.BytesType)
+		b = wire.AppendString(b, m.CmdSpoolName)
 	}
 	return b
 }
@@ -1385,6 +1406,36 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 56, off, n)
 			}
 			m.UserMap = append(m.UserMap, string(v))
+			off += n
+		case 70:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 70, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 70, off, n)
+			}
+			m.InSpoolData = append([]byte(nil), v...)
+			off += n
+		case 71:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 71, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 71, off, n)
+			}
+			m.CmdSpool = append([]byte(nil), v...)
+			off += n
+		case 72:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 72, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 72, off, n)
+			}
+			m.CmdSpoolName = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

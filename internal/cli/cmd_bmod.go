@@ -21,9 +21,13 @@ var bmodSpec = func() *lsfopt.Spec {
 		"o:|oo:|P:|p:|Q:|q:|R:|S:|sla:|sp:|T:|t:|u:|v:|W:|We:|w:|wa:|wt:|" +
 		// bsub's options Basalt does not implement, refused by name as bsub
 		// refuses them (bmod -outdir d 1 would otherwise be -o utdir).
-		unsupportedBsubOptions)
+		unsupportedBsubOptions + "|" + bmodUnsupported)
 	return s
 }()
+
+// bmodUnsupported are bmod's own LSF 10.1 options Basalt does not
+// implement (changing a spooled command file, or the command).
+const bmodUnsupported = "Zs|Zsn|Z:"
 
 func init() {
 	Register(&Command{Name: "bmod", Summary: "modify job submission options", Run: runBmod})
@@ -44,6 +48,9 @@ func runBmod(ctx context.Context, env *Env, args []string) int {
 		return PrintVersion(env)
 	}
 	name := unsupportedBsubOption(res)
+	if name == "" {
+		name = res.FirstOf(bmodUnsupported)
+	}
 	if name == "" && res.Has("Q") {
 		name = "Q" // bsub's, not yet bmod's
 	}

@@ -38,7 +38,7 @@ var bsubScriptSpec = lsfopt.New(bsubOptions)
 
 const bsubOptions = "" +
 	// flags
-	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|tty|" +
+	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|tty|Zs|" +
 	// value options
 	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
 	"o:|oo:|P:|p:|pack:|Q:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
@@ -50,7 +50,7 @@ const bsubOptions = "" +
 // "-clusters all" as -c lusters, and a job would run with a wrong output
 // file or command.
 const unsupportedBsubOptions = "" +
-	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|Zs|zs|notify::|" +
+	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
 	"alloc_flags:|clusters:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
 	"freq:|gpu:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
 	"ptl:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
@@ -718,6 +718,9 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 		spec.SubCwd = wd
 	}
 	spec.SubHome = env.Getenv("HOME")
+	if err := spoolFiles(spec, res.Has("Zs")); err != nil {
+		return err
+	}
 	spec.UID, spec.GID = int32(os.Getuid()), int32(os.Getgid())
 	// The user's account mapping (.lsfhosts send lines; a file open to
 	// others is ignored, as LSF ignores it): the execution host checks the

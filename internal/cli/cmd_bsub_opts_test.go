@@ -22,7 +22,8 @@ func TestBsubOtherLSFOptions(t *testing.T) {
 		{[]string{"-notify", "true"}, "notify", "notify", "true"},
 		{[]string{"-notify", "-q", "normal", "true"}, "notify", "notify", ""},
 		{[]string{"-ul", "true"}, "ul", "ul", ""},
-		{[]string{"-Zs", "./job.sh"}, "Zs", "Zs", ""}, // was accepted and ignored: the script was not spooled
+		{[]string{"-Zs", "./job.sh"}, "", "Zs", ""}, // spooled (spool.go)
+		{[]string{"-zs", "./job.sh"}, "zs", "zs", ""},
 		{[]string{"-Q", "3", "true"}, "", "Q", "3"},
 		{[]string{"-o", "out", "true"}, "", "o", "out"},
 		{[]string{"-oo", "out", "true"}, "", "oo", "out"},

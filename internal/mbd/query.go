@@ -170,6 +170,8 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 	if detail != nil {
 		r.Spec = j.Spec.Full()
 		r.Spec.Env = nil
+		// Spooled files (-Zs, -is) travel to the execution host only.
+		r.Spec.CmdSpool, r.Spec.InSpoolData = nil, nil
 		if detail.long {
 			r.CombinedResReq = detail.combined(j)
 			r.Thresholds = detail.jobThresholds(j)

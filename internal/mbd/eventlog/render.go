@@ -283,6 +283,9 @@ func jobNew(ev *api.Event, t int64) *JobNew {
 	if s.InSpool {
 		l.InFileSpool = s.InFile
 	}
+	if s.CmdSpoolName != "" {
+		l.CommandSpool = s.CmdSpoolName
+	}
 	return l
 }
 
@@ -405,6 +408,9 @@ func fillFinish(l *JobFinish, job *Job) {
 	if s.InSpool {
 		l.InFileSpool = s.InFile
 	}
+	if s.CmdSpoolName != "" {
+		l.CommandSpool = s.CmdSpoolName
+	}
 	l.SLA, l.WarningAction, l.App, l.PostExecCmd = s.SLA, s.WarningAction, s.App, s.PostExec
 	if s.WarningTime > 0 {
 		l.WarningTime = s.WarningTime
@@ -471,6 +477,9 @@ func jobModify(m *api.EvJobModify, job *Job, uid int64, user string) *JobModify2
 	}
 	if s.InSpool {
 		l.InFileSpool = s.InFile
+	}
+	if s.CmdSpoolName != "" {
+		l.CommandSpool = s.CmdSpoolName
 	}
 	if m.Spec == nil && m.SetArrayLimit {
 		// Only the array's name with its new limit changed.

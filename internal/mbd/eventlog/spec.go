@@ -84,6 +84,9 @@ func specOptions(s *api.JobSpec, project string) (opts, opts2 int64) {
 	if s.InSpool {
 		opts2 |= Sub2InFileSpool
 	}
+	if s.CmdSpoolName != "" {
+		opts2 |= Sub2JobCmdSpool
+	}
 	if s.UserPriority > 0 {
 		opts2 |= Sub2JobPriority
 	}

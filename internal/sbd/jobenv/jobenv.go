@@ -27,6 +27,10 @@ type Files struct {
 	// Script holds the job script of a script job (bsub < script, or a
 	// script file with #BSUB lines).
 	Script string
+	// CmdSpool holds the spooled command file of a -Zs job (run in place
+	// of the command's first word); InSpool the spooled input of -is.
+	CmdSpool string
+	InSpool  string
 }
 
 // MaxHostsVar is the number of slots above which LSB_HOSTS is not set

@@ -22,8 +22,15 @@ func UserCommand(l *api.JobLaunch, f Files) string {
 	cmd := ""
 	if l.Spec != nil {
 		cmd = l.Spec.Command
-		if l.Spec.FromScript {
+		switch {
+		case l.Spec.FromScript:
 			cmd = ScriptInvocation(l.Spec, f.Script)
+		case l.Spec.CmdSpoolName != "" && f.CmdSpool != "":
+			// -Zs: the spooled copy of the command file runs, with the
+			// command's other words.
+			if rest, ok := strings.CutPrefix(strings.TrimLeft(cmd, " \t"), l.Spec.CmdSpoolName); ok {
+				cmd = Quote(f.CmdSpool) + rest
+			}
 		}
 	}
 	if l.Queue != nil && strings.TrimSpace(l.Queue.JobStarter) != "" {

@@ -541,6 +541,12 @@ func (s *Shepherd) update() {
 func (s *Shepherd) begin() {
 	s.logf("starting (run %d) for user %s", s.l.RunCount, s.p.User)
 	s.files = jobenv.Files{JobFile: s.udir.JobFile(), HostFile: s.udir.HostFile()}
+	if s.l.Spec.CmdSpoolName != "" {
+		s.files.CmdSpool = s.udir.CmdSpool()
+	}
+	if s.l.Spec.InSpool {
+		s.files.InSpool = s.udir.InSpool()
+	}
 	s.direct = s.canStartDirect()
 	s.gated = s.direct && s.host.jobGate() != nil
 	if s.l.Spec.FromScript {
@@ -595,8 +601,10 @@ func (s *Shepherd) prepareFiles() error {
 	ud := string(s.udir)
 	uid, gid := s.fileOwner()
 	names := map[string]bool{filepath.Base(s.files.JobFile): true, filepath.Base(s.files.HostFile): true}
-	if s.files.Script != "" {
-		names[filepath.Base(s.files.Script)] = true
+	for _, f := range []string{s.files.Script, s.files.CmdSpool, s.files.InSpool} {
+		if f != "" {
+			names[filepath.Base(f)] = true
+		}
 	}
 	in := s.eexecInput()
 	if len(in) > 0 {
@@ -652,6 +660,17 @@ func (s *Shepherd) prepareFiles() error {
 	}
 	if s.files.Script != "" {
 		if err := write(s.files.Script, []byte(s.l.Spec.Command), 0o700); err != nil {
+			return err
+		}
+	}
+	// The files bsub spooled (-Zs, -is), as they were at submission.
+	if s.files.CmdSpool != "" {
+		if err := write(s.files.CmdSpool, s.l.Spec.CmdSpool, 0o700); err != nil {
+			return err
+		}
+	}
+	if s.files.InSpool != "" {
+		if err := write(s.files.InSpool, s.l.Spec.InSpoolData, 0o600); err != nil {
 			return err
 		}
 	}
@@ -780,7 +799,10 @@ func (s *Shepherd) startQueuePre() {
 // output file), -e/-eo (else with the output).
 func (s *Shepherd) ioSpecs(spec *sbdwire.ExecSpec, job bool) {
 	js := s.l.Spec
-	if js.InFile != "" {
+	switch {
+	case s.files.InSpool != "":
+		spec.Stdin = &sbdwire.FileSpec{Path: s.files.InSpool, Read: true}
+	case js.InFile != "":
 		spec.Stdin = &sbdwire.FileSpec{Path: jobenv.Expand(js.InFile, s.l.JobID, s.l.Index), Read: true}
 	}
 	id := strconv.FormatInt(s.l.JobID, 10)

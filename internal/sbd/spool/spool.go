@@ -111,6 +111,11 @@ func (u UserDir) HostFile() string { return filepath.Join(string(u), "hostfile")
 func (u UserDir) Output() string   { return filepath.Join(string(u), "output") }
 func (u UserDir) EexecIn() string  { return filepath.Join(string(u), "eexec.in") }
 
+// CmdSpool and InSpool hold a job's spooled command file (bsub -Zs) and
+// input file (bsub -is).
+func (u UserDir) CmdSpool() string { return filepath.Join(string(u), "cmdspool") }
+func (u UserDir) InSpool() string  { return filepath.Join(string(u), "inspool") }
+
 // WriteFile replaces path with data atomically and durably: a temporary
 // file in the same directory is written, synced and renamed over path.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
