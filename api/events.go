@@ -30,6 +30,8 @@ type Event struct {
 	HostCtrl   *EvHostCtrl   `wire:"22"`
 	MbdStart   *EvMbdStart   `wire:"23"`
 	Reconfig   *EvReconfig   `wire:"24"`
+	// JobGroup creates, modifies or deletes a job group.
+	JobGroup *EvJobGroup `wire:"40"`
 }
 
 // EvJobNew is a submission (LSF JOB_NEW).
@@ -197,6 +199,30 @@ type EvHostCtrl struct {
 	Host    string `wire:"1"`
 	Op      int32  `wire:"2"`
 	Message string `wire:"3"`
+}
+
+// JobGroupOp is what an EvJobGroup does.
+type JobGroupOp int32
+
+const (
+	JobGroupAdd    JobGroupOp = 1 // bgadd; ancestors are created as needed
+	JobGroupModify JobGroupOp = 2 // bgmod
+	JobGroupDelete JobGroupOp = 3 // bgdel: the group and its subgroups
+)
+
+// EvJobGroup is bgadd, bgmod or bgdel. A job submitted to a group that does
+// not exist creates it (and its ancestors) with its JobNew instead.
+type EvJobGroup struct {
+	Op   JobGroupOp `wire:"1"`
+	Path string     `wire:"2"` // "/a/b", cleaned
+	// Owner is the group's owner (its creator; bgmod -u sets another).
+	Owner string `wire:"3"`
+	// HasLimit and Limit: -L (started jobs under the group, subgroups
+	// included); bgmod -Ln clears it.
+	HasLimit bool  `wire:"4"`
+	Limit    int32 `wire:"5"`
+	// SetOwner: bgmod -u.
+	SetOwner bool `wire:"6"`
 }
 
 // EvMbdStart records a master start (LSF MBD_START).

@@ -129,6 +129,9 @@ func (m *Event) SizeWire() int {
 	if m.Reconfig != nil {
 		n += 2 + wire.SizeBytes(m.Reconfig.SizeWire())
 	}
+	if m.JobGroup != nil {
+		n += 2 + wire.SizeBytes(m.JobGroup.SizeWire())
+	}
 	return n
 }
 
@@ -223,6 +226,11 @@ func (m *Event) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 24, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Reconfig.SizeWire()))
 		b = m.Reconfig.AppendWire(b)
+	}
+	if m.JobGroup != nil {
+		b = wire.AppendTag(b, 40, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.JobGroup.SizeWire()))
+		b = m.JobGroup.AppendWire(b)
 	}
 	return b
 }
@@ -479,6 +487,20 @@ func (m *Event) UnmarshalWire(b []byte) error {
 				return wire.NestedError("Event", 24, off, err)
 			}
 			m.Reconfig = x
+			off += n
+		case 40:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 40, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 40, off, n)
+			}
+			x := new(EvJobGroup)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 40, off, err)
+			}
+			m.JobGroup = x
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -2526,6 +2548,149 @@ func (m *EvHostCtrl) UnmarshalWire(b []byte) error {
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("EvHostCtrl", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *EvJobGroup) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Op != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Op)))
+	}
+	if m.Path != "" {
+		n += 1 + wire.SizeBytes(len(m.Path))
+	}
+	if m.Owner != "" {
+		n += 1 + wire.SizeBytes(len(m.Owner))
+	}
+	if m.HasLimit {
+		n += 1 + 1
+	}
+	if m.Limit != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Limit)))
+	}
+	if m.SetOwner {
+		n += 1 + 1
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *EvJobGroup) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Op != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Op)))
+	}
+	if m.Path != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Path)
+	}
+	if m.Owner != "" {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendString(b, m.Owner)
+	}
+	if m.HasLimit {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.HasLimit))
+	}
+	if m.Limit != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Limit)))
+	}
+	if m.SetOwner {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.SetOwner))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *EvJobGroup) UnmarshalWire(b []byte) error {
+	*m = EvJobGroup{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("EvJobGroup", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobGroup", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", 1, off, n)
+			}
+			m.Op = JobGroupOp(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvJobGroup", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", 2, off, n)
+			}
+			m.Path = string(v)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvJobGroup", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", 3, off, n)
+			}
+			m.Owner = string(v)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobGroup", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", 4, off, n)
+			}
+			m.HasLimit = wire.Bool(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobGroup", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", 5, off, n)
+			}
+			m.Limit = int32(x)
+			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobGroup", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", 6, off, n)
+			}
+			m.SetOwner = wire.Bool(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobGroup", num, off, n)
 			}
 			off += n
 		}

@@ -517,3 +517,43 @@ type LeaderReply struct {
 	Digest      uint64 `wire:"8"`
 	DigestIndex uint64 `wire:"9"`
 }
+
+// JobGroupRequest is bgadd, bgmod or bgdel (Op as EvJobGroup's).
+type JobGroupRequest struct {
+	Op         JobGroupOp `wire:"1"`
+	Path       string     `wire:"2"`
+	HasLimit   bool       `wire:"3"` // -L
+	Limit      int32      `wire:"4"`
+	ClearLimit bool       `wire:"5"` // bgmod -Ln
+	Owner      string     `wire:"6"` // bgmod -u
+}
+
+// JobGroupsRequest is bjgroup.
+type JobGroupsRequest struct {
+	Path string `wire:"1"` // "" every group; with -s a group and its subgroups
+	// Slots: -N counts slots, not jobs.
+	Slots bool `wire:"2"`
+}
+
+// JobGroupInfo is one line of bjgroup: counts over the group and its
+// subgroups.
+type JobGroupInfo struct {
+	Path     string `wire:"1"`
+	Owner    string `wire:"2"`
+	HasLimit bool   `wire:"3"`
+	Limit    int32  `wire:"4"`
+	NJobs    int32  `wire:"5"`
+	Pend     int32  `wire:"6"`
+	Run      int32  `wire:"7"`
+	SSusp    int32  `wire:"8"`
+	USusp    int32  `wire:"9"`
+	Finish   int32  `wire:"10"`
+	// Started counts the started jobs (RUN, SSUSP, USUSP) the limit
+	// counts, whatever -N says.
+	Started int32 `wire:"11"`
+}
+
+// JobGroupsReply answers a JobGroupsRequest, groups in path order.
+type JobGroupsReply struct {
+	Groups []*JobGroupInfo `wire:"1"`
+}

@@ -6707,3 +6707,512 @@ func (m *LeaderReply) UnmarshalWire(b []byte) error {
 	}
 	return nil
 }
+
+// SizeWire returns the encoded size of m.
+func (m *JobGroupRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Op != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Op)))
+	}
+	if m.Path != "" {
+		n += 1 + wire.SizeBytes(len(m.Path))
+	}
+	if m.HasLimit {
+		n += 1 + 1
+	}
+	if m.Limit != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Limit)))
+	}
+	if m.ClearLimit {
+		n += 1 + 1
+	}
+	if m.Owner != "" {
+		n += 1 + wire.SizeBytes(len(m.Owner))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *JobGroupRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Op != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Op)))
+	}
+	if m.Path != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Path)
+	}
+	if m.HasLimit {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.HasLimit))
+	}
+	if m.Limit != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Limit)))
+	}
+	if m.ClearLimit {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ClearLimit))
+	}
+	if m.Owner != "" {
+		b = wire.AppendTag(b, 6, wire.BytesType)
+		b = wire.AppendString(b, m.Owner)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *JobGroupRequest) UnmarshalWire(b []byte) error {
+	*m = JobGroupRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("JobGroupRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupRequest", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", 1, off, n)
+			}
+			m.Op = JobGroupOp(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobGroupRequest", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", 2, off, n)
+			}
+			m.Path = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupRequest", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", 3, off, n)
+			}
+			m.HasLimit = wire.Bool(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupRequest", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", 4, off, n)
+			}
+			m.Limit = int32(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupRequest", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", 5, off, n)
+			}
+			m.ClearLimit = wire.Bool(x)
+			off += n
+		case 6:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobGroupRequest", 6, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", 6, off, n)
+			}
+			m.Owner = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *JobGroupsRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Path != "" {
+		n += 1 + wire.SizeBytes(len(m.Path))
+	}
+	if m.Slots {
+		n += 1 + 1
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *JobGroupsRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Path != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Path)
+	}
+	if m.Slots {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Slots))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *JobGroupsRequest) UnmarshalWire(b []byte) error {
+	*m = JobGroupsRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("JobGroupsRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobGroupsRequest", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupsRequest", 1, off, n)
+			}
+			m.Path = string(v)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupsRequest", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupsRequest", 2, off, n)
+			}
+			m.Slots = wire.Bool(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupsRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *JobGroupInfo) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Path != "" {
+		n += 1 + wire.SizeBytes(len(m.Path))
+	}
+	if m.Owner != "" {
+		n += 1 + wire.SizeBytes(len(m.Owner))
+	}
+	if m.HasLimit {
+		n += 1 + 1
+	}
+	if m.Limit != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Limit)))
+	}
+	if m.NJobs != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.NJobs)))
+	}
+	if m.Pend != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Pend)))
+	}
+	if m.Run != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Run)))
+	}
+	if m.SSusp != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.SSusp)))
+	}
+	if m.USusp != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.USusp)))
+	}
+	if m.Finish != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Finish)))
+	}
+	if m.Started != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Started)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *JobGroupInfo) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Path != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Path)
+	}
+	if m.Owner != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Owner)
+	}
+	if m.HasLimit {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.HasLimit))
+	}
+	if m.Limit != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Limit)))
+	}
+	if m.NJobs != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.NJobs)))
+	}
+	if m.Pend != 0 {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Pend)))
+	}
+	if m.Run != 0 {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Run)))
+	}
+	if m.SSusp != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.SSusp)))
+	}
+	if m.USusp != 0 {
+		b = wire.AppendTag(b, 9, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.USusp)))
+	}
+	if m.Finish != 0 {
+		b = wire.AppendTag(b, 10, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Finish)))
+	}
+	if m.Started != 0 {
+		b = wire.AppendTag(b, 11, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Started)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *JobGroupInfo) UnmarshalWire(b []byte) error {
+	*m = JobGroupInfo{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("JobGroupInfo", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobGroupInfo", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 1, off, n)
+			}
+			m.Path = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobGroupInfo", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 2, off, n)
+			}
+			m.Owner = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 3, off, n)
+			}
+			m.HasLimit = wire.Bool(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 4, off, n)
+			}
+			m.Limit = int32(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 5, off, n)
+			}
+			m.NJobs = int32(x)
+			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 6, off, n)
+			}
+			m.Pend = int32(x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 7, off, n)
+			}
+			m.Run = int32(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 8, off, n)
+			}
+			m.SSusp = int32(x)
+			off += n
+		case 9:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 9, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 9, off, n)
+			}
+			m.USusp = int32(x)
+			off += n
+		case 10:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 10, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 10, off, n)
+			}
+			m.Finish = int32(x)
+			off += n
+		case 11:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobGroupInfo", 11, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", 11, off, n)
+			}
+			m.Started = int32(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupInfo", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *JobGroupsReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Groups {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *JobGroupsReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Groups {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *JobGroupsReply) UnmarshalWire(b []byte) error {
+	*m = JobGroupsReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("JobGroupsReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobGroupsReply", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupsReply", 1, off, n)
+			}
+			x := new(JobGroupInfo)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("JobGroupsReply", 1, off, err)
+			}
+			m.Groups = append(m.Groups, x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("JobGroupsReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}

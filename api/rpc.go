@@ -65,6 +65,10 @@ var (
 	MBatchdLeader = Unary[LeaderRequest, LeaderReply]{Method{"MBatchd.Leader", KindUnary}}
 	// MBatchdLimits: lsb.resources limits and their usage (blimits).
 	MBatchdLimits = Unary[LimitsRequest, LimitsReply]{Method{"MBatchd.Limits", KindUnary}}
+	// MBatchdJobGroup is bgadd, bgmod and bgdel; MBatchdJobGroups is
+	// bjgroup.
+	MBatchdJobGroup  = Unary[JobGroupRequest, Status]{Method{"MBatchd.JobGroup", KindUnary}}
+	MBatchdJobGroups = Unary[JobGroupsRequest, JobGroupsReply]{Method{"MBatchd.JobGroups", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -102,7 +106,7 @@ func Methods() []Method {
 		MBatchdPartitions.Method, MBatchdApplications.Method, MBatchdUsers.Method, MBatchdGroups.Method,
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
-		MBatchdLimits.Method,
+		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,

@@ -29,6 +29,8 @@ type SnapMeta struct {
 	// Applied is the raft index of the last entry the snapshot holds (0
 	// in snapshots written before it was recorded).
 	Applied uint64 `wire:"11"`
+	// JobGroups are the job groups, parents first.
+	JobGroups []*SnapJobGroup `wire:"20"`
 }
 
 // SnapSubmitKey is one request's idempotency key and the jobs it created.
@@ -58,6 +60,15 @@ type SnapHost struct {
 	Closed  bool   `wire:"2"`
 	Comment string `wire:"3"`
 	Time    int64  `wire:"4"`
+}
+
+// SnapJobGroup is a job group (see EvJobGroup).
+type SnapJobGroup struct {
+	Path     string `wire:"1"`
+	Owner    string `wire:"2"`
+	HasLimit bool   `wire:"3"`
+	Limit    int32  `wire:"4"`
+	Time     int64  `wire:"5"` // Unix nanoseconds of its creation
 }
 
 // SnapEnv is an interned job environment.

@@ -196,6 +196,9 @@ func (m *SnapMeta) SizeWire() int {
 	if m.Applied != 0 {
 		n += 1 + wire.SizeVarint(uint64(m.Applied))
 	}
+	for _, x := range m.JobGroups {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -251,6 +254,11 @@ func (m *SnapMeta) AppendWire(b []byte) []byte {
 	if m.Applied != 0 {
 		b = wire.AppendTag(b, 11, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(m.Applied))
+	}
+	for _, x := range m.JobGroups {
+		b = wire.AppendTag(b, 20, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
 	}
 	return b
 }
@@ -393,6 +401,20 @@ func (m *SnapMeta) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapMeta", 11, off, n)
 			}
 			m.Applied = uint64(x)
+			off += n
+		case 20:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapMeta", 20, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapMeta", 20, off, n)
+			}
+			x := new(SnapJobGroup)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SnapMeta", 20, off, err)
+			}
+			m.JobGroups = append(m.JobGroups, x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -788,6 +810,132 @@ func (m *SnapHost) UnmarshalWire(b []byte) error {
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("SnapHost", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SnapJobGroup) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Path != "" {
+		n += 1 + wire.SizeBytes(len(m.Path))
+	}
+	if m.Owner != "" {
+		n += 1 + wire.SizeBytes(len(m.Owner))
+	}
+	if m.HasLimit {
+		n += 1 + 1
+	}
+	if m.Limit != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Limit)))
+	}
+	if m.Time != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Time)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SnapJobGroup) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Path != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Path)
+	}
+	if m.Owner != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Owner)
+	}
+	if m.HasLimit {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.HasLimit))
+	}
+	if m.Limit != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Limit)))
+	}
+	if m.Time != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Time)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SnapJobGroup) UnmarshalWire(b []byte) error {
+	*m = SnapJobGroup{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SnapJobGroup", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJobGroup", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJobGroup", 1, off, n)
+			}
+			m.Path = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJobGroup", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJobGroup", 2, off, n)
+			}
+			m.Owner = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJobGroup", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJobGroup", 3, off, n)
+			}
+			m.HasLimit = wire.Bool(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJobGroup", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJobGroup", 4, off, n)
+			}
+			m.Limit = int32(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJobGroup", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJobGroup", 5, off, n)
+			}
+			m.Time = int64(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJobGroup", num, off, n)
 			}
 			off += n
 		}

@@ -55,6 +55,7 @@ type Params struct {
 	ComputeUnitTypes           []ComputeUnitType
 	SharedResourceUpdateFactor int
 	JobSpoolDir                string
+	DefaultJobGroup            string // DEFAULT_JOBGROUP
 	JobDepLastSub              bool
 	MaxSchedStay               time.Duration // 0 = undefined
 	// Parameters of a fresh LSF 10 lsb.params.
@@ -344,6 +345,8 @@ func (p *Params) set(v val) {
 		}
 	case "MAX_ACCT_ARCHIVE_FILE":
 		setInt(&p.MaxAcctArchiveFile, 1, math.MaxInt32)
+	case "DEFAULT_JOBGROUP":
+		p.DefaultJobGroup = strings.TrimSpace(v.text)
 	case "JOB_SPOOL_DIR":
 		p.JobSpoolDir = strings.TrimSpace(v.text)
 	default:

@@ -28,4 +28,6 @@ func (s *Server) register() {
 	r.Handle(api.MBatchdSbdSession, s.sbdSession)
 	rpc.HandleUnary(r, api.MBatchdLeader, s.leaderInfo)
 	rpc.HandleUnary(r, api.MBatchdLimits, s.limits)
+	rpc.HandleUnary(r, api.MBatchdJobGroup, s.jobGroup)
+	rpc.HandleUnary(r, api.MBatchdJobGroups, s.jobGroups)
 }

@@ -313,6 +313,18 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 	if spec.App != "" && cfg.Application(spec.App) == nil {
 		return nil, lsberr.Errorf(lsberr.BadApp, "%s: %s", spec.App, lsberr.BadApp.Text())
 	}
+	// Job group: -g, else DEFAULT_JOBGROUP (with %u, %p, %a and %g
+	// replaced by the user, project, application profile and user group).
+	if spec.JobGroup == "" && cfg.Params.DefaultJobGroup != "" {
+		spec.JobGroup = defaultJobGroup(cfg.Params.DefaultJobGroup, id.User, n.Project, spec.App, spec.UserGroup)
+	}
+	if spec.JobGroup != "" {
+		g, ok := state.CleanGroupPath(spec.JobGroup)
+		if !ok {
+			return nil, lsberr.Errorf(lsberr.BadArg, "%s: Bad job group name", spec.JobGroup)
+		}
+		spec.JobGroup = g
+	}
 	// Queue: the first candidate that accepts the job.
 	queues := spec.Queues
 	if len(queues) == 0 {

@@ -39,6 +39,7 @@ var pendTexts = sync.OnceValue(func() map[int32]string {
 		23:   "Requeue the job for the next run",
 		35:   "System is unable to schedule the job",
 		38:   "The job array has reached its running element limit",
+		60:   "The job group has reached its job limit",
 		301:  "The queue is inactivated by the administrator",
 		302:  "The queue is inactivated by its time windows",
 		303:  "The queue has reached its job slot limit",

@@ -356,6 +356,7 @@ func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption
 	if j.Array != nil && p.arrayRun != nil {
 		p.arrayRun[j.Array.ID]++
 	}
+	p.chargeGroups(j)
 	if jc.q.pool != nil {
 		jc.q.pool.dispatched(jc.q, total)
 	}

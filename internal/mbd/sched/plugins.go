@@ -114,7 +114,7 @@ type Filter interface {
 
 // DefaultGates are the job-level checks, in order.
 func DefaultGates() []Gate {
-	return []Gate{queueGate{}, holdGate{}, beginGate{}, retryGate{}, dependGate{}, arrayLimitGate{}, requirementGate{}, askedGate{},
+	return []Gate{queueGate{}, holdGate{}, beginGate{}, retryGate{}, dependGate{}, arrayLimitGate{}, jobGroupGate{}, requirementGate{}, askedGate{},
 		queueLimitGate{}, userLimitGate{}, clusterLimitGate{}, poolGate{}}
 }
 

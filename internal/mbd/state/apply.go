@@ -100,6 +100,8 @@ func (s *State) apply(ev *api.Event) error {
 		return nil
 	case ev.Reconfig != nil:
 		return nil
+	case ev.JobGroup != nil:
+		return s.jobGroup(t, ev, ev.JobGroup)
 	}
 	return ErrNoEvent
 }
@@ -295,6 +297,10 @@ func (s *State) jobNew(t int64, ev *api.Event, n *api.EvJobNew) error {
 	}
 	if _, ok := s.arrays.get(n.JobID); ok {
 		return fmt.Errorf("job %d: %w", n.JobID, ErrJobExists)
+	}
+	if g, ok := CleanGroupPath(n.Spec.JobGroup); ok && g != "/" {
+		// bsub -g of a group that does not exist creates it.
+		s.ensureGroup(g, ev.User, t)
 	}
 	spec := s.internSpec(n.Spec)
 	base := Job{

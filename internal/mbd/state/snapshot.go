@@ -28,7 +28,8 @@ func (v *View) Encode() []byte {
 		b = r.AppendWire(b)
 	}
 	meta := &api.SnapMeta{Version: snapVersion, NextJobID: t.lastJobID + 1, LastOrder: t.lastOrder,
-		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n), SubmitKeys: t.snapKeys(), Applied: t.applied}
+		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n), SubmitKeys: t.snapKeys(), Applied: t.applied,
+		JobGroups: t.snapGroups()}
 	for _, name := range sortedKeys(t.queues.m) {
 		q := t.queues.m[name]
 		meta.Queues = append(meta.Queues, &api.SnapQueue{Name: name, Closed: q.Closed, Inactive: q.Inactive})
@@ -157,6 +158,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 				ns.hosts.w(ns.gen)[h.Name] = HostState{Closed: h.Closed, Comment: h.Comment, Time: h.Time}
 			}
 			ns.restoreKeys(m.SubmitKeys)
+			ns.restoreGroups(m.JobGroups)
 		case rec.Env != nil:
 			envs[rec.Env.Ref] = rec.Env.Env
 		case rec.Spec != nil:
