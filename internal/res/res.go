@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -279,7 +280,11 @@ func fileErr(host, path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return rpc.Errorf(code, "%s:%s: %v", host, path, err)
+	msg := err.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:] // strerror's text, as LSF prints it
+	}
+	return rpc.Errorf(code, "%s:%s: %s", host, path, msg)
 }
 
 // String for logs.

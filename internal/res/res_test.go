@@ -429,8 +429,8 @@ func TestFetchStore(t *testing.T) {
 			var ch api.FileChunk
 			err = fs.Recv(&ch)
 		}
-		if err == nil || !strings.Contains(err.Error(), "permission denied") {
-			t.Errorf("basalt1 reading root's 0600 file: %v, want permission denied", err)
+		if err == nil || !strings.Contains(err.Error(), ": Permission denied") {
+			t.Errorf("basalt1 reading root's 0600 file: %v, want Permission denied", err)
 		}
 	}
 }
