@@ -95,6 +95,9 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	// and environment: the harness and the host's namespace keep it).
 	admins := bd.base.Cluster.Admins
 	rs.Admin = func(u string) bool { return slices.Contains(admins, u) }
+	if v, _ := bd.base.Conf.Lookup("LSF_DISABLE_LSRUN"); strings.EqualFold(strings.TrimSpace(v), "y") {
+		rs.DisableLsrun = true // LSF_DISABLE_LSRUN=y|Y
+	}
 	ctl := make(chan api.ResOp, 1)
 	rs.Control = func(op api.ResOp) func() {
 		ln.Close()

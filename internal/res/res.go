@@ -42,6 +42,10 @@ type Server struct {
 	// Log receives the tasks started and ended (LOG_INFO), refusals
 	// and control requests (LOG_WARNING).
 	Log *slog.Logger
+	// DisableLsrun is lsf.conf's LSF_DISABLE_LSRUN: RES.Run refuses tasks
+	// (lsrun, lsgrun) of users other than root and the cluster
+	// administrators, except from RES's own host.
+	DisableLsrun bool
 	// Admin reports whether a user is a cluster administrator (lsf.cluster
 	// ClusterAdmins): with root and RES's own account, the only callers of
 	// RES.Control. Nil: none is.

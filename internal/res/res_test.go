@@ -614,3 +614,51 @@ func poll(d time.Duration, cond func() bool) bool {
 	}
 	return true
 }
+
+// TestDisableLsrun: under LSF_DISABLE_LSRUN an ordinary user's task from
+// another host is refused; root's and an administrator's run, and so does
+// the user's from RES's own host.
+func TestDisableLsrun(t *testing.T) {
+	var us []*user.User
+	for _, u := range users(t) {
+		if u.Username != "root" {
+			us = append(us, u)
+		}
+	}
+	if len(us) == 0 {
+		t.Skip("needs basalt1")
+	}
+	u := us[0]
+	start := func(host string, admin string) string {
+		return startRESWith(t, func(rs *Server) {
+			rs.Host, rs.RootRex, rs.DisableLsrun = host, true, true
+			rs.Admin = func(n string) bool { return n == admin }
+		})
+	}
+	dir := openDir(t)
+	for _, tc := range []struct {
+		name, resHost, admin string
+		hello                *api.ConnHello
+		ok                   bool
+	}{
+		{"user from another host", "testhost", "", helloOf(u), false},
+		{"root", "testhost", "", &api.ConnHello{User: "root", UID: 0}, true},
+		{"administrator", "testhost", u.Username, helloOf(u), true},
+		{"user on RES's own host", "client", "", helloOf(u), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mark := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			r, err := runTask(t, dial(t, start(tc.resHost, tc.admin), tc.hello), &api.TaskSpec{Argv: []string{"touch", mark}}, "", nil)
+			_, statErr := os.Stat(mark)
+			if tc.ok {
+				if err != nil || r.exit == nil || r.exit.ExitCode != 0 || statErr != nil {
+					t.Errorf("refused: %v %+v %v", err, r, statErr)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "User permission denied") || statErr == nil {
+				t.Errorf("err %v (task ran: %v), want User permission denied", err, statErr == nil)
+			}
+		})
+	}
+}

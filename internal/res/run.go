@@ -26,8 +26,11 @@ import (
 // RES shuts down.
 func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	id := st.Identity()
-	if _, err := s.account(id, ""); err != nil && id.Daemon != "" {
-		return err // a daemon never gets to send a task
+	if id.Daemon != "" {
+		return s.refuse(id, "", errDenied, "a daemon identity") // never gets to send a task
+	}
+	if s.DisableLsrun && !(id.IsRoot() || s.Admin != nil && s.Admin(id.User) || strings.EqualFold(id.Host, s.Host)) {
+		return s.refuse(id, "", errDenied, "LSF_DISABLE_LSRUN: tasks from other hosts for root and the administrators only")
 	}
 	var in api.TaskInput
 	if err := st.Recv(&in); err != nil {
