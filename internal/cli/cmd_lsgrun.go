@@ -56,7 +56,7 @@ func runLsgrun(ctx context.Context, env *Env, args []string) int {
 	if f, ok := res.Last("f"); ok {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "lsgrun: %v\n", err)
+			fmt.Fprintf(env.Stderr, "lsgrun: %s\n", remoteMessage(err))
 			return ExitUsage
 		}
 		names = append(names, strings.Fields(string(b))...)

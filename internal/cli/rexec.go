@@ -261,6 +261,10 @@ func remoteMessage(err error) string {
 	if errors.As(err, &re) {
 		return re.msg
 	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return perrorText(pe)
+	}
 	var rerr *rpc.Error
 	if errors.As(err, &rerr) {
 		switch rerr.Code {
@@ -350,4 +354,9 @@ func runLocal(ctx context.Context, env *Env, argv []string, stdin io.Reader) int
 		return ExitUsage
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// perrorText is a file error as perror prints it: "path: Strerror".
+func perrorText(pe *os.PathError) string {
+	return pe.Path + ": " + capitalize(pe.Err.Error())
 }
