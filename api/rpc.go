@@ -87,6 +87,9 @@ var (
 	RESRun   = Bidi[TaskInput, TaskOutput]{Method{"RES.Run", KindBidi}}
 	RESFetch = ServerStream[FileRequest, FileChunk]{Method{"RES.Fetch", KindServerStream}}
 	RESStore = Bidi[FileChunk, FileReply]{Method{"RES.Store", KindBidi}}
+	// RESControl: lsadmin resshutdown/resrestart. One reply, written
+	// before the RES stops accepting; then the RES goes.
+	RESControl = ServerStream[ResControlRequest, ResControlReply]{Method{"RES.Control", KindServerStream}}
 )
 
 // LIM: the load information manager's service.
@@ -108,7 +111,7 @@ func Methods() []Method {
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
-		RESRun.Method, RESFetch.Method, RESStore.Method,
+		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -25,15 +24,17 @@ func init() {
 }
 
 func lsgrunUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, `Usage: lsgrun [-h] [-V] [-p] [-P] [-S] [-v] {-m "host_name ..." | -f host_file | -R "res_req" | -n num_hosts} [command [argument ...]]`)
+	fmt.Fprintln(env.Stderr, `Usage: lsgrun [-h] [-V] [-i] [-p] [-P] [-S] [-v] {-m "host_name ..." | -f host_file | -R "res_req" | [-R "res_req"] -n num_hosts} [command [argument ...]]`)
 }
 
 // runLsgrun runs a command on every host named (-m, -f) or placed by the
 // master LIM (-R, -n), one after the other, or all at once with -p (no
-// pseudo-terminal then; each host's output is written a line at a time,
-// so lines of different hosts never mix). -v announces each host. Without
-// a command it prompts for one ("Command> "). Its status is the last
-// failing task's, 255 when a host could not run it.
+// pseudo-terminal then, as LSF ignores -P with -p; each host's output is
+// written a line at a time, so lines of different hosts never mix). -v
+// announces each host. -i asks first whether to run the task on all the
+// hosts; without a yes, it asks host by host. Without a command it
+// prompts for one ("Command> "). Its status is the last failing task's,
+// 255 when a host could not run it.
 func runLsgrun(ctx context.Context, env *Env, args []string) int {
 	res, err := lsgrunSpec.Parse(args)
 	if err != nil {
@@ -55,7 +56,7 @@ func runLsgrun(ctx context.Context, env *Env, args []string) int {
 	if f, ok := res.Last("f"); ok {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "lsgrun: %v\n", err)
+			fmt.Fprintf(env.Stderr, "lsgrun: %s\n", remoteMessage(err))
 			return ExitUsage
 		}
 		names = append(names, strings.Fields(string(b))...)
@@ -75,7 +76,7 @@ func runLsgrun(ctx context.Context, env *Env, args []string) int {
 	argv := res.Operands
 	if len(argv) == 0 {
 		fmt.Fprint(env.Stdout, "Command> ")
-		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		line, _ := readLine(env.Stdin)
 		argv = strings.Fields(line)
 		if len(argv) == 0 {
 			return 0
@@ -95,6 +96,11 @@ func runLsgrun(ctx context.Context, env *Env, args []string) int {
 		var ok bool
 		if hosts, ok = placeHosts(ctx, env, "lsgrun", names, req, num); !ok {
 			return ExitUsage
+		}
+	}
+	if res.Has("i") {
+		if hosts = confirmHosts(env, hosts); len(hosts) == 0 {
+			return 0
 		}
 	}
 	cc, err := loadClientConf(env)
@@ -182,5 +188,47 @@ func (l *lineWriter) flush() {
 		l.w.Write(l.buf)
 		l.mu.Unlock()
 		l.buf = nil
+	}
+}
+
+// confirmHosts is lsgrun -i's questions: all the hosts, or those answered
+// yes one by one.
+func confirmHosts(env *Env, hosts []string) []string {
+	if askYes(env, "Do you really want to execute the task on all hosts? [y/n] ") {
+		return hosts
+	}
+	var out []string
+	for _, h := range hosts {
+		if askYes(env, fmt.Sprintf("Execute the task on host <%s>? [y/n] ", h)) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// askYes prints question and reads one line of the command's input: yes
+// when it starts with y or Y.
+func askYes(env *Env, question string) bool {
+	fmt.Fprint(env.Stdout, question)
+	line, _ := readLine(env.Stdin)
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
+}
+
+// readLine reads one line from r a byte at a time: nothing past the line
+// is consumed, so the next question (or the task) reads the next line.
+func readLine(r io.Reader) (string, error) {
+	var b []byte
+	var c [1]byte
+	for {
+		n, err := r.Read(c[:])
+		if n == 1 {
+			if c[0] == '\n' {
+				return string(b), nil
+			}
+			b = append(b, c[0])
+		}
+		if err != nil {
+			return string(b), err
+		}
 	}
 }

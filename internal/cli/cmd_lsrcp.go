@@ -6,9 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -77,11 +82,86 @@ func runLsrcp(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "lsrcp: %v\n", err)
 		return ExitUsage
 	}
+	if sameFile(env, cc, ends[0], ends[1]) {
+		// LSF's lsrcp refuses to copy a file onto itself (which would
+		// truncate it).
+		fmt.Fprintf(env.Stderr, "%s and %s are identical\n", ends[0].Path, ends[1].Path)
+		return ExitUsage
+	}
 	if err := rcp(ctx, env, cc, ends[0], ends[1], res.Has("a")); err != nil {
+		if cmd := strings.TrimSpace(cc.conf.Get("LSF_REMOTE_COPY_CMD")); cmd != "" && !res.Has("a") {
+			return remoteCopyCmd(ctx, env, cmd, res.Operands, err)
+		}
 		fmt.Fprintf(env.Stderr, "lsrcp: %s\n", remoteMessage(err))
 		return ExitUsage
 	}
 	return 0
+}
+
+// sameFile reports whether src and dst name one file: the same path on the
+// same host (this host's name or no host for a local file).
+func sameFile(env *Env, cc *clientConf, src, dst rcpArg) bool {
+	local, _ := config.LocalHostName(cc.conf, env.Getenv, nil)
+	abs := func(a rcpArg) (string, string) {
+		host, p := a.Host, a.Path
+		if host == "" {
+			host = local
+			if !filepath.IsAbs(p) && env.Getwd != nil {
+				if wd, err := env.Getwd(); err == nil {
+					p = filepath.Join(wd, p)
+				}
+			}
+		}
+		return strings.ToLower(host), filepath.Clean(p)
+	}
+	sh, sp := abs(src)
+	dh, dp := abs(dst)
+	return sh == dh && sp == dp && (src.User == dst.User || src.User == "" || dst.User == "")
+}
+
+// remoteCopyCmd runs lsf.conf's LSF_REMOTE_COPY_CMD with the source and
+// target as lsrcp got them, as LSF does when RES cannot copy the file:
+// LSF_LSRCP_ERRNO holds the failure's system error number. Its status is
+// lsrcp's. lsrcp itself is never run (a loop).
+func remoteCopyCmd(ctx context.Context, env *Env, cmd string, operands []string, cause error) int {
+	if f := strings.Fields(cmd); filepath.Base(f[0]) == "lsrcp" {
+		fmt.Fprintf(env.Stderr, "lsrcp: %s\n", remoteMessage(cause))
+		fmt.Fprintln(env.Stderr, "lsrcp: LSF_REMOTE_COPY_CMD must not be lsrcp")
+		return ExitUsage
+	}
+	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd+` "$@"`, "sh", operands[0], operands[1])
+	c.Env = append(env.Environ(), fmt.Sprintf("LSF_LSRCP_ERRNO=%d", copyErrno(cause)))
+	c.Stdin, c.Stdout, c.Stderr = env.Stdin, env.Stdout, env.Stderr
+	if err := c.Run(); err != nil {
+		if c.ProcessState != nil {
+			return c.ProcessState.ExitCode()
+		}
+		fmt.Fprintf(env.Stderr, "lsrcp: %v\n", err)
+		return ExitUsage
+	}
+	return 0
+}
+
+// copyErrno is the system error number of a failed copy.
+func copyErrno(err error) int {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		return int(en)
+	}
+	var rerr *rpc.Error
+	if errors.As(err, &rerr) {
+		switch {
+		case rerr.Code == rpc.NotFound:
+			return int(syscall.ENOENT)
+		case rerr.Code == rpc.PermissionDenied, rerr.Code == rpc.Unauthenticated:
+			return int(syscall.EACCES)
+		case strings.Contains(rerr.Msg, "connection refused"):
+			return int(syscall.ECONNREFUSED)
+		case strings.Contains(rerr.Msg, "i/o timeout"):
+			return int(syscall.ETIMEDOUT)
+		}
+	}
+	return int(syscall.EIO)
 }
 
 // rcpSource is an open source file: its mode and a reader of its data.

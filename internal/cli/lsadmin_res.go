@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,20 +8,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 )
 
-// lsadmin's RES control: resstartup, resshutdown, resrestart. RES has no
-// control method on the wire: startup starts the daemon binary's "res" as
-// limstartup starts a LIM; shutdown signals (SIGTERM) the RES processes
-// of this machine serving the host on this configuration (the local
-// cluster's hosts all run here; on a real cluster run lsadmin on the host
-// itself, as LSF's resshutdown needs the RES reachable anyway).
+// lsadmin's RES control: resstartup, resshutdown, resrestart. Shutdown
+// and restart go to the host's RES over the wire (RES.Control: only root
+// and the cluster administrators may); startup starts the daemon
+// binary's "res" as limstartup starts a LIM (in the host's network
+// namespace on a namespace cluster). Messages as LSF's lsadmin prints
+// them: "Shut down RES on <host> ...... done", the confirmation for all
+// hosts, then one question per host when it is not answered yes.
 
 func init() {
 	LsadminSubs.Add(
@@ -32,22 +32,42 @@ func init() {
 	)
 }
 
+// resHostsSpec: -f only (no question for "all").
+var resHostsSpec = lsfopt.New("f")
+
+// resCtl is one of the three operations.
+type resCtl struct {
+	sub      string // the subcommand, for its usage
+	verb     string // "Shut down": "Shut down RES on <host> ...... "
+	ask      string // the per-host question's verb ("Start up" for resstartup)
+	question string // the question for all hosts
+	run      func(ctx context.Context, env *Env, cc *clientConf, host string) error
+}
+
 func runResStartup(ctx context.Context, env *Env, args []string) int {
-	return resControl(ctx, env, args, "Starting up", "Do you really want to start up RES on all hosts?", true, false)
+	return resControl(ctx, env, args, resCtl{sub: "resstartup", verb: "Starting up", ask: "Start up",
+		question: "Do you really want to start up RES on all hosts ?", run: resStart})
 }
 
 func runResShutdown(ctx context.Context, env *Env, args []string) int {
-	return resControl(ctx, env, args, "Shut down", "Do you really want to shut down RES on all hosts?", false, true)
+	return resControl(ctx, env, args, resCtl{sub: "resshutdown", verb: "Shut down", ask: "Shut down",
+		question: "Do you really want to shut down RES on all hosts?", run: func(ctx context.Context, env *Env, cc *clientConf, host string) error {
+			return resRemote(ctx, env, cc, host, api.ResOpShutdown)
+		}})
 }
 
 func runResRestart(ctx context.Context, env *Env, args []string) int {
-	return resControl(ctx, env, args, "Restart", "Do you really want to restart RES on all hosts?", true, true)
+	return resControl(ctx, env, args, resCtl{sub: "resrestart", verb: "Restart", ask: "Restart",
+		question: "Do you really want to restart RES on all hosts?", run: func(ctx context.Context, env *Env, cc *clientConf, host string) error {
+			return resRemote(ctx, env, cc, host, api.ResOpRestart)
+		}})
 }
 
-func resControl(ctx context.Context, env *Env, args []string, verb, question string, start, stop bool) int {
-	res, err := limHostsSpec.Parse(args)
+func resControl(ctx context.Context, env *Env, args []string, op resCtl) int {
+	res, err := resHostsSpec.Parse(args)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "lsadmin: %v\n", err)
+		fmt.Fprintf(env.Stderr, "Usage: lsadmin %s [-f] [host_name ... | all]\n", op.sub)
 		return ExitUsage
 	}
 	b, err := lsBase(ctx, env)
@@ -59,20 +79,20 @@ func resControl(ctx context.Context, env *Env, args []string, verb, question str
 	if !ok {
 		return ExitUsage
 	}
-	if lsContains(res.Operands, "all") && !res.Has("f") && !limConfirm(env, question) {
-		return 0
-	}
+	perHost := lsContains(res.Operands, "all") && !res.Has("f") && !askYes(env, op.question+" [y/n] ")
 	cc, err := loadClientConf(env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "lsadmin: %v\n", err)
 		return ExitUsage
 	}
-	local, _ := config.LocalHostName(b.Conf, env.Getenv, nil)
 	status := 0
 	for _, h := range hosts {
-		fmt.Fprintf(env.Stdout, "%s RES on <%s> ...... ", verb, h)
-		if err := resControlHost(ctx, env, cc, h, local, start, stop); err != nil {
-			fmt.Fprintf(env.Stdout, "failed: %v\n", err)
+		if perHost && !askYes(env, fmt.Sprintf("%s RES on <%s> ? [y/n] ", op.ask, h)) {
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "%s RES on <%s> ...... ", op.verb, h)
+		if err := op.run(ctx, env, cc, h); err != nil {
+			fmt.Fprintf(env.Stdout, "failed: %s\n", remoteMessage(err))
 			status = ExitUsage
 			continue
 		}
@@ -81,33 +101,50 @@ func resControl(ctx context.Context, env *Env, args []string, verb, question str
 	return status
 }
 
-func resControlHost(ctx context.Context, env *Env, cc *clientConf, host, local string, start, stop bool) error {
+// resRemote asks host's RES to shut down or restart. The RES closes its
+// listener before it answers; after a restart this waits until the new
+// RES accepts connections.
+func resRemote(ctx context.Context, env *Env, cc *clientConf, host string, op api.ResOp) error {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := dialRES(cctx, env, cc, host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := c.Stream(cctx, api.RESControl, &api.ResControlRequest{Op: op})
+	if err != nil {
+		return err
+	}
+	var reply api.ResControlReply
+	if err := st.Recv(&reply); err != nil {
+		return err
+	}
+	if op != api.ResOpRestart {
+		return nil
+	}
 	addr, err := cc.addr(ctx, host, cc.conf.RESPort())
 	if err != nil {
 		return err
 	}
-	if stop {
-		pids := resProcesses(env.Getenv("LSF_ENVDIR"), host, host == local)
-		if len(pids) == 0 && !start {
-			return errors.New("RES is not running on this host's machine")
+	deadline := time.Now().Add(15 * time.Second)
+	for !resListening(env, host, addr) {
+		if time.Now().After(deadline) {
+			return errors.New("RES did not start again")
 		}
-		for _, p := range pids {
-			if err := syscall.Kill(p, syscall.SIGTERM); err != nil {
-				return fmt.Errorf("RES (pid %d): %w", p, err)
-			}
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for len(resProcesses(env.Getenv("LSF_ENVDIR"), host, host == local)) > 0 {
-			if time.Now().After(deadline) {
-				return errors.New("RES did not stop")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if !start {
-		return nil
+	return nil
+}
+
+// resStart starts host's RES unless it already accepts connections, and
+// waits until it does.
+func resStart(ctx context.Context, env *Env, cc *clientConf, host string) error {
+	addr, err := cc.addr(ctx, host, cc.conf.RESPort())
+	if err != nil {
+		return err
 	}
-	if !stop && resListening(env, host, addr) {
+	if resListening(env, host, addr) {
 		return nil // already running
 	}
 	if err := startResProcess(env, host); err != nil {
@@ -166,51 +203,6 @@ func startResProcess(env *Env, host string) error {
 		return err
 	}
 	return cmd.Process.Release()
-}
-
-// resProcesses are the PIDs of this machine's RES daemons on the
-// configuration envDir serving host: BASALT_HOST=host, or no BASALT_HOST
-// when host is this machine's.
-func resProcesses(envDir, host string, local bool) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		d := filepath.Join("/proc", e.Name())
-		cl, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(cl), "\x00"), "\x00")
-		isRes := filepath.Base(args[0]) == "res" || len(args) > 1 && args[1] == "res"
-		if !isRes {
-			continue
-		}
-		environ, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil {
-			continue
-		}
-		vars := map[string]string{}
-		for _, kv := range bytes.Split(environ, []byte{0}) {
-			if k, v, ok := strings.Cut(string(kv), "="); ok {
-				vars[k] = v
-			}
-		}
-		if envDir != "" && vars["LSF_ENVDIR"] != envDir {
-			continue
-		}
-		if h, ok := vars["BASALT_HOST"]; ok && h != host || !ok && !local {
-			continue
-		}
-		out = append(out, pid)
-	}
-	return out
 }
 
 // daemonLink finds the name link to the daemon binary in the caller's PATH

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -123,16 +125,23 @@ func (e *errRemote) Error() string { return e.msg }
 // runTask runs argv on host through its RES and returns the task's exit
 // status (128+signal when a signal ended it).
 func runTask(ctx context.Context, env *Env, cc *clientConf, host string, argv []string, tio taskIO) (int, error) {
+	code, _, err := runTaskStarted(ctx, env, cc, host, argv, tio)
+	return code, err
+}
+
+// runTaskStarted is runTask that also reports whether the RES started the
+// task (after which a failure is not one to run it elsewhere for).
+func runTaskStarted(ctx context.Context, env *Env, cc *clientConf, host string, argv []string, tio taskIO) (code int, started bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c, err := dialRES(ctx, env, cc, host)
 	if err != nil {
-		return 0, err
+		return 0, started, err
 	}
 	defer c.Close()
 	st, err := c.Bidi(ctx, api.RESRun, nil)
 	if err != nil {
-		return 0, err
+		return 0, started, err
 	}
 	spec := &api.TaskSpec{Argv: argv, Env: env.Environ(), NoStdin: tio.stdin == nil && !tio.pty, User: mappedUser(host)}
 	if env.Getwd != nil {
@@ -160,7 +169,7 @@ func runTask(ctx context.Context, env *Env, cc *clientConf, host string, argv []
 		return st.Send(m)
 	}
 	if err := send(&api.TaskInput{Spec: spec}); err != nil {
-		return 0, err
+		return 0, started, err
 	}
 	if tio.forwardSignals && env.Process {
 		sigs := make(chan os.Signal, 8)
@@ -217,7 +226,7 @@ func runTask(ctx context.Context, env *Env, cc *clientConf, host string, argv []
 			break
 		}
 		if err != nil {
-			return 0, err
+			return 0, started, err
 		}
 		if len(m.Stdout) > 0 {
 			tio.stdout.Write(m.Stdout)
@@ -225,35 +234,129 @@ func runTask(ctx context.Context, env *Env, cc *clientConf, host string, argv []
 		if len(m.Stderr) > 0 {
 			tio.stderr.Write(m.Stderr)
 		}
+		if m.Started != nil {
+			started = true
+		}
 		if m.Exit != nil {
 			exit = m.Exit
 		}
 	}
 	if exit == nil {
-		return 0, &errRemote{"Connection to RES on " + host + " lost"}
+		return 0, started, &errRemote{"Connection is lost"}
 	}
 	if exit.Message != "" {
 		if term != nil {
 			term.restore()
 		}
-		return int(exit.ExitCode), &errRemote{exit.Message}
+		return int(exit.ExitCode), started, &errRemote{exit.Message}
 	}
-	return int(exit.ExitCode), nil
+	return int(exit.ExitCode), started, nil
 }
 
-// remoteMessage is an error as the ls commands print it.
+// remoteMessage is a failure to run a task or reach a RES as the ls
+// commands print it: LSF's ls_sysmsg texts (lserrno's messages) where the
+// failure has one.
 func remoteMessage(err error) string {
 	var re *errRemote
 	if errors.As(err, &re) {
 		return re.msg
 	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return perrorText(pe)
+	}
 	var rerr *rpc.Error
 	if errors.As(err, &rerr) {
 		switch rerr.Code {
 		case rpc.Unavailable:
-			return "Cannot connect to RES: " + rerr.Msg
+			return connMessage(rerr.Msg)
+		case rpc.Unauthenticated:
+			// LSF: "User permission denied" when it cannot verify the
+			// user's identity.
+			return "User permission denied"
+		case rpc.DeadlineExceeded:
+			return "Communication time out"
 		}
 		return rerr.Msg
 	}
-	return firstLine(err)
+	return connMessage(firstLine(err))
+}
+
+// connMessage maps a connection failure's text to LSF's: a refused or
+// unreachable RES is LSE_CONN_SYS ("A connect sys call failed") with
+// strerror's text, a timeout LSE_TIME_OUT, a connection that broke
+// LSE_LOSTCON.
+func connMessage(msg string) string {
+	if i := strings.Index(msg, "connect: "); i >= 0 {
+		return "A connect sys call failed: " + capitalize(msg[i+len("connect: "):])
+	}
+	switch {
+	case strings.Contains(msg, "i/o timeout"):
+		return "Communication time out"
+	case strings.Contains(msg, "connection closed"), strings.Contains(msg, "connection reset"),
+		strings.Contains(msg, "broken pipe"), strings.HasSuffix(msg, "EOF"):
+		return "Connection is lost"
+	}
+	return msg
+}
+
+// capitalize is strerror's capitalised text of Go's lower-case one.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// runLocal runs argv directly on this host, without a RES (lsrun's task
+// placed on the local host without -L, or -l after the remote execution
+// failed): the streams are this process's, the terminal's signals reach
+// the task as they reach lsrun (lsrun waits them out), SIGTERM is passed
+// on. A command that cannot be executed is reported as the RES reports it
+// (perror's line, status 127).
+func runLocal(ctx context.Context, env *Env, argv []string, stdin io.Reader) int {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env.Environ()
+	if env.Getwd != nil {
+		cmd.Dir, _ = env.Getwd()
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, env.Stdout, env.Stderr
+	if err := cmd.Start(); err != nil {
+		errno := syscall.ENOENT
+		var en syscall.Errno
+		switch {
+		case errors.As(err, &en):
+			errno = en
+		case errors.Is(err, os.ErrPermission):
+			errno = syscall.EACCES
+		}
+		fmt.Fprintf(env.Stderr, "%s: %s\n", argv[0], capitalize(errno.Error()))
+		return 127
+	}
+	if env.Process {
+		sigs := make(chan os.Signal, 4)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		go func() {
+			for s := range sigs {
+				if s == syscall.SIGTERM {
+					_ = cmd.Process.Signal(s)
+				}
+			}
+		}()
+	}
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if err != nil && cmd.ProcessState == nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", argv[0], err)
+		return ExitUsage
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// perrorText is a file error as perror prints it: "path: Strerror".
+func perrorText(pe *os.PathError) string {
+	return pe.Path + ": " + capitalize(pe.Err.Error())
 }

@@ -119,7 +119,8 @@ func TestNetnsRES(t *testing.T) {
 		to.Round(time.Millisecond), float64(*resSize)/to.Seconds(), from.Round(time.Millisecond), float64(*resSize)/from.Seconds())
 }
 
-// BenchmarkLsrunTrue times `lsrun -m host1 true` as a process (the command
+// BenchmarkLsrunTrue times `lsrun -L -m host1 true` (through host1's RES, which a task
+// placed on the local host skips without -L) as a process (the command
 // binary as make builds it) against a real local cluster, beside a floor:
 // the same binary started as `lsrun -V` (process start, no RES).
 //
@@ -130,7 +131,7 @@ func BenchmarkLsrunTrue(b *testing.B) {
 	exe := commandBinary(b)
 	progs := []*startupProg{
 		{name: "floor-exec", args: []string{"lsrun", "-V"}, exe: exe},
-		{name: "lsrun-true", args: []string{"lsrun", "-m", "host1", "true"}, exe: exe},
+		{name: "lsrun-true", args: []string{"lsrun", "-L", "-m", "host1", "true"}, exe: exe},
 	}
 	for _, p := range progs {
 		p.run(b, env) // warm

@@ -5,11 +5,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/config"
@@ -49,7 +51,13 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	if !ok {
 		return 1
 	}
-	defer bd.close()
+	closed := false
+	defer func() {
+		if !closed {
+			bd.close()
+		}
+	}()
+	parent := ctx
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	ip, err := bd.base.Resolver().Resolve(ctx, bd.host)
@@ -80,14 +88,57 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	if env.Getenv("BASALT_HOST") != "" {
 		rs.Env = []string{"BASALT_HOST=" + bd.host}
 	}
+	// lsadmin resshutdown/resrestart (RES.Control): the cluster
+	// administrators may, with root. The listener closes before the
+	// caller gets its reply, then RES stops as on SIGTERM; a restart
+	// runs the same binary again in this process (same pid, arguments
+	// and environment: the harness and the host's namespace keep it).
+	admins := bd.base.Cluster.Admins
+	rs.Admin = func(u string) bool { return slices.Contains(admins, u) }
+	if v, _ := bd.base.Conf.Lookup("LSF_DISABLE_LSRUN"); strings.EqualFold(strings.TrimSpace(v), "y") {
+		rs.DisableLsrun = true // LSF_DISABLE_LSRUN=y|Y
+	}
+	ctl := make(chan api.ResOp, 1)
+	rs.Control = func(op api.ResOp) func() {
+		ln.Close()
+		return func() {
+			select {
+			case ctl <- op:
+			default:
+			}
+		}
+	}
 	rs.Register(srv)
 	go srv.Serve(ln)
 	bd.log.Info("res started", "addr", ln.Addr().String())
-	<-ctx.Done()
+	restart := false
+	select {
+	case <-ctx.Done():
+	case op := <-ctl:
+		restart = op == api.ResOpRestart
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	srv.Shutdown(sctx) // cancels the tasks' streams: their sessions are killed
 	bd.log.Info("res stopped")
+	if restart {
+		bd.log.Warn("res restarting")
+		if rs.Cgroups != nil {
+			rs.Cgroups.RemoveParents()
+		}
+		closed = true
+		bd.close()
+		stop()
+		if !env.Process {
+			return runRES(parent, env, args) // in a test's process
+		}
+		exe, err := os.Executable()
+		if err == nil {
+			err = syscall.Exec(exe, os.Args, os.Environ())
+		}
+		env.Errorf("res: restart: %v", err)
+		return 1
+	}
 	return 0
 }
 

@@ -5,7 +5,8 @@
 // Levels. LSF_LOG_MASK names a syslog priority; a daemon logs what is at
 // least as severe. LSF 10.1's per-daemon masks override it when set:
 // LSB_LOG_MASK_MBD, then LSB_LOG_MASK for mbatchd (LSB_LOG_MASK_SBD, then
-// LSB_LOG_MASK for sbatchd), LSF_LOG_MASK_LIM for the LIM and its MELIM. ParseMask maps
+// LSB_LOG_MASK for sbatchd), LSF_LOG_MASK_LIM for the LIM and its MELIM,
+// LSF_LOG_MASK_RES for RES. ParseMask maps
 // LSF's names onto slog levels:
 //
 //	LOG_EMERG, LOG_ALERT, LOG_CRIT  LevelEmerg, LevelAlert, LevelCrit (above Error)

@@ -89,12 +89,14 @@ var maskChain = map[string][]string{
 	"mbschd":  {"LSB_LOG_MASK_SCH", "LSB_LOG_MASK"},
 	"lim":     {"LSF_LOG_MASK_LIM"},
 	"melim":   {"LSF_LOG_MASK_LIM"},
+	"res":     {"LSF_LOG_MASK_RES"},
 }
 
 // MaskParam is the lsf.conf parameter that sets daemon's log mask and
 // its value: for mbatchd LSB_LOG_MASK_MBD, else LSB_LOG_MASK (sbatchd:
 // LSB_LOG_MASK_SBD, else LSB_LOG_MASK; the LIM and its MELIM:
-// LSF_LOG_MASK_LIM), else LSF_LOG_MASK; DefaultMask when none is set.
+// LSF_LOG_MASK_LIM; RES: LSF_LOG_MASK_RES), else LSF_LOG_MASK;
+// DefaultMask when none is set.
 func MaskParam(p Params, daemon string) (name, value string) {
 	for _, n := range append(maskChain[daemon], "LSF_LOG_MASK") {
 		if v := strings.TrimSpace(p.Get(n)); v != "" {

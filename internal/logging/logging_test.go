@@ -81,6 +81,9 @@ func TestMaskParam(t *testing.T) {
 		{params{"LSB_LOG_MASK": "LOG_DEBUG", "LSB_LOG_MASK_MBD": "LOG_ERR"}, "sbatchd", "LSB_LOG_MASK", "LOG_DEBUG"},
 		{params{"LSF_LOG_MASK": "LOG_INFO", "LSB_LOG_MASK_SBD": " LOG_DEBUG2 "}, "sbatchd", "LSB_LOG_MASK_SBD", "LOG_DEBUG2"},
 		{params{"LSB_LOG_MASK_SBD": "LOG_DEBUG2"}, "lim", "LSF_LOG_MASK", "LOG_WARNING"},
+		{params{"LSF_LOG_MASK": "LOG_INFO", "LSF_LOG_MASK_RES": "LOG_DEBUG"}, "res", "LSF_LOG_MASK_RES", "LOG_DEBUG"},
+		{params{"LSF_LOG_MASK": "LOG_INFO", "LSF_LOG_MASK_LIM": "LOG_DEBUG", "LSB_LOG_MASK": "LOG_ERR"}, "res", "LSF_LOG_MASK", "LOG_INFO"},
+		{params{"LSF_LOG_MASK_RES": "LOG_DEBUG"}, "lim", "LSF_LOG_MASK", "LOG_WARNING"},
 	} {
 		n, v := MaskParam(c.p, c.daemon)
 		if n != c.wantName || v != c.wantVal {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -38,8 +39,22 @@ type Server struct {
 	// (sbatchd's cgroup code): a process that leaves the task's session
 	// (setsid, a daemonizing program) is still found and killed with it.
 	Cgroups *cgroup.Manager
-	// Log receives the tasks started and ended, and refusals.
+	// Log receives the tasks started and ended (LOG_INFO), refusals
+	// and control requests (LOG_WARNING).
 	Log *slog.Logger
+	// DisableLsrun is lsf.conf's LSF_DISABLE_LSRUN: RES.Run refuses tasks
+	// (lsrun, lsgrun) of users other than root and the cluster
+	// administrators, except from RES's own host.
+	DisableLsrun bool
+	// Admin reports whether a user is a cluster administrator (lsf.cluster
+	// ClusterAdmins): with root and RES's own account, the only callers of
+	// RES.Control. Nil: none is.
+	Admin func(user string) bool
+	// Control carries out a RES.Control operation in two steps: the call
+	// stops accepting connections, before the caller gets its reply; the
+	// function it returns, called once the reply is sent, shuts RES down
+	// (and starts it again for ResOpRestart). Nil: RES.Control is refused.
+	Control func(op api.ResOp) (proceed func())
 }
 
 // Chunk is the largest piece of a file sent at once: a quarter of the rpc
@@ -48,11 +63,12 @@ type Server struct {
 // by BenchmarkLsrcp).
 const Chunk = 64 << 10
 
-// Register adds RES.Run, RES.Fetch and RES.Store to srv.
+// Register adds RES.Run, RES.Fetch, RES.Store and RES.Control to srv.
 func (s *Server) Register(srv *rpc.Server) {
 	srv.Handle(api.RESRun, s.run)
 	rpc.HandleStream(srv, api.RESFetch, s.fetch)
 	srv.Handle(api.RESStore, s.store)
+	rpc.HandleStream(srv, api.RESControl, s.control)
 }
 
 func (s *Server) log() *slog.Logger {
@@ -62,9 +78,11 @@ func (s *Server) log() *slog.Logger {
 	return s.Log
 }
 
-// Errors as LSF words them.
+// Refusals in LSF's words (ls_sysmsg: LSE_RES_ROOTSECURE, LSE_BADUSER,
+// LSE_RES_DENIED); the details go to RES's log.
 var (
-	errRoot = rpc.Errorf(rpc.PermissionDenied, "User permission denied: root remote execution is not allowed (LSF_ROOT_REX)")
+	errRoot    = rpc.Errorf(rpc.PermissionDenied, "Root user rejected")
+	errBadUser = rpc.Errorf(rpc.PermissionDenied, "Bad user ID")
 )
 
 // account resolves the identity to the local account the request runs
@@ -78,10 +96,10 @@ func (s *Server) account(id auth.Identity, as string) (*account, error) {
 		return s.mapped(id, as)
 	}
 	if id.Daemon != "" || id.User == "" {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+		return nil, s.refuse(id, as, errDenied, "a daemon or no user")
 	}
 	if id.IsRoot() && !s.RootRex {
-		return nil, errRoot
+		return nil, s.refuse(id, as, errRoot, "root without LSF_ROOT_REX")
 	}
 	lookup := s.Lookup
 	if lookup == nil {
@@ -89,18 +107,24 @@ func (s *Server) account(id auth.Identity, as string) (*account, error) {
 	}
 	acct, err := lookup(id.User)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User <%s> is not known on host <%s>", id.User, s.Host)
+		return nil, s.refuse(id, as, errBadUser, "no such user on this host")
 	}
 	if me := os.Geteuid(); me != 0 && int(acct.UID) != me {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: RES on <%s> does not run as root", s.Host)
+		return nil, s.refuse(id, as, errDenied, "RES does not run as root")
 	}
 	return acct, nil
+}
+
+// refuse logs why a request was refused and returns err.
+func (s *Server) refuse(id auth.Identity, as string, err error, why string) error {
+	s.log().Warn("request refused: "+why, "peer", describe(id), "uid", id.UID, "daemon", id.Daemon, "as", as, "addr", id.Addr)
+	return err
 }
 
 // mapped is the account as, when its .lsfhosts accepts the caller.
 func (s *Server) mapped(id auth.Identity, as string) (*account, error) {
 	if id.Daemon != "" || id.User == "" {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+		return nil, s.refuse(id, as, errDenied, "a daemon or no user")
 	}
 	lookup := s.Lookup
 	if lookup == nil {
@@ -108,18 +132,20 @@ func (s *Server) mapped(id auth.Identity, as string) (*account, error) {
 	}
 	acct, err := lookup(as)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User <%s> is not known on host <%s>", as, s.Host)
+		return nil, s.refuse(id, as, errBadUser, "no such user on this host")
 	}
 	if acct.UID == 0 {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: root is never mapped to")
+		return nil, s.refuse(id, as, errDenied, "root is never mapped to")
 	}
 	if me := os.Geteuid(); me != 0 && int(acct.UID) != me {
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: RES on <%s> does not run as root", s.Host)
+		return nil, s.refuse(id, as, errDenied, "RES does not run as root")
 	}
 	es, err := lsfhosts.Load(acct.Home, int(acct.UID))
 	if err != nil || !lsfhosts.Accepts(es, id.Host, s.Cluster, id.User) {
-		s.log().Warn("account mapping refused", "user", id.User, "host", id.Host, "as", as, "err", err)
-		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied: %s's .lsfhosts on %s does not accept %s from %s", as, s.Host, id.User, id.Host)
+		if err != nil {
+			s.log().Warn("account mapping: .lsfhosts unreadable", "as", as, "err", err)
+		}
+		return nil, s.refuse(id, as, errDenied, "the account's .lsfhosts does not accept the caller")
 	}
 	return acct, nil
 }
@@ -258,7 +284,11 @@ func fileErr(host, path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return rpc.Errorf(code, "%s:%s: %v", host, path, err)
+	msg := err.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:] // strerror's text, as LSF prints it
+	}
+	return rpc.Errorf(code, "%s:%s: %s", host, path, msg)
 }
 
 // String for logs.

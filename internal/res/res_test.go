@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -52,13 +54,19 @@ func openDir(t *testing.T) string {
 var serverSeq atomic.Int32
 
 func startRESRoot(t *testing.T, rootRex bool) string {
+	return startRESWith(t, func(rs *Server) { rs.RootRex = rootRex })
+}
+
+// startRESWith starts a RES that set changes first.
+func startRESWith(t *testing.T, set func(*Server)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := rpc.NewServer(fakeAuth{})
-	rs := &Server{Host: "testhost", RootRex: rootRex}
+	rs := &Server{Host: "testhost"}
+	set(rs)
 	if os.Geteuid() == 0 {
 		if h, err := cgroup.Detect(); err == nil {
 			rs.Cgroups = cgroup.New(h, fmt.Sprintf("basalt-restest/%d-%d", os.Getpid(), serverSeq.Add(1)))
@@ -181,8 +189,27 @@ func TestRunCommandNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.exit == nil || r.exit.ExitCode != 127 || !strings.Contains(r.exit.Message, "Command not found") {
-		t.Errorf("exit %+v, want 127 and Command not found", r.exit)
+	// As LSF's RES: perror(argv[0]) on the task's stderr, status 127.
+	if r.exit == nil || r.exit.ExitCode != 127 || r.exit.Message != "" || r.stderr.String() != "no-such-command-xyz: No such file or directory\n" {
+		t.Errorf("exit %+v stderr %q, want 127 and perror's line", r.exit, r.stderr.String())
+	}
+	// Found in PATH but not executable: EACCES; an absolute path that does
+	// not exist: ENOENT.
+	dir := openDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ argv0, path, want string }{
+		{"notexec", dir, "notexec: Permission denied\n"},
+		{dir + "/missing", "/bin", dir + "/missing: No such file or directory\n"},
+	} {
+		r, err := runTask(t, dial(t, addr, helloOf(u)), &api.TaskSpec{Argv: []string{tc.argv0}, Env: []string{"PATH=" + tc.path}}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.exit == nil || r.exit.ExitCode != 127 || r.stderr.String() != tc.want {
+			t.Errorf("%s: exit %+v stderr %q, want 127 and %q", tc.argv0, r.exit, r.stderr.String(), tc.want)
+		}
 	}
 }
 
@@ -308,9 +335,9 @@ func TestRefused(t *testing.T) {
 		hello *api.ConnHello
 		want  string
 	}{
-		{"unknown user", &api.ConnHello{User: "no-such-user-basalt", UID: 4242}, "is not known"},
+		{"unknown user", &api.ConnHello{User: "no-such-user-basalt", UID: 4242}, "Bad user ID"},
 		{"unauthenticated", &api.ConnHello{User: "root", Credential: []byte("bad")}, ""},
-		{"daemon", &api.ConnHello{User: "root", Scheme: "sbatchd"}, "permission denied"},
+		{"daemon", &api.ConnHello{User: "root", Scheme: "sbatchd"}, "User permission denied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := rpc.Dial(context.Background(), addr, tc.hello)
@@ -331,7 +358,7 @@ func TestRefused(t *testing.T) {
 	// root without LSF_ROOT_REX is refused.
 	c := dial(t, startRESRoot(t, false), &api.ConnHello{User: "root", UID: 0})
 	_, err := runTask(t, c, &api.TaskSpec{Argv: []string{"touch", "/tmp/res-refused-root"}}, "", nil)
-	if err == nil || !strings.Contains(err.Error(), "LSF_ROOT_REX") {
+	if err == nil || !strings.Contains(err.Error(), "Root user rejected") {
 		t.Errorf("root without LSF_ROOT_REX: %v, want refused", err)
 	}
 	if os.Remove("/tmp/res-refused-root") == nil {
@@ -402,8 +429,8 @@ func TestFetchStore(t *testing.T) {
 			var ch api.FileChunk
 			err = fs.Recv(&ch)
 		}
-		if err == nil || !strings.Contains(err.Error(), "permission denied") {
-			t.Errorf("basalt1 reading root's 0600 file: %v, want permission denied", err)
+		if err == nil || !strings.Contains(err.Error(), ": Permission denied") {
+			t.Errorf("basalt1 reading root's 0600 file: %v, want Permission denied", err)
 		}
 	}
 }
@@ -473,5 +500,165 @@ func TestAccountMapping(t *testing.T) {
 	}
 	if err != nil {
 		t.Errorf("fetching basalt2's 0600 file as basalt2: %v", err)
+	}
+}
+
+// TestControl: root, a cluster administrator and RES's own account may
+// shut RES down or restart it; an ordinary user, a daemon identity and an
+// unauthenticated peer claiming root may not, and the RES serves on.
+func TestControl(t *testing.T) {
+	var mu sync.Mutex
+	var ops []api.ResOp
+	var proceeded atomic.Int32
+	addr := startRESWith(t, func(rs *Server) {
+		rs.RootRex = true
+		rs.Admin = func(u string) bool { return u == "lsfadmin" }
+		rs.Control = func(op api.ResOp) func() {
+			mu.Lock()
+			ops = append(ops, op) // before the reply
+			mu.Unlock()
+			return func() { proceeded.Add(1) }
+		}
+	})
+	calls := func() []api.ResOp {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]api.ResOp(nil), ops...)
+	}
+	me := os.Geteuid()
+	for _, tc := range []struct {
+		name  string
+		hello *api.ConnHello
+		op    api.ResOp
+		want  string // "": allowed; else the refusal's text
+		code  rpc.Code
+	}{
+		{"root shutdown", &api.ConnHello{User: "root", UID: 0}, api.ResOpShutdown, "", 0},
+		{"admin restart", &api.ConnHello{User: "lsfadmin", UID: 4000}, api.ResOpRestart, "", 0},
+		{"own account", &api.ConnHello{User: "resowner", UID: int32(me)}, api.ResOpShutdown, "", 0},
+		{"ordinary user", &api.ConnHello{User: "basalt1", UID: 1001}, api.ResOpShutdown, "User permission denied", rpc.PermissionDenied},
+		{"user named like no admin", &api.ConnHello{User: "lsfadmin2", UID: 4001}, api.ResOpRestart, "User permission denied", rpc.PermissionDenied},
+		{"daemon identity", &api.ConnHello{User: "root", UID: 0, Scheme: "sbatchd"}, api.ResOpShutdown, "User permission denied", rpc.PermissionDenied},
+		{"unauthenticated root", &api.ConnHello{User: "root", UID: 0, Credential: []byte("bad")}, api.ResOpShutdown, "", rpc.Unauthenticated},
+		{"bad operation", &api.ConnHello{User: "root", UID: 0}, api.ResOp(99), "Bad operation code 99", rpc.InvalidArgument},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "own account" && me == 0 {
+				t.Skip("RES runs as root: its own account is root's")
+			}
+			before := len(calls())
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := rpc.Dial(ctx, addr, tc.hello)
+			var reply api.ResControlReply
+			if err == nil {
+				defer c.Close()
+				var st *rpc.ClientStream
+				if st, err = c.Stream(ctx, api.RESControl, &api.ResControlRequest{Op: tc.op}); err == nil {
+					err = st.Recv(&reply)
+				}
+			}
+			got := calls()
+			if tc.code == 0 {
+				if err != nil || reply.Host != "testhost" {
+					t.Fatalf("reply %+v err %v, want testhost's acknowledgement", reply, err)
+				}
+				if len(got) != before+1 || got[len(got)-1] != tc.op {
+					t.Fatalf("Control calls %v, want %v last", got, tc.op)
+				}
+				return
+			}
+			var rerr *rpc.Error
+			if !errors.As(err, &rerr) || rerr.Code != tc.code || !strings.Contains(rerr.Msg, tc.want) {
+				t.Errorf("err %v, want code %d %q", err, tc.code, tc.want)
+			}
+			if len(got) != before {
+				t.Errorf("a refused request reached Control: %v", got)
+			}
+		})
+	}
+	// Each allowed request went on to its second step, after its reply.
+	if want := int32(len(calls())); !poll(5*time.Second, func() bool { return proceeded.Load() == want }) {
+		t.Errorf("%d requests proceeded, want %d", proceeded.Load(), want)
+	}
+	// The RES serves on after the refusals.
+	if os.Geteuid() == 0 {
+		r, err := runTask(t, dial(t, addr, &api.ConnHello{User: "root", UID: 0}), &api.TaskSpec{Argv: []string{"true"}}, "", nil)
+		if err != nil || r.exit == nil || r.exit.ExitCode != 0 {
+			t.Errorf("a task after the refusals: %+v %v", r, err)
+		}
+	}
+	// Without Control (a RES that cannot be controlled) even root is
+	// told so, not obeyed.
+	addr2 := startRESWith(t, func(rs *Server) {})
+	c := dial(t, addr2, &api.ConnHello{User: "root", UID: 0})
+	st, err := c.Stream(context.Background(), api.RESControl, &api.ResControlRequest{Op: api.ResOpShutdown})
+	if err == nil {
+		var reply api.ResControlReply
+		err = st.Recv(&reply)
+	}
+	var rerr *rpc.Error
+	if !errors.As(err, &rerr) || rerr.Code != rpc.Unimplemented {
+		t.Errorf("RES without Control: %v, want Unimplemented", err)
+	}
+}
+
+// poll calls cond until it holds or d has passed.
+func poll(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// TestDisableLsrun: under LSF_DISABLE_LSRUN an ordinary user's task from
+// another host is refused; root's and an administrator's run, and so does
+// the user's from RES's own host.
+func TestDisableLsrun(t *testing.T) {
+	var us []*user.User
+	for _, u := range users(t) {
+		if u.Username != "root" {
+			us = append(us, u)
+		}
+	}
+	if len(us) == 0 {
+		t.Skip("needs basalt1")
+	}
+	u := us[0]
+	start := func(host string, admin string) string {
+		return startRESWith(t, func(rs *Server) {
+			rs.Host, rs.RootRex, rs.DisableLsrun = host, true, true
+			rs.Admin = func(n string) bool { return n == admin }
+		})
+	}
+	dir := openDir(t)
+	for _, tc := range []struct {
+		name, resHost, admin string
+		hello                *api.ConnHello
+		ok                   bool
+	}{
+		{"user from another host", "testhost", "", helloOf(u), false},
+		{"root", "testhost", "", &api.ConnHello{User: "root", UID: 0}, true},
+		{"administrator", "testhost", u.Username, helloOf(u), true},
+		{"user on RES's own host", "client", "", helloOf(u), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mark := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			r, err := runTask(t, dial(t, start(tc.resHost, tc.admin), tc.hello), &api.TaskSpec{Argv: []string{"touch", mark}}, "", nil)
+			_, statErr := os.Stat(mark)
+			if tc.ok {
+				if err != nil || r.exit == nil || r.exit.ExitCode != 0 || statErr != nil {
+					t.Errorf("refused: %v %+v %v", err, r, statErr)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "User permission denied") || statErr == nil {
+				t.Errorf("err %v (task ran: %v), want User permission denied", err, statErr == nil)
+			}
+		})
 	}
 }

@@ -26,8 +26,11 @@ import (
 // RES shuts down.
 func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	id := st.Identity()
-	if _, err := s.account(id, ""); err != nil && id.Daemon != "" {
-		return err // a daemon never gets to send a task
+	if id.Daemon != "" {
+		return s.refuse(id, "", errDenied, "a daemon identity") // never gets to send a task
+	}
+	if s.DisableLsrun && !(id.IsRoot() || s.Admin != nil && s.Admin(id.User) || strings.EqualFold(id.Host, s.Host)) {
+		return s.refuse(id, "", errDenied, "LSF_DISABLE_LSRUN: tasks from other hosts for root and the administrators only")
 	}
 	var in api.TaskInput
 	if err := st.Recv(&in); err != nil {
@@ -42,7 +45,6 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	}
 	acct, err := s.account(id, spec.User)
 	if err != nil {
-		s.log().Warn("task refused", "peer", describe(id), "addr", id.Addr, "as", spec.User, "err", err)
 		return err
 	}
 	var sendMu sync.Mutex
@@ -53,10 +55,23 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	}
 	t, err := s.start(acct, spec)
 	if err != nil {
-		s.log().Info("task could not start", "user", acct.User, "argv", spec.Argv, "err", err)
-		return st.Send(&api.TaskOutput{Exit: &api.TaskExit{ExitCode: 127, Message: err.Error()}})
+		s.log().Info("task could not start", "user", acct.User, "from", describe(id), "argv", spec.Argv, "err", err)
+		var ee *execError
+		if errors.As(err, &ee) {
+			// As LSF's RES: the child's perror(argv[0]) on the task's
+			// stderr (its terminal with a pty), and status 127.
+			out := &api.TaskOutput{Stderr: []byte(ee.Error() + "\n")}
+			if spec.Pty {
+				out = &api.TaskOutput{Stdout: []byte(ee.Error() + "\r\n")}
+			}
+			if err := send(out); err != nil {
+				return err
+			}
+			return send(&api.TaskOutput{Exit: &api.TaskExit{ExitCode: 127}})
+		}
+		return send(&api.TaskOutput{Exit: &api.TaskExit{ExitCode: 127, Message: err.Error()}})
 	}
-	s.log().Info("task started", "user", acct.User, "from", describe(id), "pid", t.cmd.Process.Pid, "argv", spec.Argv, "pty", spec.Pty)
+	s.log().Info("task started", "user", acct.User, "from", describe(id), "host", s.Host, "pid", t.cmd.Process.Pid, "argv", spec.Argv, "pty", spec.Pty)
 	defer t.removeGroup()
 	defer t.killSession()
 	if err := send(&api.TaskOutput{Started: &api.TaskStarted{PID: int32(t.cmd.Process.Pid), Host: s.Host}}); err != nil {
@@ -114,7 +129,7 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 		t.killSession()
 		t.closeOutputs()
 		outWG.Wait()
-		s.log().Info("task killed: client gone", "user", acct.User, "pid", t.cmd.Process.Pid)
+		s.log().Info("task killed: client gone", "user", acct.User, "from", describe(id), "host", s.Host, "pid", t.cmd.Process.Pid)
 		return ctx.Err()
 	}
 	// The task has ended: what it left running in its session goes too,
@@ -127,7 +142,7 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	}
 	t.closeOutputs()
 	ex := exitOf(t.cmd.ProcessState, werr)
-	s.log().Info("task done", "user", acct.User, "pid", t.cmd.Process.Pid, "exit", ex.ExitCode, "signal", ex.Signal)
+	s.log().Info("task done", "user", acct.User, "from", describe(id), "host", s.Host, "pid", t.cmd.Process.Pid, "exit", ex.ExitCode, "signal", ex.Signal)
 	return send(&api.TaskOutput{Exit: ex})
 }
 
@@ -229,7 +244,7 @@ func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
 		}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 		attr.Setctty, attr.Ctty = true, 0
-		if err := cmd.Start(); err != nil {
+		if err := execErr(spec.Argv[0], cmd.Start()); err != nil {
 			ptmx.Close()
 			tty.Close()
 			t.removeGroup()
@@ -261,7 +276,7 @@ func (s *Server) start(acct *account, spec *api.TaskSpec) (*task, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
+	err = execErr(spec.Argv[0], cmd.Start())
 	if err == nil {
 		started()
 	} else {
@@ -364,7 +379,37 @@ func workDir(cwd, home string) string {
 	return "/tmp"
 }
 
-// lookPath finds a command in the task's PATH.
+// execError is a command that could not be executed: the name as the
+// client gave it and execve's error, printed as perror prints it.
+type execError struct {
+	name  string
+	errno syscall.Errno
+}
+
+func (e *execError) Error() string {
+	msg := e.errno.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:] // glibc's strerror capitalises
+	}
+	return e.name + ": " + msg
+}
+
+// execErr is err as an execError when the exec itself failed.
+func execErr(name string, err error) error {
+	var pe *os.PathError
+	var errno syscall.Errno
+	if err == nil || !errors.As(err, &pe) || pe.Op != "fork/exec" || !errors.As(err, &errno) {
+		return err
+	}
+	switch errno {
+	case syscall.ENOENT, syscall.EACCES, syscall.ENOEXEC, syscall.ENOTDIR, syscall.ELOOP, syscall.ENAMETOOLONG, syscall.EISDIR:
+		return &execError{name, errno}
+	}
+	return err
+}
+
+// lookPath finds a command in the task's PATH as execvp does: ENOENT when
+// no directory has it, EACCES when one has it but it is not executable.
 func lookPath(name, path string) (string, error) {
 	if strings.Contains(name, "/") {
 		return name, nil
@@ -372,16 +417,25 @@ func lookPath(name, path string) (string, error) {
 	if path == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"
 	}
+	denied := false
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
 			dir = "."
 		}
 		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			continue
+		}
+		if st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 			return p, nil
 		}
+		denied = true
 	}
-	return "", errors.New(name + ": Command not found")
+	if denied {
+		return "", &execError{name, syscall.EACCES}
+	}
+	return "", &execError{name, syscall.ENOENT}
 }
 
 func getEnv(env []string, key string) string {
