@@ -557,3 +557,26 @@ type JobGroupInfo struct {
 type JobGroupsReply struct {
 	Groups []*JobGroupInfo `wire:"1"`
 }
+
+// SysHistoryRequest is badmin hist, mbdhist, qhist or hhist: which records
+// of the current event file (Kind as eventlog.SysKind), for which queues or
+// hosts, in which window (Unix seconds; To 0: none).
+type SysHistoryRequest struct {
+	Kind  int32    `wire:"1"`
+	Names []string `wire:"2"`
+	From  int64    `wire:"3"`
+	To    int64    `wire:"4"`
+}
+
+// SysHistoryLine is one line of badmin hist: a time and what happened.
+type SysHistoryLine struct {
+	Time int64  `wire:"1"` // Unix seconds
+	Text string `wire:"2"`
+}
+
+// SysHistoryReply answers a SysHistoryRequest, in event order.
+type SysHistoryReply struct {
+	Lines []*SysHistoryLine `wire:"1"`
+	// Bad counts records that did not parse (skipped).
+	Bad int32 `wire:"2"`
+}

@@ -7216,3 +7216,267 @@ func (m *JobGroupsReply) UnmarshalWire(b []byte) error {
 	}
 	return nil
 }
+
+// SizeWire returns the encoded size of m.
+func (m *SysHistoryRequest) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Kind != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Kind)))
+	}
+	for _, x := range m.Names {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	if m.From != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.From)))
+	}
+	if m.To != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.To)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SysHistoryRequest) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Kind != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Kind)))
+	}
+	for _, x := range m.Names {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	if m.From != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.From)))
+	}
+	if m.To != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.To)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SysHistoryRequest) UnmarshalWire(b []byte) error {
+	*m = SysHistoryRequest{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SysHistoryRequest", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("SysHistoryRequest", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryRequest", 1, off, n)
+			}
+			m.Kind = int32(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SysHistoryRequest", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryRequest", 2, off, n)
+			}
+			m.Names = append(m.Names, string(v))
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("SysHistoryRequest", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryRequest", 3, off, n)
+			}
+			m.From = int64(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("SysHistoryRequest", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryRequest", 4, off, n)
+			}
+			m.To = int64(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryRequest", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SysHistoryLine) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Time != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Time)))
+	}
+	if m.Text != "" {
+		n += 1 + wire.SizeBytes(len(m.Text))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SysHistoryLine) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Time != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Time)))
+	}
+	if m.Text != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Text)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SysHistoryLine) UnmarshalWire(b []byte) error {
+	*m = SysHistoryLine{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SysHistoryLine", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("SysHistoryLine", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryLine", 1, off, n)
+			}
+			m.Time = int64(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SysHistoryLine", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryLine", 2, off, n)
+			}
+			m.Text = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryLine", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SysHistoryReply) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, x := range m.Lines {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	if m.Bad != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Bad)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SysHistoryReply) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	for _, x := range m.Lines {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	if m.Bad != 0 {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Bad)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SysHistoryReply) UnmarshalWire(b []byte) error {
+	*m = SysHistoryReply{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SysHistoryReply", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SysHistoryReply", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryReply", 1, off, n)
+			}
+			x := new(SysHistoryLine)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SysHistoryReply", 1, off, err)
+			}
+			m.Lines = append(m.Lines, x)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("SysHistoryReply", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryReply", 2, off, n)
+			}
+			m.Bad = int32(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SysHistoryReply", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}

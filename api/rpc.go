@@ -69,6 +69,8 @@ var (
 	// bjgroup.
 	MBatchdJobGroup  = Unary[JobGroupRequest, Status]{Method{"MBatchd.JobGroup", KindUnary}}
 	MBatchdJobGroups = Unary[JobGroupsRequest, JobGroupsReply]{Method{"MBatchd.JobGroups", KindUnary}}
+	// MBatchdSysHistory is badmin hist, mbdhist, qhist and hhist.
+	MBatchdSysHistory = Unary[SysHistoryRequest, SysHistoryReply]{Method{"MBatchd.SysHistory", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -109,7 +111,7 @@ func Methods() []Method {
 		MBatchdPartitions.Method, MBatchdApplications.Method, MBatchdUsers.Method, MBatchdGroups.Method,
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
-		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method,
+		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method, MBatchdSysHistory.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,

@@ -2,6 +2,8 @@ package mbd
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -144,4 +146,33 @@ func (s *Server) acct(ctx context.Context, id auth.Identity, req *api.JobsReques
 		recs = recs[1000:]
 	}
 	return send(&api.JobsReply{Jobs: recs})
+}
+
+// sysHistory answers badmin hist, mbdhist, qhist and hhist from the
+// current lsb.events (as LSF reads LSB_SHAREDIR/<cluster>/logdir/lsb.events).
+// Queue and host controls are no secret: anyone may ask.
+func (s *Server) sysHistory(ctx context.Context, id auth.Identity, req *api.SysHistoryRequest) (*api.SysHistoryReply, error) {
+	kind := eventlog.SysKind(req.Kind)
+	if kind < eventlog.SysAll || kind > eventlog.SysHost {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "history kind %d", req.Kind)
+	}
+	name := filepath.Join(s.logDir(s.cfg.Current()), eventlog.EventsFile)
+	f, err := os.Open(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &api.SysHistoryReply{}, nil
+		}
+		return nil, rpc.Errorf(rpc.Internal, "reading the event log: %v", err)
+	}
+	defer f.Close()
+	q := &eventlog.SysQuery{Kind: kind, Names: req.Names, From: req.From, To: req.To}
+	lines, bad, err := eventlog.ReadSysHistory(ctx, f, name, q)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.Internal, "reading the event log: %v", err)
+	}
+	reply := &api.SysHistoryReply{Bad: int32(bad)}
+	for _, l := range lines {
+		reply.Lines = append(reply.Lines, &api.SysHistoryLine{Time: l.Time, Text: l.Text})
+	}
+	return reply, nil
 }
