@@ -28,6 +28,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd"
 	"github.com/basalt-lsf/basalt/internal/sbd/mbdkeeper"
+	"github.com/basalt-lsf/basalt/internal/sbd/report"
 	"github.com/basalt-lsf/basalt/internal/version"
 )
 
@@ -142,6 +143,7 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 		cfg.JobCPULimit = 2
 	}
 	cfg.MemLimitEnforce = strings.Contains(strings.ToLower(conf.Get("LSB_RESOURCE_ENFORCE")), "memory")
+	cfg.MailProg, cfg.MailTo, cfg.MailSizeLimit = mailConfig(conf, log)
 	// bpeek by others than the owner: the batch configuration (queue and
 	// user group administrators) is read when asked, as it is now.
 	cfg.MayPeek = func(user, owner, queue string) bool {
@@ -173,6 +175,31 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 		}
 	}
 	return cfg
+}
+
+// mailConfig reads the job mail parameters of lsf.conf: LSB_MAILPROG
+// (default /usr/lib/sendmail, as LSF; "" when it is not set and that
+// program is missing, so that jobs do not each start a mail program that
+// cannot run), LSB_MAILTO and LSB_MAILSIZE_LIMIT (KB; a bad value is
+// ignored, as LSF does).
+func mailConfig(conf *lsfconf.Conf, log *slog.Logger) (prog, to string, limitKB int64) {
+	prog, to = conf.Get("LSB_MAILPROG"), conf.Get("LSB_MAILTO")
+	if prog == "" {
+		if _, err := os.Stat(report.DefaultMailProg); err == nil {
+			prog = report.DefaultMailProg
+		} else {
+			log.Info("no mail program: LSB_MAILPROG is not set and " + report.DefaultMailProg + " is missing; job mail is not sent")
+		}
+	}
+	if v := conf.Get("LSB_MAILSIZE_LIMIT"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			log.Warn("LSB_MAILSIZE_LIMIT is not a positive integer: ignored", "value", v)
+		} else {
+			limitKB = n
+		}
+	}
+	return prog, to, limitKB
 }
 
 // sbatchdStateDir is $BASALT_STATEDIR/<host>/sbatchd; without

@@ -82,6 +82,12 @@ type Config struct {
 	Admin           string   // the primary LSF administrator, the job reports' sender
 	JobCPULimit     int32    // LSB_JOB_CPULIMIT: 0 unset, 1 y, 2 n
 	MemLimitEnforce bool     // LSB_RESOURCE_ENFORCE="memory": cgroup hard memory limit
+	// Job mail: MailProg is LSB_MAILPROG ("": no mail is sent), MailTo
+	// LSB_MAILTO ("": "!U"), MailSizeLimit LSB_MAILSIZE_LIMIT in KB (0:
+	// none).
+	MailProg      string
+	MailTo        string
+	MailSizeLimit int64
 	// MayPeek reports whether user may see the output of a job of owner in
 	// queue (bpeek) besides the owner and root: the cluster's, the
 	// queue's and the owner's group's administrators (nil: nobody else).

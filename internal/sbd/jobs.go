@@ -294,6 +294,7 @@ func (d *Daemon) params(l *api.JobLaunch, a *shepherd.Account, k string, dir spo
 		ExecArgv: d.cfg.ShepherdArgv, ExecPath: d.cfg.ShepherdPath, TerminateInterval: int64(d.cfg.TerminateInterval), SampleInterval: int64(d.cfg.SampleInterval),
 		ServerDir: d.cfg.ServerDir, ExtraEnv: d.cfg.ExtraEnv, JobCPULimit: d.cfg.JobCPULimit, MemLimitEnforce: d.cfg.MemLimitEnforce,
 		SocketName: shepherd.SocketName(d.cfg.StateDir, k), Admin: d.cfg.Admin,
+		MailProg: d.cfg.MailProg, MailTo: d.cfg.MailTo, MailSizeLimit: d.cfg.MailSizeLimit,
 	}
 	if d.cgm != nil {
 		p.CgroupParent, p.CgroupName = d.cfg.CgroupParent(), "job."+k

@@ -72,22 +72,35 @@ const Start = "\n" + Separator + "\nSender: LSF System <"
 
 func Format(j *Job) []byte {
 	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	b.WriteString("\n" + Separator + "\n")
+	body(&b, j)
+	b.WriteString("\nThe output (if any) is above this job summary.\n\n")
+	notes(&b, j)
+	return []byte(b.String())
+}
+
+// sender is the report's first line.
+func sender(b *strings.Builder, j *Job) {
 	admin := j.Admin
 	if admin == "" {
 		admin = "lsfadmin"
 	}
-	p("Sender: LSF System <%s@%s>\n", admin, j.Host)
-	result := "Exited"
-	if j.Done() {
-		result = "Done"
-	}
+	fmt.Fprintf(b, "Sender: LSF System <%s@%s>\n", admin, j.Host)
+}
+
+// id is the job's ID as LSF prints it: "N" or "N[I]".
+func (j *Job) id() string {
 	id := strconv.FormatInt(j.JobID, 10)
 	if j.Index > 0 {
 		id += "[" + strconv.Itoa(int(j.Index)) + "]"
 	}
-	p("Subject: Job %s: <%s> in cluster <%s> %s\n\n", id, j.JobName, j.Cluster, result)
+	return id
+}
+
+// where prints the lines that say where and how the job ran, from its
+// submission to its start.
+func where(b *strings.Builder, j *Job) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("Job <%s> was submitted from host <%s> by user <%s> in cluster <%s> at %s\n",
 		j.JobName, j.FromHost, j.User, j.Cluster, when(j.SubmitTime))
 	hosts := hostList(j.Hosts)
@@ -111,6 +124,18 @@ func Format(j *Job) []byte {
 		p("<%s> was used as the working directory.\n", j.ExecCwd)
 	}
 	p("Started at %s\n", when(j.StartTime))
+}
+
+// body is the report from its Sender line to the resource usage summary.
+func body(b *strings.Builder, j *Job) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	sender(b, j)
+	result := "Exited"
+	if j.Done() {
+		result = "Done"
+	}
+	p("Subject: Job %s: <%s> in cluster <%s> %s\n\n", j.id(), j.JobName, j.Cluster, result)
+	where(b, j)
 	p("Terminated at %s\n", when(j.EndTime))
 	p("Results reported at %s\n", when(j.ReportTime))
 	p("\nYour job looked like:\n\n%s\n# LSBATCH: User input\n", Separator)
@@ -123,16 +148,18 @@ func Format(j *Job) []byte {
 		p("%s: %s.\n", j.TermReason, t)
 	}
 	p("%s.\n\n", Outcome(j.WaitStatus, j.Requeued))
-	usageSummary(&b, j)
-	p("\nThe output (if any) is above this job summary.\n\n")
+	usageSummary(b, j)
+}
+
+// notes prints the PS section (nothing without notes).
+func notes(b *strings.Builder, j *Job) {
 	if len(j.Notes) > 0 {
-		p("\n\nPS:\n\n")
+		b.WriteString("\n\nPS:\n\n")
 		for _, n := range j.Notes {
 			b.WriteString(strings.TrimRight(n, "\n") + "\n")
 		}
 		b.WriteByte('\n')
 	}
-	return []byte(b.String())
 }
 
 func when(t time.Time) string {

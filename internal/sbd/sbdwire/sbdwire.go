@@ -40,6 +40,13 @@ type Params struct {
 	// SpoolTraversable: sbatchd made the spool directory mode 0711 (job
 	// users reach their directory in it).
 	SpoolTraversable bool `wire:"25"`
+	// Job mail (lsf.conf): MailProg is LSB_MAILPROG ("" sends no mail),
+	// MailTo LSB_MAILTO, MailSizeLimit LSB_MAILSIZE_LIMIT in KB (0 none).
+	// Numbered from 41 so that fields added beside them in parallel do not
+	// collide.
+	MailProg      string `wire:"41"`
+	MailTo        string `wire:"42"`
+	MailSizeLimit int64  `wire:"43"`
 }
 
 // Command operations.

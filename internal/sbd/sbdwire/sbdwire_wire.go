@@ -91,6 +91,15 @@ func (m *Params) SizeWire() int {
 	if m.SpoolTraversable {
 		n += 2 + 1
 	}
+	if m.MailProg != "" {
+		n += 2 + wire.SizeBytes(len(m.MailProg))
+	}
+	if m.MailTo != "" {
+		n += 2 + wire.SizeBytes(len(m.MailTo))
+	}
+	if m.MailSizeLimit != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.MailSizeLimit)))
+	}
 	return n
 }
 
@@ -205,6 +214,18 @@ func (m *Params) AppendWire(b []byte) []byte {
 	if m.SpoolTraversable {
 		b = wire.AppendTag(b, 25, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.SpoolTraversable))
+	}
+	if m.MailProg != "" {
+		b = wire.AppendTag(b, 41, wire.BytesType)
+		b = wire.AppendString(b, m.MailProg)
+	}
+	if m.MailTo != "" {
+		b = wire.AppendTag(b, 42, wire.BytesType)
+		b = wire.AppendString(b, m.MailTo)
+	}
+	if m.MailSizeLimit != 0 {
+		b = wire.AppendTag(b, 43, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.MailSizeLimit)))
 	}
 	return b
 }
@@ -487,6 +508,36 @@ func (m *Params) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Params", 25, off, n)
 			}
 			m.SpoolTraversable = wire.Bool(x)
+			off += n
+		case 41:
+			if typ != wire.BytesType {
+				return wire.TypeError("Params", 41, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 41, off, n)
+			}
+			m.MailProg = string(v)
+			off += n
+		case 42:
+			if typ != wire.BytesType {
+				return wire.TypeError("Params", 42, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 42, off, n)
+			}
+			m.MailTo = string(v)
+			off += n
+		case 43:
+			if typ != wire.VarintType {
+				return wire.TypeError("Params", 43, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 43, off, n)
+			}
+			m.MailSizeLimit = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -134,6 +134,8 @@ type Shepherd struct {
 	postRan  bool
 	postFail bool
 	reported bool
+	// mailing is the job report mail under way (mail.go).
+	mailing endMailKind
 	// finalSent: the final state went to a connected sbatchd; connected:
 	// sbatchd has connected at least once.
 	finalSent, connected bool
@@ -1059,6 +1061,12 @@ func (s *Shepherd) complete(c *child) {
 		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
 			s.warnf("job control command failed (status %#x)", int(c.ws))
 		}
+	case kindMailBegin:
+		if !failed && !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
+			s.warnf("mail program %s failed (status %#x): start notice not sent", s.p.MailProg, int(c.ws))
+		}
+	case kindMailEnd:
+		s.endMailed(c.res, c.ws)
 	}
 }
 
@@ -1074,7 +1082,10 @@ func (s *Shepherd) jobStarted(c *child) {
 	s.st.OutStart = c.res.StdoutStart
 	s.logf("job started: pid %d in %s", c.pid, c.res.Dir)
 	if s.l.Spec.OutFile == "" && !s.l.Spec.Interactive {
-		s.logf("no output file (-o): the job's output and report are kept in %s (LSF would mail them)", s.udir.Output())
+		s.logf("no output file (-o): the job's output and report are kept in %s and mailed", s.udir.Output())
+	}
+	if s.l.Spec.NotifyBegin && s.p.MailProg != "" {
+		s.mailBegin()
 	}
 	if s.suspended {
 		// Suspended while its pre-execution ran: stop it now.
@@ -1303,7 +1314,7 @@ func (s *Shepherd) endDirs() []string {
 }
 
 // reportTarget is where the report goes: the job's output file, or the
-// spool's output file when the job has none (LSF would mail it).
+// spool's output file when the job has none (and it is mailed too).
 func (s *Shepherd) reportTarget() string {
 	if s.execRes != nil && s.execRes.Stdout != "" {
 		return s.execRes.Stdout
@@ -1313,9 +1324,21 @@ func (s *Shepherd) reportTarget() string {
 
 func (s *Shepherd) writeReport() {
 	// A run requeued by REQUEUE_EXIT_VALUES is not reported (LSF sends no
-	// mail for it), and -o /dev/null discards the report with the output
-	// (what users ask for, to get no mail).
-	if s.st.Requeue && s.st.TermReason == "" || s.reportTarget() == os.DevNull {
+	// mail for it).
+	if s.st.Requeue && s.st.TermReason == "" {
+		s.runPosts()
+		return
+	}
+	if k := s.endMailKind(); k != noEndMail && s.mailEnd(k) {
+		return // endMailed follows
+	}
+	s.reportToFile()
+}
+
+// reportToFile appends the report to its file; -o /dev/null discards it
+// with the output (what users ask for, to get no mail).
+func (s *Shepherd) reportToFile() {
+	if s.reportTarget() == os.DevNull {
 		s.runPosts()
 		return
 	}
@@ -1774,7 +1797,7 @@ func (s *Shepherd) jobPIDs() []int {
 		}
 	}
 	for pid, c := range s.children {
-		if c.kind != kindControl && c.kind != kindEexecEnd {
+		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd {
 			add(pid)
 			add(tab.Descendants(pid)...)
 		}

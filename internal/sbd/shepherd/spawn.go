@@ -19,12 +19,14 @@ const (
 	kindJobPost
 	kindQueuePost
 	kindEexecEnd
-	kindControl // a JOB_CONTROLS command
+	kindControl   // a JOB_CONTROLS command
+	kindMailBegin // the mail program sending the -B notice
+	kindMailEnd   // the mail program sending the job report
 )
 
 func (k childKind) String() string {
 	return [...]string{"?", "queue pre-exec", "job pre-exec", "job", "job post-exec", "queue post-exec",
-		"eexec END", "job control command"}[k]
+		"eexec END", "job control command", "start notice mail", "job report mail"}[k]
 }
 
 // child is a process the shepherd started through the exec helper.
