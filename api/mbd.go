@@ -371,6 +371,8 @@ const (
 	AdminHClose     AdminOp = 6
 	AdminReconfig   AdminOp = 7
 	AdminMbdRestart AdminOp = 8
+	AdminHShutdown  AdminOp = 9  // badmin hshutdown: stop the hosts' sbatchd
+	AdminHRestart   AdminOp = 10 // badmin hrestart: restart the hosts' sbatchd
 )
 
 // AdminRequest runs a badmin operation on queues or hosts ("all" allowed).

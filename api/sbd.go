@@ -154,6 +154,9 @@ type JobSignal struct {
 type SbdControl struct {
 	Reconfig bool `wire:"1"`
 	Shutdown bool `wire:"2"`
+	// Restart: sbatchd stops as for Shutdown and executes itself again
+	// (badmin hrestart); its jobs run on under their shepherds.
+	Restart bool `wire:"3"`
 }
 
 // PeekRequest asks an sbatchd for a job's output (bpeek).

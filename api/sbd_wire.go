@@ -2034,6 +2034,9 @@ func (m *SbdControl) SizeWire() int {
 	if m.Shutdown {
 		n += 1 + 1
 	}
+	if m.Restart {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -2049,6 +2052,10 @@ func (m *SbdControl) AppendWire(b []byte) []byte {
 	if m.Shutdown {
 		b = wire.AppendTag(b, 2, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.Shutdown))
+	}
+	if m.Restart {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Restart))
 	}
 	return b
 }
@@ -2085,6 +2092,16 @@ func (m *SbdControl) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SbdControl", 2, off, n)
 			}
 			m.Shutdown = wire.Bool(x)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("SbdControl", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SbdControl", 3, off, n)
+			}
+			m.Restart = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -103,7 +103,7 @@ var wireSchema = [...]schemaMessage{
 	{"ResControlReply", []schemaField{{1, -1}}},
 	{"ResControlRequest", []schemaField{{1, -1}}},
 	{"ResourceInfo", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}, {6, -1}, {7, -1}, {8, -1}}},
-	{"SbdControl", []schemaField{{1, -1}, {2, -1}}},
+	{"SbdControl", []schemaField{{1, -1}, {2, -1}, {3, -1}}},
 	{"SbdHealth", []schemaField{{1, -1}}},
 	{"SbdHello", []schemaField{{1, -1}, {2, -1}, {3, 61}, {4, -1}, {5, -1}}},
 	{"SbdMessage", []schemaField{{1, 100}, {2, 61}, {3, 0}, {4, 99}}},

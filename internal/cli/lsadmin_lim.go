@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -173,8 +172,7 @@ func runLimStartup(ctx context.Context, env *Env, args []string) int {
 	if lsContains(res.Operands, "all") && !res.Has("f") && !limConfirm(env, "Do you really want to start up LIM on all hosts?") {
 		return 0
 	}
-	self, err := daemonExe()
-	if err != nil {
+	if _, err := daemonExe(); err != nil {
 		fmt.Fprintf(env.Stderr, "lsadmin: %v\n", err)
 		return ExitUsage
 	}
@@ -185,7 +183,7 @@ func runLimStartup(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintln(env.Stdout, "done") // already running
 			continue
 		}
-		if err := startLIMProcess(env, self, h); err != nil {
+		if err := startDaemonProcess(env, "lim", h); err != nil {
 			fmt.Fprintf(env.Stdout, "failed: %v\n", err)
 			status = ExitUsage
 			continue
@@ -198,32 +196,6 @@ func runLimStartup(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stdout, "done")
 	}
 	return status
-}
-
-func startLIMProcess(env *Env, self, host string) error {
-	var envv []string
-	for _, kv := range env.Environ() {
-		if !strings.HasPrefix(kv, "BASALT_HOST=") {
-			envv = append(envv, kv)
-		}
-	}
-	envv = append(envv, "BASALT_HOST="+host)
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	cmd := exec.Command(self, "lim")
-	if p := limBinary(env); p != "" {
-		cmd = exec.Command(p)
-	}
-	cmd.Env = envv
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := startOnHost(env, host, cmd.Start); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
 }
 
 // daemonExe is the binary that runs the daemons: this one when it has them
@@ -241,18 +213,6 @@ func daemonExe() (string, error) {
 		return "", fmt.Errorf("no daemon binary: %w", err)
 	}
 	return d, nil
-}
-
-// limBinary finds the "lim" link to the daemon binary in the caller's PATH
-// ("" when there is none: the daemon binary is then run as "basaltd lim").
-func limBinary(env *Env) string {
-	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
-		p := filepath.Join(dir, "lim")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
 }
 
 // waitLIM waits for host's LIM to answer, asking every 100 ms (the process

@@ -4,12 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -128,7 +122,7 @@ func resRemote(ctx context.Context, env *Env, cc *clientConf, host string, op ap
 		return err
 	}
 	deadline := time.Now().Add(15 * time.Second)
-	for !resListening(env, host, addr) {
+	for !daemonListening(env, host, addr) {
 		if time.Now().After(deadline) {
 			return errors.New("RES did not start again")
 		}
@@ -144,75 +138,18 @@ func resStart(ctx context.Context, env *Env, cc *clientConf, host string) error 
 	if err != nil {
 		return err
 	}
-	if resListening(env, host, addr) {
+	if daemonListening(env, host, addr) {
 		return nil // already running
 	}
-	if err := startResProcess(env, host); err != nil {
+	if err := startDaemonProcess(env, "res", host); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(15 * time.Second)
-	for !resListening(env, host, addr) {
+	for !daemonListening(env, host, addr) {
 		if time.Now().After(deadline) {
 			return errors.New("RES did not start")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
-}
-
-// resListening reports whether host's RES accepts connections (dialled
-// from the host's network).
-func resListening(env *Env, host, addr string) bool {
-	ok := false
-	_ = startOnHost(env, host, func() error {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			ok = true
-		}
-		return nil
-	})
-	return ok
-}
-
-func startResProcess(env *Env, host string) error {
-	self, err := daemonExe()
-	if err != nil {
-		return err
-	}
-	var envv []string
-	for _, kv := range env.Environ() {
-		if !strings.HasPrefix(kv, "BASALT_HOST=") {
-			envv = append(envv, kv)
-		}
-	}
-	envv = append(envv, "BASALT_HOST="+host)
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	cmd := exec.Command(self, "res")
-	if p := daemonLink(env, "res"); p != "" {
-		cmd = exec.Command(p)
-	}
-	cmd.Env = envv
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := startOnHost(env, host, cmd.Start); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
-}
-
-// daemonLink finds the name link to the daemon binary in the caller's PATH
-// ("" when there is none).
-func daemonLink(env *Env, name string) string {
-	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
 }

@@ -41,6 +41,7 @@ var sbatchdSpec = lsfopt.New("d:|h|V")
 // runSbatchd runs sbatchd in the foreground until SIGTERM or SIGINT; the
 // jobs it started keep running under their shepherds.
 func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
+	parent := ctx
 	res, err := sbatchdSpec.Parse(args)
 	if err != nil || len(res.Operands) > 0 || res.Has("h") {
 		if err != nil {
@@ -97,12 +98,34 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	defer sbatchdMetrics(ctx, base, host, d, srv, log)()
 	// The keeper ends with sbatchd, whatever ends it.
 	kctx, stopKeeper := context.WithCancel(ctx)
+	defer stopKeeper() // not reached by a restart's exec: its mbatchd runs on
 	keeperDone := make(chan struct{})
 	go func() {
 		defer close(keeperDone)
 		keepMbatchd(kctx, base, host, lim, cfg.StateDir, log)
 	}()
 	runErr := d.Run(ctx)
+	if d.Restarting() {
+		// badmin hrestart: the mbatchd this sbatchd keeps (if any) runs
+		// on, and the new sbatchd's keeper finds it serving.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		srv.Shutdown(sctx)
+		cancel()
+		log.Warn("sbatchd restarting")
+		if !env.Process {
+			stopKeeper()
+			<-keeperDone
+			bd.close()
+			stop()
+			return runSbatchd(parent, env, args) // in a test's process
+		}
+		exe, err := os.Executable()
+		if err == nil {
+			err = syscall.Exec(exe, os.Args, os.Environ())
+		}
+		env.Errorf("sbatchd: restart: %v", err)
+		return 1
+	}
 	stopKeeper()
 	<-keeperDone
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
@@ -32,6 +33,7 @@ type batchDaemon struct {
 	// auth is the daemon's authentication (LSF_AUTH), its replay cache in
 	// its state directory.
 	auth *authsetup.Daemon
+	once sync.Once // close
 }
 
 // startBatchDaemon loads the base configuration, names the local host,
@@ -65,6 +67,8 @@ func startBatchDaemon(ctx context.Context, env *cli.Env, name string, res *lsfop
 
 // close releases the daemon's authentication, then its log.
 func (d *batchDaemon) close() {
-	d.auth.Close()
-	d.closeLog()
+	d.once.Do(func() {
+		d.auth.Close()
+		d.closeLog()
+	})
 }

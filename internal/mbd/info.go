@@ -547,11 +547,59 @@ func (s *Server) admin(ctx context.Context, id auth.Identity, req *api.AdminRequ
 				return nil, err
 			}
 		}
+	case api.AdminHShutdown, api.AdminHRestart:
+		s.sbdControl(ctx, id, cfg, req, reply)
 	default:
 		return nil, fmt.Errorf("unknown admin operation %d", req.Op)
 	}
 	s.poke()
 	return reply, nil
+}
+
+// sbdControl asks the sbatchd of each host named (all: every batch host)
+// to shut down or restart (badmin hshutdown, hrestart); the result is its
+// acknowledgement. Jobs run on under their shepherds either way.
+func (s *Server) sbdControl(ctx context.Context, id auth.Identity, cfg *config.Config, req *api.AdminRequest, reply *api.AdminReply) {
+	var targets []string
+	if len(req.Targets) == 1 && req.Targets[0] == "all" {
+		for _, h := range cfg.BatchHosts {
+			targets = append(targets, h.Name)
+		}
+	} else {
+		for _, t := range req.Targets {
+			m := expandHostName(cfg, t)
+			if len(m) == 0 {
+				reply.Results = append(reply.Results, &api.AdminResult{Target: t,
+					Status: &api.Status{Code: int32(lsberr.BadHost), Message: lsberr.BadHost.Text()}})
+			}
+			targets = append(targets, m...)
+		}
+	}
+	ctl := &api.SbdControl{Shutdown: req.Op == api.AdminHShutdown, Restart: req.Op == api.AdminHRestart}
+	for _, h := range targets {
+		r := &api.AdminResult{Target: h}
+		reply.Results = append(reply.Results, r)
+		if !s.isAdmin(id, cfg) {
+			r.Status = &api.Status{Code: int32(lsberr.Permission), Message: lsberr.Permission.Text()}
+			continue
+		}
+		sess := s.sess.get(h)
+		if sess == nil {
+			r.Status = &api.Status{Code: int32(lsberr.NotRunning), Message: "Slave batch daemon (sbatchd) is unreachable now"}
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		ack, err := sess.call(cctx, &api.MbdMessage{Control: ctl})
+		cancel()
+		switch {
+		case err != nil:
+			r.Status = &api.Status{Code: int32(lsberr.NotRunning), Message: "Slave batch daemon (sbatchd) is unreachable now"}
+		case ack.Status != nil && ack.Status.Code != 0:
+			r.Status = ack.Status
+		default:
+			s.log.Warn("sbatchd control", "host", h, "shutdown", ctl.Shutdown, "restart", ctl.Restart, "by", id.User)
+		}
+	}
 }
 
 func sortStrings(a []string) {

@@ -66,6 +66,8 @@ type Daemon struct {
 	// accept health is told mbatchd (health.go).
 	server     atomic.Pointer[rpc.Server]
 	notServing bool // as last told mbatchd
+	// restart: the shutdown mbatchd asked for is a restart (Restarting).
+	restart atomic.Bool
 
 	sessCh  chan sessEvent
 	shepCh  chan shepEvent
@@ -185,6 +187,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// Restarting reports whether mbatchd asked for a restart (badmin
+// hrestart): once Run has returned, the caller executes sbatchd again.
+func (d *Daemon) Restarting() bool { return d.restart.Load() }
 
 // Shutdown stops the daemon (net/http semantics: it waits for Run to
 // return or ctx to end). Jobs keep running under their shepherds.
@@ -365,8 +371,11 @@ func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {
 			}
 		}
 	case m.Control != nil:
-		if m.Control.Shutdown {
-			d.cfg.Log.Warn("mbatchd asked sbatchd to shut down")
+		if m.Control.Restart {
+			d.restart.Store(true)
+		}
+		if m.Control.Shutdown || m.Control.Restart {
+			d.cfg.Log.Warn("mbatchd asked sbatchd to shut down", "restart", m.Control.Restart)
 			go func() {
 				select {
 				case d.stop <- struct{}{}:
