@@ -12,6 +12,7 @@ type Column struct {
 	Name   string // canonical field name, lower case ("jobid")
 	Header string // column header and -json key ("JOBID")
 	Width  int    // 0: unlimited width, no padding
+	Sized  bool   // the width was given as a number ("jobid:9")
 	Right  bool   // "-" before the width: right-justified
 	Unit   string // unit prefix of memory fields ("MB", "G", "S"), upper case
 	Col    int    // 1-based column of the field in the specification
@@ -243,7 +244,7 @@ func parseItem(item string, col int, set *FieldSet) ([]Column, error) {
 		}
 		switch {
 		case hasWidth:
-			c.Width = width
+			c.Width, c.Sized = width, true
 		case useRecommended:
 			c.Width = fi.Width
 		}
@@ -265,7 +266,7 @@ func (f *Format) String() string {
 			if c.Right {
 				b.WriteByte('-')
 			}
-			if c.Width > 0 {
+			if c.Sized {
 				b.WriteString(strconv.Itoa(c.Width))
 			}
 		}
