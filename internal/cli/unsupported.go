@@ -17,8 +17,8 @@ const (
 	unsupportedBhistOptions   = "aff|cname|data|e|gpu|hostfile|t|x|app:|f:|G:|Jd:|Lp:|n:|N:|T:"
 	unsupportedBacctOptions   = "aff|cname|E|gpu|x|app:|f:|Lp:|M:|N:|rcacct:|rcalloc:|sla:|U:"
 	unsupportedBusersOptions  = "alloc"
-	unsupportedLsloadOptions  = "a|cname|gpu|gpuload"
-	unsupportedLshostsOptions = "a|cname|gpu|T"
+	unsupportedLsloadOptions  = "a|cname|gpu|gpuload|loc"
+	unsupportedLshostsOptions = "a|cname|gpu|loc|mig|sl|T"
 	unsupportedBhpartOptions  = "r"
 	unsupportedBmgroupOptions = "cu"
 )

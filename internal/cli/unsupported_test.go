@@ -74,6 +74,8 @@ func TestUnsupportedOptionsParseAsThemselves(t *testing.T) {
 		{bhostsSpec, []string{"-loc"}, "loc"},   // was -l then illegal letters
 		{bhostsSpec, []string{"-attr"}, "attr"}, // was an illegal combination of letters
 		{bmgroupSpec, []string{"-cu"}, "cu"},
+		{lshostsSpec, []string{"-sl"}, "sl"},    // was -s -l
+		{lsloadSpec, []string{"-loc"}, "loc"},   // was -l then illegal letters
 		{lsplaceSpec, []string{"-w", "2"}, "w"}, // was a flag, then an operand "2"
 		{badminHostSpec, []string{"-i", "lock1"}, "i"},
 		{badminMbdrestartSpec, []string{"-p"}, "p"},
