@@ -53,3 +53,17 @@ func subcommandOptions(env *Env, cmd, usage string, spec *lsfopt.Spec, unsupport
 	}
 	return res, true
 }
+
+// IBM LSF 10.1's badmin and lsadmin subcommands Basalt does not implement
+// (a subcommand registered later by its own file wins over this list).
+var (
+	unsupportedBadminSubcommands = []string{
+		"diagnose", "gpddebug", "gpdrestart", "gpdtime", "hghostadd", "hghostdel",
+		"hhist", "hist", "hpower", "hrestart", "hshutdown", "hstartup", "mbddebug",
+		"mbdhist", "mbdtime", "perfmon", "qhist", "rc", "sbddebug", "sbdtime",
+		"schddebug", "schdtime", "security", "showstatus",
+	}
+	unsupportedLsadminSubcommands = []string{
+		"expire", "limdebug", "limtime", "resdebug", "reslogoff", "reslogon", "restime",
+	}
+)

@@ -156,3 +156,29 @@ func TestBadminComment(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsupportedSubcommands: LSF 10.1's badmin and lsadmin subcommands
+// Basalt does not have are refused by name; a word that is no LSF
+// subcommand stays LSF's "Invalid command"; none of the list shadows a
+// subcommand Basalt implements.
+func TestUnsupportedSubcommands(t *testing.T) {
+	for _, tt := range []struct {
+		table *SubcommandTable
+		names []string
+	}{{BadminSubs, unsupportedBadminSubcommands}, {LsadminSubs, unsupportedLsadminSubcommands}} {
+		c, _ := Lookup(tt.table.cmd)
+		for _, n := range tt.names {
+			if _, dup := tt.table.subs[n]; dup {
+				t.Errorf("%s %s is implemented and listed as unsupported", tt.table.cmd, n)
+			}
+			_, stderr, rc := runBatch(t, &fakeBatch{}, nil, c.Run, n, "-x")
+			if want := tt.table.cmd + " " + n + ": Subcommand not supported\n"; rc != ExitUsage || stderr != want {
+				t.Errorf("%s %s: exit %d, %q; want %q", tt.table.cmd, n, rc, stderr, want)
+			}
+		}
+		_, stderr, rc := runBatch(t, &fakeBatch{}, nil, c.Run, "frobnicate")
+		if rc != ExitUsage || stderr != "Invalid command <frobnicate>. Try help.\n" {
+			t.Errorf("%s frobnicate: exit %d, %q", tt.table.cmd, rc, stderr)
+		}
+	}
+}
