@@ -44,8 +44,21 @@ var hostFields = newRecordFields(func() []recordField[api.HostInfo] {
 		{FieldInfo{Name: "rsv", Header: "RSV", Width: 8}, func(h *rec) (string, bool) { return itoa(h.Rsv) }},
 		{FieldInfo{Name: "dispatch_window", Aliases: []string{"dispwin"}, Header: "DISPATCH_WINDOW", Width: 50}, func(h *rec) (string, bool) { return str(h.DispatchWindow) }},
 		{FieldInfo{Name: "comments", Aliases: []string{"comment"}, Header: "COMMENTS", Width: 128}, func(h *rec) (string, bool) { return str(h.Comment) }},
+		// LSF 10.1's GPU counters (what LSF monitors ask for: bhosts -o
+		// "... ngpus ngpus_alloc ... ngpus_shared_avail" -json). Basalt
+		// schedules no GPUs: "-". Their recommended widths are not in the
+		// sources at hand: the header's length.
+		{FieldInfo{Name: "ngpus", Header: "NGPUS", Width: 5}, noHostValue},
+		{FieldInfo{Name: "ngpus_alloc", Header: "NGPUS_ALLOC", Width: 11}, noHostValue},
+		{FieldInfo{Name: "ngpus_excl_alloc", Header: "NGPUS_EXCL_ALLOC", Width: 16}, noHostValue},
+		{FieldInfo{Name: "ngpus_shared_alloc", Header: "NGPUS_SHARED_ALLOC", Width: 18}, noHostValue},
+		{FieldInfo{Name: "ngpus_shared_jexcl_alloc", Header: "NGPUS_SHARED_JEXCL_ALLOC", Width: 24}, noHostValue},
+		{FieldInfo{Name: "ngpus_excl_avail", Header: "NGPUS_EXCL_AVAIL", Width: 16}, noHostValue},
+		{FieldInfo{Name: "ngpus_shared_avail", Header: "NGPUS_SHARED_AVAIL", Width: 18}, noHostValue},
 	}
 })
+
+func noHostValue(*api.HostInfo) (string, bool) { return "", false }
 
 // HostFields is the field set bhosts -o accepts.
 var HostFields = hostFields.set

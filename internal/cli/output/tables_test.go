@@ -53,6 +53,11 @@ func TestTableFieldSets(t *testing.T) {
 			[]string{"HOST_NAME", "STATUS", "JL_U", "MAX", "NJOBS", "RUN", "SSUSP", "USUSP", "RSV"}, nil},
 		{HostFields, "hname: stat: jlu: cpuf: dispwin: comment:",
 			[]string{"HOST_NAME", "STATUS", "JL_U", "CPUF", "DISPATCH_WINDOW", "COMMENTS"}, []int{20, 15, 8, 10, 50, 128}},
+		// The field list of an LSF monitor's bhosts plugin (GPU counters
+		// included), keyed in its -json by these headers.
+		{HostFields, "host_name status cpuf jl_u max njobs run ssusp ususp rsv dispatch_window ngpus ngpus_alloc ngpus_excl_alloc ngpus_shared_alloc ngpus_shared_jexcl_alloc ngpus_excl_avail ngpus_shared_avail",
+			[]string{"HOST_NAME", "STATUS", "CPUF", "JL_U", "MAX", "NJOBS", "RUN", "SSUSP", "USUSP", "RSV", "DISPATCH_WINDOW",
+				"NGPUS", "NGPUS_ALLOC", "NGPUS_EXCL_ALLOC", "NGPUS_SHARED_ALLOC", "NGPUS_SHARED_JEXCL_ALLOC", "NGPUS_EXCL_AVAIL", "NGPUS_SHARED_AVAIL"}, nil},
 		{QueueFields, "QUEUE_NAME PRIO STATUS MAX JL_U JL_P JL_H NJOBS PEND RUN SUSP",
 			[]string{"QUEUE_NAME", "PRIORITY", "STATUS", "MAX", "JL_U", "JL_P", "JL_H", "NJOBS", "PEND", "RUN", "SUSP"}, nil},
 		{QueueFields, "qname: desc: priority: jlu: jlp: jlh: rsv: ususp: ssusp: nice:",
