@@ -21,6 +21,7 @@ const (
 	unsupportedLshostsOptions = "a|cname|gpu|loc|mig|sl|T"
 	unsupportedBhpartOptions  = "r"
 	unsupportedBmgroupOptions = "cu"
+	unsupportedBappOptions    = "alloc"
 )
 
 // refuseUnsupported prints "cmd: -opt: Option not supported" for the first

@@ -28,6 +28,7 @@ func TestQueryCommandsRefuseOtherLSFOptions(t *testing.T) {
 		{"lshosts", lshostsSpec, unsupportedLshostsOptions},
 		{"bhpart", bhpartSpec, unsupportedBhpartOptions},
 		{"bmgroup", bmgroupSpec, unsupportedBmgroupOptions},
+		{"bapp", bappSpec, unsupportedBappOptions},
 	}
 	for _, tt := range tests {
 		c, ok := Lookup(tt.cmd)
