@@ -63,6 +63,10 @@ type FieldInfo struct {
 	Header  string
 	Width   int  // recommended width ("field:" with no number)
 	Memory  bool // accepts a unit prefix
+	// ScaleS marks a size in MB of lshosts and lsload that accepts the
+	// unit S only (IBM 10.1 LSF_LSHOSTS_FORMAT, LSF_LSLOAD_FORMAT: scaled
+	// to M, G or T with one decimal, "4.0G").
+	ScaleS bool
 }
 
 // FieldSet is the set of fields one command's -o accepts, by name and alias.
@@ -236,10 +240,15 @@ func parseItem(item string, col int, set *FieldSet) ([]Column, error) {
 	cols := make([]Column, 0, len(infos))
 	for _, fi := range infos {
 		if unit != "" && !fi.Memory && len(infos) == 1 {
-			return nil, &FormatError{Col: col, Field: item, Msg: fmt.Sprintf("field %s does not take a unit prefix", fi.Name)}
+			if fi.ScaleS && unit != "S" {
+				return nil, &FormatError{Col: col, Field: item, Msg: fmt.Sprintf("field %s takes only the unit S", fi.Name)}
+			}
+			if !fi.ScaleS {
+				return nil, &FormatError{Col: col, Field: item, Msg: fmt.Sprintf("field %s does not take a unit prefix", fi.Name)}
+			}
 		}
 		c := Column{Name: fi.Name, Header: fi.Header, Right: right, Col: col}
-		if fi.Memory {
+		if fi.Memory || fi.ScaleS && unit == "S" {
 			c.Unit = unit
 		}
 		switch {

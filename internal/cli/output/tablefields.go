@@ -136,9 +136,9 @@ var lshostsFields = newRecordFields(func() []recordField[api.HostLoad] {
 		{FieldInfo{Name: "nprocs", Header: "nprocs", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NProcs, "") }},
 		{FieldInfo{Name: "ncores", Header: "ncores", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NCores, "") }},
 		{FieldInfo{Name: "nthreads", Header: "nthreads", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NThreads, "") }},
-		{FieldInfo{Name: "maxmem", Header: "maxmem", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxMem, "M") }},
-		{FieldInfo{Name: "maxswp", Header: "maxswp", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxSwp, "M") }},
-		{FieldInfo{Name: "maxtmp", Header: "maxtmp", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxTmp, "M") }},
+		{FieldInfo{Name: "maxmem", Header: "maxmem", Width: 10, ScaleS: true}, func(h *rec) (string, bool) { return staticNum(st(h).MaxMem, "M") }},
+		{FieldInfo{Name: "maxswp", Header: "maxswp", Width: 10, ScaleS: true}, func(h *rec) (string, bool) { return staticNum(st(h).MaxSwp, "M") }},
+		{FieldInfo{Name: "maxtmp", Header: "maxtmp", Width: 10, ScaleS: true}, func(h *rec) (string, bool) { return staticNum(st(h).MaxTmp, "M") }},
 		{FieldInfo{Name: "ndisks", Header: "ndisks", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NDisks, "") }},
 		{FieldInfo{Name: "rexpri", Header: "rexpri", Width: 8}, func(h *rec) (string, bool) { return itoa(h.RExPri) }},
 		{FieldInfo{Name: "server", Header: "server", Width: 8}, func(h *rec) (string, bool) {
@@ -185,7 +185,8 @@ func LsloadFields(external []string) *FieldSet {
 		{Name: "status", Header: "status", Width: 8},
 	}
 	for _, n := range slices.Concat(lsloadIndices, external) {
-		fields = append(fields, FieldInfo{Name: n, Aliases: lsloadAliases[n], Header: n, Width: len(lsfmt.IndexHeader(n, false))})
+		fields = append(fields, FieldInfo{Name: n, Aliases: lsloadAliases[n], Header: n, Width: len(lsfmt.IndexHeader(n, false)),
+			ScaleS: n == "tmp" || n == "swp" || n == "mem"})
 	}
 	return NewFieldSet(fields)
 }
@@ -194,7 +195,8 @@ func LsloadFields(external []string) *FieldSet {
 // string ('*' before a value beyond its threshold, ut in %), except memory
 // (tmp, swp, mem), always in MB with one decimal as LSF's lsload -o prints
 // it ("37823.2M", the DataDog check's sample; the listing switches to G);
-// unset for an unavailable host's indices and an unknown index.
+// unset for an unavailable host's indices and an unknown index; with the
+// unit S, scaled to M, G or T ("37.0G").
 func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool) {
 	switch c.Name {
 	case "host_name":
@@ -213,6 +215,9 @@ func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool)
 	switch c.Name {
 	case "tmp", "swp", "mem":
 		s := strconv.FormatFloat(v, 'f', 1, 64) + "M"
+		if c.Unit == "S" {
+			s = scaleMB(s)
+		}
 		if busy {
 			s = "*" + s
 		}

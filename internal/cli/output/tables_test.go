@@ -415,3 +415,50 @@ func TestNonNil(t *testing.T) {
 		t.Error("nonNil copied a slice without nil elements")
 	}
 }
+
+// TestUnitS: lshosts' and lsload's sizes take the unit S (IBM 10.1
+// LSF_LSHOSTS_FORMAT's examples: 30 -> 30.0M, 4096 -> 4.0G, 5000000 ->
+// 4.8T) and no other; no other field takes a unit.
+func TestUnitS(t *testing.T) {
+	for in, want := range map[string]string{"30M": "30.0M", "4096M": "4.0G", "5000000": "4.8T", "1023.9M": "1023.9M", "-": "-", "": ""} {
+		if got := scaleMB(in); got != want {
+			t.Errorf("scaleMB(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var b strings.Builder
+	if err := WriteLshostsCustom(&b, fixtureLoads(), parse(t, "HOST_NAME maxmem:-8:S maxswp::S maxtmp::S ncpus", LshostsFields)); err != nil {
+		t.Fatal(err)
+	}
+	want := "HOST_NAME   maxmem maxswp     maxtmp     ncpus\n" +
+		"host1     7.6G 2.0G       48.8G      2\n" +
+		"host2.example.org    15.6G -          -          4\n" +
+		"host3        - -          -          -\n" +
+		"client1        - -          -          -\n"
+	if b.String() != want {
+		t.Errorf("lshosts -o with S:\n%s\nwant\n%s", b.String(), want)
+	}
+	for _, tt := range []struct {
+		set  *FieldSet
+		spec string
+		msg  string
+	}{
+		{LshostsFields, "maxmem::G", "-o: column 1: field maxmem takes only the unit S"},
+		{LshostsFields, "ncpus::S", "-o: column 1: field ncpus does not take a unit prefix"},
+		{LsloadFields(nil), "r1m::S", "-o: column 1: field r1m does not take a unit prefix"},
+		{LsloadFields(nil), "mem::MB", "-o: column 1: field mem takes only the unit S"},
+	} {
+		if _, err := ParseFormat(tt.spec, tt.set); err == nil || err.Error() != tt.msg {
+			t.Errorf("%q: %v, want %s", tt.spec, err, tt.msg)
+		}
+	}
+	b.Reset()
+	if err := WriteLsloadCustom(&b, fixtureLoads()[:2], parse(t, "HOST_NAME mem::S swp tmp::S", LsloadFields(nil)), 0); err != nil {
+		t.Fatal(err)
+	}
+	want = "HOST_NAME mem    swp tmp   \n" +
+		"host1 3.4G   2048.0M 14.6G \n" +
+		"host2.example.org 1.4T   0.0M 900.0M\n"
+	if b.String() != want {
+		t.Errorf("lsload -o with S:\n%s\nwant\n%s", b.String(), want)
+	}
+}
