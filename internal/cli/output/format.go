@@ -67,6 +67,9 @@ type FieldInfo struct {
 	// unit S only (IBM 10.1 LSF_LSHOSTS_FORMAT, LSF_LSLOAD_FORMAT: scaled
 	// to M, G or T with one decimal, "4.0G").
 	ScaleS bool
+	// External marks an lsload external index: "-o" may name several
+	// with one '*' ("gpu_mode*", IBM 10.1 LSF_LSLOAD_FORMAT).
+	External bool
 }
 
 // FieldSet is the set of fields one command's -o accepts, by name and alias.
@@ -116,6 +119,20 @@ func (s *FieldSet) Lookup(name string) (FieldInfo, bool) {
 
 // Fields returns every field in display order (what "all" expands to).
 func (s *FieldSet) Fields() []FieldInfo { return s.index().fields }
+
+// matchExternal returns the external fields whose name matches pattern,
+// which holds one '*' standing for any characters (case-insensitive).
+func (s *FieldSet) matchExternal(pattern string) []FieldInfo {
+	pre, suf, _ := strings.Cut(strings.ToLower(pattern), "*")
+	var out []FieldInfo
+	for _, f := range s.index().fields {
+		n := strings.ToLower(f.Name)
+		if f.External && len(n) >= len(pre)+len(suf) && strings.HasPrefix(n, pre) && strings.HasSuffix(n, suf) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // maxWidth bounds an explicit width: LSF stores output lines in fixed
 // buffers; Basalt refuses absurd widths instead of allocating them.
@@ -204,11 +221,16 @@ func parseItem(item string, col int, set *FieldSet) ([]Column, error) {
 		infos = set.Fields()
 	} else {
 		fi, ok := set.Lookup(name)
-		if !ok {
+		switch {
+		case ok:
+			infos = []FieldInfo{fi}
+		case strings.Count(name, "*") == 1:
+			infos = set.matchExternal(name)
+		}
+		if len(infos) == 0 {
 			return nil, &FormatError{Col: col, Field: name, LSF: true,
 				Msg: fmt.Sprintf("<%s> in the format string is not a valid field name.", name)}
 		}
-		infos = []FieldInfo{fi}
 	}
 	width, right, hasWidth, useRecommended := 0, false, false, false
 	if len(parts) >= 2 {

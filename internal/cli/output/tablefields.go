@@ -177,16 +177,20 @@ var (
 
 // LsloadFields is the field set lsload -o accepts: HOST_NAME, status, the
 // built-in load indices and the cluster's external (host-based, numeric,
-// dynamic) indices, each under its name. An index's recommended width is
+// dynamic) indices, each under its name; one '*' in a name stands for the
+// external indices it matches ("gpu_mode*"). An index's recommended width is
 // its column's in the default listing.
 func LsloadFields(external []string) *FieldSet {
 	fields := []FieldInfo{
 		{Name: "host_name", Header: "HOST_NAME", Width: 20},
 		{Name: "status", Header: "status", Width: 8},
 	}
-	for _, n := range slices.Concat(lsloadIndices, external) {
+	for _, n := range lsloadIndices {
 		fields = append(fields, FieldInfo{Name: n, Aliases: lsloadAliases[n], Header: n, Width: len(lsfmt.IndexHeader(n, false)),
 			ScaleS: n == "tmp" || n == "swp" || n == "mem"})
+	}
+	for _, n := range external {
+		fields = append(fields, FieldInfo{Name: n, Header: n, Width: len(lsfmt.IndexHeader(n, false)), External: true})
 	}
 	return NewFieldSet(fields)
 }

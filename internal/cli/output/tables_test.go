@@ -462,3 +462,36 @@ func TestUnitS(t *testing.T) {
 		t.Errorf("lsload -o with S:\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestLsloadWildcard: one '*' names every external index it matches, in
+// the cluster's order (IBM 10.1: lsload -o "gpu_mode*" shows gpu_mode0,
+// gpu_mode1, gpu_model0...); it never matches a built-in index, and a
+// pattern matching nothing is an unknown field.
+func TestLsloadWildcard(t *testing.T) {
+	set := LsloadFields([]string{"gpu_mode0", "gpu_mode1", "scratch", "gpu_model0", "mem_gpu"})
+	for spec, want := range map[string][]string{
+		"HOST_NAME gpu_mode*":     {"host_name", "gpu_mode0", "gpu_mode1", "gpu_model0"},
+		"GPU_MODE*:4":             {"gpu_mode0", "gpu_mode1", "gpu_model0"},
+		"*0":                      {"gpu_mode0", "gpu_model0"},
+		"*":                       {"gpu_mode0", "gpu_mode1", "scratch", "gpu_model0", "mem_gpu"},
+		"me*":                     {"mem_gpu"},
+		"gpu_mode* delimiter=','": {"gpu_mode0", "gpu_mode1", "gpu_model0"},
+	} {
+		var got []string
+		for _, c := range parse(t, spec, set).Columns {
+			got = append(got, c.Name)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q, want %q", spec, got, want)
+		}
+	}
+	for _, spec := range []string{"r1*", "gpu*mode*", "nomatch*"} {
+		_, err := ParseFormat(spec, set)
+		if err == nil || !strings.Contains(err.Error(), "in the format string is not a valid field name.") {
+			t.Errorf("%q: %v", spec, err)
+		}
+	}
+	if _, err := ParseFormat("gpu_mode*", JobFields); err == nil {
+		t.Error("bjobs -o took a wildcard")
+	}
+}
