@@ -222,3 +222,33 @@ func TestJobColumnsFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestIBMFormatExample parses the example of IBM's bjobs -o page: JOBID
+// unlimited and left-aligned, STAT 5 wide (its recommended width), QUEUE
+// 10 wide right-aligned, PROJECT (PROJ_NAME) 10 wide, APPLICATION 6 wide
+// right-aligned, MEM 12 wide in G, '^' between columns.
+func TestIBMFormatExample(t *testing.T) {
+	f, err := ParseFormat(`jobid stat: queue:- project:10 application:-6 mem:12:G delimiter='^'`, JobFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Column{
+		{Name: "jobid", Header: "JOBID", Col: 1},
+		{Name: "stat", Header: "STAT", Width: 5, Col: 7},
+		{Name: "queue", Header: "QUEUE", Width: 10, Right: true, Col: 13},
+		{Name: "proj_name", Header: "PROJ_NAME", Width: 10, Sized: true, Col: 21},
+		{Name: "application", Header: "APPLICATION", Width: 6, Sized: true, Right: true, Col: 32},
+		{Name: "mem", Header: "MEM", Width: 12, Sized: true, Unit: "G", Col: 47},
+	}
+	if f.Delimiter != "^" || !slices.Equal(f.Columns, want) {
+		t.Errorf("got %+v delimiter %q\nwant %+v", f.Columns, f.Delimiter, want)
+	}
+	var b strings.Builder
+	j := &api.JobRecord{JobID: 123, State: api.StatePend, Queue: "normal", Spec: &api.JobSpec{App: "fluent"}}
+	if err := WriteJobsCustom(&b, []*api.JobRecord{j}, f, opts()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "JOBID^STAT ^     QUEUE^PROJ_NAME ^APPLIC^MEM         \n123^PEND ^    normal^default   ^fluent^-           \n"; b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
