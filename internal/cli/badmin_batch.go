@@ -5,21 +5,42 @@ import (
 	"fmt"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 )
 
 // badmin's batch operations: queue and host control and reconfiguration,
 // carried out by mbatchd.
 
+// IBM LSF 10.1's usage of each subcommand, and its options: every one is
+// parsed as itself, those Basalt does not implement are refused by name
+// (hclose -i, a lock ID; mbdrestart -p and -s, parallel or serial restart).
+const (
+	badminQueueUsage      = "[-C comment] [queue_name ... | all]"
+	badminHostUsage       = `[-C comment] [-i "lock_id"] [host_name ... | host_group ... | compute_unit ... | all]`
+	badminReconfigUsage   = "reconfig [-v] [-f]"
+	badminMbdrestartUsage = "mbdrestart [-C comment] [-v] [-f] [-p | -s]"
+
+	unsupportedBadminHostOptions       = "i:"
+	unsupportedBadminMbdrestartOptions = "p|s"
+)
+
+var (
+	badminQueueSpec      = lsfopt.New("C:")
+	badminHostSpec       = lsfopt.New("C:|" + unsupportedBadminHostOptions)
+	badminReconfigSpec   = lsfopt.New("v|f")
+	badminMbdrestartSpec = lsfopt.New("C:|v|f|" + unsupportedBadminMbdrestartOptions)
+)
+
 func init() {
 	BadminSubs.Add(
-		&Subcommand{Name: "qopen", Usage: "qopen [-C comment] [queue_name ... | all]", Summary: "Open queues", Run: badminQueue(api.AdminQOpen, "opened")},
-		&Subcommand{Name: "qclose", Usage: "qclose [-C comment] [queue_name ... | all]", Summary: "Close queues", Run: badminQueue(api.AdminQClose, "closed")},
-		&Subcommand{Name: "qact", Usage: "qact [-C comment] [queue_name ... | all]", Summary: "Activate queues", Run: badminQueue(api.AdminQAct, "activated")},
-		&Subcommand{Name: "qinact", Usage: "qinact [-C comment] [queue_name ... | all]", Summary: "Inactivate queues", Run: badminQueue(api.AdminQInact, "inactivated")},
-		&Subcommand{Name: "hopen", Usage: "hopen [-C comment] [host_name ... | host_group ... | all]", Summary: "Open hosts", Run: badminHost(api.AdminHOpen, "Open")},
-		&Subcommand{Name: "hclose", Usage: "hclose [-C comment] [host_name ... | host_group ... | all]", Summary: "Close hosts", Run: badminHost(api.AdminHClose, "Close")},
-		&Subcommand{Name: "reconfig", Usage: "reconfig [-v] [-f]", Summary: "Reconfigure the batch system", Run: badminReconfig(api.AdminReconfig, "Reconfiguration initiated")},
-		&Subcommand{Name: "mbdrestart", Usage: "mbdrestart [-v] [-f]", Summary: "Restart mbatchd", Run: badminReconfig(api.AdminMbdRestart, "MBD restart initiated")},
+		&Subcommand{Name: "qopen", Usage: "qopen " + badminQueueUsage, Summary: "Open queues", Run: badminQueue("qopen", api.AdminQOpen, "opened")},
+		&Subcommand{Name: "qclose", Usage: "qclose " + badminQueueUsage, Summary: "Close queues", Run: badminQueue("qclose", api.AdminQClose, "closed")},
+		&Subcommand{Name: "qact", Usage: "qact " + badminQueueUsage, Summary: "Activate queues", Run: badminQueue("qact", api.AdminQAct, "activated")},
+		&Subcommand{Name: "qinact", Usage: "qinact " + badminQueueUsage, Summary: "Inactivate queues", Run: badminQueue("qinact", api.AdminQInact, "inactivated")},
+		&Subcommand{Name: "hopen", Usage: "hopen " + badminHostUsage, Summary: "Open hosts", Run: badminHost("hopen", api.AdminHOpen, "Open")},
+		&Subcommand{Name: "hclose", Usage: "hclose " + badminHostUsage, Summary: "Close hosts", Run: badminHost("hclose", api.AdminHClose, "Close")},
+		&Subcommand{Name: "reconfig", Usage: badminReconfigUsage, Summary: "Reconfigure the batch system", Run: badminReconfig(api.AdminReconfig, "Reconfiguration initiated")},
+		&Subcommand{Name: "mbdrestart", Usage: badminMbdrestartUsage, Summary: "Restart mbatchd", Run: badminReconfig(api.AdminMbdRestart, "MBD restart initiated")},
 	)
 }
 
@@ -34,22 +55,19 @@ func badminCall(ctx context.Context, env *Env, req *api.AdminRequest) (*api.Admi
 // adminTargets reads the operands of badmin's queue and host controls:
 // "[-C comment] [name ...]" (the comment goes to lsb.events and, for hosts,
 // bhosts -l).
-func adminTargets(op api.AdminOp, args []string) *api.AdminRequest {
-	req := &api.AdminRequest{Op: op}
-	for i := 0; i < len(args); i++ {
-		if args[i] == "-C" && i+1 < len(args) {
-			req.Message = args[i+1]
-			i++
-			continue
-		}
-		req.Targets = append(req.Targets, args[i])
-	}
+func adminTargets(op api.AdminOp, res *lsfopt.Result) *api.AdminRequest {
+	req := &api.AdminRequest{Op: op, Targets: res.Operands}
+	req.Message, _ = res.Last("C")
 	return req
 }
 
-func badminQueue(op api.AdminOp, verb string) SubcommandFunc {
+func badminQueue(name string, op api.AdminOp, verb string) SubcommandFunc {
 	return func(ctx context.Context, env *Env, args []string) int {
-		reply, ok := badminCall(ctx, env, adminTargets(op, args))
+		res, ok := subcommandOptions(env, "badmin "+name, name+" "+badminQueueUsage, badminQueueSpec, "", args)
+		if !ok {
+			return ExitUsage
+		}
+		reply, ok := badminCall(ctx, env, adminTargets(op, res))
 		if !ok {
 			return ExitUsage
 		}
@@ -66,9 +84,13 @@ func badminQueue(op api.AdminOp, verb string) SubcommandFunc {
 	}
 }
 
-func badminHost(op api.AdminOp, verb string) SubcommandFunc {
+func badminHost(name string, op api.AdminOp, verb string) SubcommandFunc {
 	return func(ctx context.Context, env *Env, args []string) int {
-		reply, ok := badminCall(ctx, env, adminTargets(op, args))
+		res, ok := subcommandOptions(env, "badmin "+name, name+" "+badminHostUsage, badminHostSpec, unsupportedBadminHostOptions, args)
+		if !ok {
+			return ExitUsage
+		}
+		reply, ok := badminCall(ctx, env, adminTargets(op, res))
 		if !ok {
 			return ExitUsage
 		}
@@ -86,20 +108,26 @@ func badminHost(op api.AdminOp, verb string) SubcommandFunc {
 }
 
 // badminReconfig checks the files as badmin ckconfig does, then asks
-// mbatchd to reload them (a bad configuration is refused there too).
+// mbatchd to reload them (a bad configuration is refused there too); -f
+// (no confirmation) changes nothing, since Basalt asks none; mbdrestart's
+// -C comment goes in the request's Message (mbatchd does not record it:
+// its reconfiguration event has no comment).
 func badminReconfig(op api.AdminOp, done string) SubcommandFunc {
 	return func(ctx context.Context, env *Env, args []string) int {
-		verbose := false
-		for _, a := range args {
-			switch a {
-			case "-v":
-				verbose = true
-			case "-f":
-			default:
-				fmt.Fprintf(env.Stderr, "Usage: %s [-v] [-f]\n", map[api.AdminOp]string{api.AdminReconfig: "reconfig", api.AdminMbdRestart: "mbdrestart"}[op])
-				return ExitUsage
-			}
+		name, usage, spec, unsupported := "reconfig", badminReconfigUsage, badminReconfigSpec, ""
+		if op == api.AdminMbdRestart {
+			name, usage, spec, unsupported = "mbdrestart", badminMbdrestartUsage, badminMbdrestartSpec, unsupportedBadminMbdrestartOptions
 		}
+		res, ok := subcommandOptions(env, "badmin "+name, usage, spec, unsupported, args)
+		if !ok {
+			return ExitUsage
+		}
+		if len(res.Operands) > 0 {
+			fmt.Fprintf(env.Stderr, "badmin %s: %s: unexpected operand\nUsage: %s\n", name, res.Operands[0], usage)
+			return ExitUsage
+		}
+		verbose := res.Has("v")
+		comment, _ := res.Last("C")
 		d := diagnosticsFor(ctx, env, true)
 		fmt.Fprint(env.Stderr, "\nChecking configuration files ...\n\n")
 		if verbose {
@@ -117,7 +145,7 @@ func badminReconfig(op api.AdminOp, done string) SubcommandFunc {
 		} else {
 			fmt.Fprint(env.Stderr, "There are warning errors.\n\n")
 		}
-		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op})
+		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op, Message: comment})
 		if !ok {
 			return ExitUsage
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bappSpec = lsfopt.New("l|w|h|V|noheader")
+var bappSpec = lsfopt.New("l|w|h|V|noheader|" + unsupportedBappOptions)
 
 func init() {
 	Register(&Command{Name: "bapp", Summary: "display application profiles", Run: runBapp})
@@ -32,6 +32,9 @@ func runBapp(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, "bapp", res, unsupportedBappOptions) {
+		return ExitUsage
 	}
 	if res.Has("l") && res.Has("w") {
 		bappUsage(env)

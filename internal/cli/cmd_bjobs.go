@@ -131,8 +131,8 @@ func recvAll[T any, PT interface {
 }
 
 // outputOptions are the formatter options of a command: now from the
-// command's clock, LSB_DISPLAY_YEAR and LSB_JOBID_DISP_LENGTH from its
-// environment. (lsf.conf values of the same names are the config loader's
+// command's clock, LSB_DISPLAY_YEAR, LSB_JOBID_DISP_LENGTH and
+// LSB_UNIT_FOR_JOBS_DISPLAY from its environment. (lsf.conf values of the same names are the config loader's
 // to pass in; the environment wins, as in LSF.)
 func outputOptions(env *Env) *output.Options {
 	o := &output.Options{Now: env.Clock.Now().In(time.Local)}
@@ -141,6 +141,9 @@ func outputOptions(env *Env) *output.Options {
 	}
 	if n, err := strconv.Atoi(env.Getenv("LSB_JOBID_DISP_LENGTH")); err == nil {
 		o.JobIDWidth = n
+	}
+	if u := strings.ToUpper(env.Getenv("LSB_UNIT_FOR_JOBS_DISPLAY")); output.ValidUnit(u) {
+		o.Unit = u
 	}
 	return o
 }

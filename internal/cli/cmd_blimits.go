@@ -21,13 +21,17 @@ func init() {
 }
 
 func blimitsUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, "Usage: blimits [-h] [-V] [-c] [-a] [-w] [-n limit_name ...] [-u user_name ...] [-q queue_name ...] [-m host_name ...] [-P project_name ...]")
+	fmt.Fprintln(env.Stderr, "Usage: blimits [-h] [-V] [-a] [-c] [-w] [-n limit_name ...] [-P project_name ...] [-q queue_name ...] [-u user_name | -u user_group ...] [-m host_name | -m host_group]")
 }
 
 // runBlimits prints the lsb.resources limits running jobs count against
 // (all of them with -a) and their usage, as mbatchd's scheduler counted
-// it in its last pass; -c prints their configuration, as bresources. -n, -u, -q, -m and -P keep the rows of the limits
-// so named, or whose consumers include the name (or are "all").
+// it in its last pass; -c prints their configuration, as bresources. -n,
+// -u, -q, -m and -P (each a name or a quoted list, repeatable) keep the
+// rows of the limits so named, or whose consumers include the name (or
+// are "all"). -w is accepted: Basalt's columns are as wide as their
+// widest cell, so nothing is ever cut. IBM 10.1's -o, -Lp, -A, -fwd, -C
+// and -gl are refused by name.
 func runBlimits(ctx context.Context, env *Env, args []string) int {
 	res, err := blimitsSpec.Parse(args)
 	if err != nil {

@@ -9,7 +9,10 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var groupSpec = lsfopt.New("l|r|w|h|V")
+var (
+	groupSpec   = lsfopt.New("l|r|w|h|V")
+	bmgroupSpec = lsfopt.New("l|r|w|h|V|" + unsupportedBmgroupOptions)
+)
 
 func init() {
 	Register(&Command{Name: "bugroup", Summary: "display user groups", Run: func(ctx context.Context, env *Env, args []string) int {
@@ -19,7 +22,7 @@ func init() {
 
 func groupUsage(env *Env, hostGroups bool) {
 	if hostGroups {
-		fmt.Fprintln(env.Stderr, "Usage: bmgroup [-h] [-V] [-l] [-r] [-w] [host_group ...]")
+		fmt.Fprintln(env.Stderr, "Usage: bmgroup [-h] [-V] [-l] [-r] [-w] [-cu] [host_group ... | compute_unit ...]")
 		return
 	}
 	fmt.Fprintln(env.Stderr, "Usage: bugroup [-h] [-V] [-l] [-r] [-w] [user_group ...]")
@@ -31,7 +34,11 @@ func runGroups(ctx context.Context, env *Env, args []string, hostGroups bool) in
 	if hostGroups {
 		cmd = "bmgroup"
 	}
-	res, err := groupSpec.Parse(args)
+	spec := groupSpec
+	if hostGroups {
+		spec = bmgroupSpec
+	}
+	res, err := spec.Parse(args)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", cmd, err)
 		groupUsage(env, hostGroups)
@@ -43,6 +50,9 @@ func runGroups(ctx context.Context, env *Env, args []string, hostGroups bool) in
 	}
 	if res.Has("V") {
 		return PrintVersion(env)
+	}
+	if refuseUnsupported(env, cmd, res, unsupportedBmgroupOptions) {
+		return ExitUsage
 	}
 	var reply api.GroupsReply
 	req := &api.GroupsRequest{HostGroups: hostGroups, Names: res.Operands, Recursive: res.Has("r")}

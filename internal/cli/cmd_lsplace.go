@@ -11,20 +11,22 @@ import (
 	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
-var lsplaceSpec = lsfopt.New("h|V|L|w|R:|n:")
+var lsplaceSpec = lsfopt.New("h|V|L|R:|n:|w:")
 
 func init() {
 	Register(&Command{Name: "lsplace", Summary: "display hosts for tasks, by the master LIM's placement advice", Run: runLsplace})
 }
 
 func lsplaceUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, "Usage: lsplace [-h] [-V] [-L] [-w] [-R res_req] [-n num_hosts] [host_name ...]")
+	fmt.Fprintln(env.Stderr, "Usage: lsplace [-h] [-V] [-L] [-n minimum | -n 0] [-R res_req] [-w maximum | -w 0] [host_name ...]")
 }
 
 // runLsplace prints the best eligible hosts (lowest load first by the
-// requirement's order section, r15s:pg by default), on one line. With
-// -n 0 every eligible host; without -w, fewer eligible hosts than asked is
-// an error.
+// requirement's order section, r15s:pg by default), on one line (IBM
+// 10.1 lsplace): at least -n minimum (1 by default) and no more than -w
+// maximum (the minimum by default), 0 for either meaning as many as there
+// are. Fewer eligible hosts than the minimum, or none, prints "Not enough
+// host(s) currently eligible" and exits 1.
 func runLsplace(ctx context.Context, env *Env, args []string) int {
 	res, err := lsplaceSpec.Parse(args)
 	if err != nil {
@@ -39,12 +41,29 @@ func runLsplace(ctx context.Context, env *Env, args []string) int {
 	if res.Has("V") {
 		return PrintVersion(env)
 	}
-	num := 1
-	if v, ok := res.Last("n"); ok {
-		if num, err = strconv.Atoi(v); err != nil || num < 0 {
-			lsplaceUsage(env)
-			return ExitUsage
+	count := func(opt string, def int) (int, bool) {
+		v, ok := res.Last(opt)
+		if !ok {
+			return def, true
 		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			fmt.Fprintf(env.Stderr, "lsplace: -%s %s: a number of hosts, 0 for as many as possible\n", opt, v)
+			lsplaceUsage(env)
+			return 0, false
+		}
+		return n, true
+	}
+	need, ok := count("n", 1)
+	if !ok {
+		return ExitUsage
+	}
+	most, ok := count("w", need)
+	if !ok {
+		return ExitUsage
+	}
+	if most != 0 && most < need {
+		most = need
 	}
 	c, b, ok := lsConnect(ctx, env, "lsplace")
 	if !ok {
@@ -70,12 +89,12 @@ func runLsplace(ctx context.Context, env *Env, args []string) int {
 	if avail, ok = lsSelect(env, "lsplace", b, cl, avail, req, resreq.CtxLsplace, true); !ok {
 		return ExitUsage
 	}
-	if num > 0 && len(avail) < num && !res.Has("w") || len(avail) == 0 {
+	if len(avail) < need || len(avail) == 0 {
 		fmt.Fprintln(env.Stderr, "lsplace: Not enough host(s) currently eligible")
-		return ExitUsage
+		return 1
 	}
-	if num > 0 && len(avail) > num {
-		avail = avail[:num]
+	if most > 0 && len(avail) > most {
+		avail = avail[:most]
 	}
 	names := make([]string, len(avail))
 	for i, h := range avail {

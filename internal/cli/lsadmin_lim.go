@@ -35,6 +35,13 @@ func init() {
 
 var limHostsSpec = lsfopt.New("f|v")
 
+// IBM LSF 10.1's options of the LIM subcommands: limstartup and
+// limshutdown take -f only, limrestart and reconfig -f and -v.
+var (
+	limStartStopSpec = lsfopt.New("f")
+	limRestartSpec   = lsfopt.New("f|v")
+)
+
 // limTargets resolves "[host ...| all]": no operand is the local host.
 func limTargets(env *Env, b *config.Base, operands []string) ([]string, bool) {
 	if len(operands) == 0 {
@@ -71,10 +78,9 @@ func limConfirm(env *Env, q string) bool {
 	return strings.HasPrefix(strings.TrimSpace(strings.ToLower(line)), "y")
 }
 
-func limControlAll(ctx context.Context, env *Env, args []string, verb, question string, op api.LimOp) int {
-	res, err := limHostsSpec.Parse(args)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "lsadmin: %v\n", err)
+func limControlAll(ctx context.Context, env *Env, args []string, sub string, spec *lsfopt.Spec, verb, question string, op api.LimOp) int {
+	res, ok := subcommandOptions(env, "lsadmin "+sub, lsadminUsage(sub), spec, "", args)
+	if !ok {
 		return ExitUsage
 	}
 	c, b, ok := lsConnect(ctx, env, "lsadmin")
@@ -114,18 +120,21 @@ func limFailure(err error) string {
 }
 
 func runLimShutdown(ctx context.Context, env *Env, args []string) int {
-	return limControlAll(ctx, env, args, "Shut down", "Do you really want to shut down LIMs on all hosts?", api.LimOpShutdown)
+	return limControlAll(ctx, env, args, "limshutdown", limStartStopSpec, "Shut down", "Do you really want to shut down LIMs on all hosts?", api.LimOpShutdown)
 }
 
 func runLimRestart(ctx context.Context, env *Env, args []string) int {
-	return limControlAll(ctx, env, args, "Restart", "Do you really want to restart LIMs on all hosts?", api.LimOpRestart)
+	return limControlAll(ctx, env, args, "limrestart", limRestartSpec, "Restart", "Do you really want to restart LIMs on all hosts?", api.LimOpRestart)
 }
 
 // runLsadminReconfig checks the configuration, then restarts every LIM.
 func runLsadminReconfig(ctx context.Context, env *Env, args []string) int {
-	res, err := limHostsSpec.Parse(args)
-	if err != nil || len(res.Operands) > 0 {
-		fmt.Fprintln(env.Stderr, "Usage: lsadmin reconfig [-f] [-v]")
+	res, ok := subcommandOptions(env, "lsadmin reconfig", lsadminUsage("reconfig"), limRestartSpec, "", args)
+	if !ok {
+		return ExitUsage
+	}
+	if len(res.Operands) > 0 {
+		fmt.Fprintf(env.Stderr, "lsadmin reconfig: %s: unexpected operand\nUsage: %s\n", res.Operands[0], lsadminUsage("reconfig"))
 		return ExitUsage
 	}
 	fmt.Fprintln(env.Stdout, "\nChecking configuration files ...")
@@ -148,16 +157,15 @@ func runLsadminReconfig(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stdout, "No errors found.")
 	}
 	fmt.Fprintln(env.Stdout)
-	return limControlAll(ctx, env, []string{"-f", "all"}, "Restart", "", api.LimOpReconfig)
+	return limControlAll(ctx, env, []string{"-f", "all"}, "reconfig", limRestartSpec, "Restart", "", api.LimOpReconfig)
 }
 
 // runLimStartup starts the LIM of hosts of the local cluster: the binary
 // runs "lim" with the host's BASALT_HOST, detached, and this waits until
 // the LIM answers.
 func runLimStartup(ctx context.Context, env *Env, args []string) int {
-	res, err := limHostsSpec.Parse(args)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "lsadmin: %v\n", err)
+	res, ok := subcommandOptions(env, "lsadmin limstartup", lsadminUsage("limstartup"), limStartStopSpec, "", args)
+	if !ok {
 		return ExitUsage
 	}
 	c, b, ok := lsConnect(ctx, env, "lsadmin")
@@ -277,4 +285,14 @@ func limLockOp(ctx context.Context, env *Env, req *api.LimControlRequest, done s
 	}
 	fmt.Fprintln(env.Stdout, done)
 	return 0
+}
+
+// lsadminUsage is a subcommand's usage line, as lsadmin help prints it.
+func lsadminUsage(sub string) string {
+	LsadminSubs.mu.RLock()
+	defer LsadminSubs.mu.RUnlock()
+	if s, ok := LsadminSubs.subs[sub]; ok {
+		return s.Usage
+	}
+	return sub
 }

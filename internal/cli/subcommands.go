@@ -26,11 +26,19 @@ type SubcommandTable struct {
 	cmd  string
 	mu   sync.RWMutex
 	subs map[string]*Subcommand
+	// unsupported are IBM LSF 10.1's subcommands Basalt does not have:
+	// refused by name, not "Invalid command".
+	unsupported map[string]bool
 }
 
-// NewSubcommandTable returns an empty table for command cmd.
-func NewSubcommandTable(cmd string) *SubcommandTable {
-	return &SubcommandTable{cmd: cmd, subs: map[string]*Subcommand{}}
+// NewSubcommandTable returns an empty table for command cmd; unsupported
+// lists the command's LSF subcommands Basalt does not implement.
+func NewSubcommandTable(cmd string, unsupported ...string) *SubcommandTable {
+	t := &SubcommandTable{cmd: cmd, subs: map[string]*Subcommand{}, unsupported: map[string]bool{}}
+	for _, u := range unsupported {
+		t.unsupported[u] = true
+	}
+	return t
 }
 
 // Add registers subcommands; a duplicate name panics.
@@ -59,6 +67,10 @@ func (t *SubcommandTable) Run(ctx context.Context, env *Env, args []string) int 
 	s, ok := t.subs[args[0]]
 	t.mu.RUnlock()
 	if !ok {
+		if t.unsupported[args[0]] {
+			fmt.Fprintf(env.Stderr, "%s %s: Subcommand not supported\n", t.cmd, args[0])
+			return ExitUsage
+		}
 		// LSF: "Invalid command <xxx>. Try help."
 		fmt.Fprintf(env.Stderr, "Invalid command <%s>. Try help.\n", args[0])
 		return ExitUsage
@@ -83,9 +95,9 @@ func (t *SubcommandTable) usage(env *Env) {
 
 var (
 	// LsadminSubs holds lsadmin's subcommands (config checks, LIM control).
-	LsadminSubs = NewSubcommandTable("lsadmin")
+	LsadminSubs = NewSubcommandTable("lsadmin", unsupportedLsadminSubcommands...)
 	// BadminSubs holds badmin's subcommands (config checks, mbatchd control).
-	BadminSubs = NewSubcommandTable("badmin")
+	BadminSubs = NewSubcommandTable("badmin", unsupportedBadminSubcommands...)
 )
 
 func init() {

@@ -36,7 +36,28 @@ func jobValue(j *api.JobRecord, c *Column, o *Options) (string, bool) {
 	if f == nil {
 		return "", false
 	}
-	return f.value(j, &valueCtx{o: o, unit: c.Unit})
+	unit := c.Unit
+	if unit == "" && f.Memory && o != nil {
+		unit = o.Unit
+	}
+	return f.value(j, &valueCtx{o: o, unit: unit})
+}
+
+// jobColumns applies the settings of bjobs' environment to a format: a
+// jobid column given no width number is LSB_JOBID_DISP_LENGTH wide when
+// that is set (IBM 10.1 bjobs -o).
+func jobColumns(f *Format, o *Options) *Format {
+	if o == nil || o.JobIDWidth == 0 || !f.Has("jobid") {
+		return f
+	}
+	g := *f
+	g.Columns = append([]Column(nil), f.Columns...)
+	for i := range g.Columns {
+		if c := &g.Columns[i]; c.Name == "jobid" && !c.Sized {
+			c.Width = o.jobIDWidth()
+		}
+	}
+	return &g
 }
 
 // WriteJobsCustom writes bjobs -o output: a header line of the columns'
@@ -44,6 +65,7 @@ func jobValue(j *api.JobRecord, c *Column, o *Options) (string, bool) {
 // the format's delimiter, unset values shown as "-".
 func WriteJobsCustom(w io.Writer, jobs []*api.JobRecord, f *Format, o *Options) error {
 	jobs = nonNil(jobs)
+	f = jobColumns(f, o)
 	return writeCustom(w, f, o != nil && o.NoHeader, len(jobs), func(i int, c *Column) (string, bool) {
 		return jobValue(jobs[i], c, o)
 	})

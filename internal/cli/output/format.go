@@ -12,6 +12,7 @@ type Column struct {
 	Name   string // canonical field name, lower case ("jobid")
 	Header string // column header and -json key ("JOBID")
 	Width  int    // 0: unlimited width, no padding
+	Sized  bool   // the width was given as a number ("jobid:9")
 	Right  bool   // "-" before the width: right-justified
 	Unit   string // unit prefix of memory fields ("MB", "G", "S"), upper case
 	Col    int    // 1-based column of the field in the specification
@@ -62,6 +63,13 @@ type FieldInfo struct {
 	Header  string
 	Width   int  // recommended width ("field:" with no number)
 	Memory  bool // accepts a unit prefix
+	// ScaleS marks a size in MB of lshosts and lsload that accepts the
+	// unit S only (IBM 10.1 LSF_LSHOSTS_FORMAT, LSF_LSLOAD_FORMAT: scaled
+	// to M, G or T with one decimal, "4.0G").
+	ScaleS bool
+	// External marks an lsload external index: "-o" may name several
+	// with one '*' ("gpu_mode*", IBM 10.1 LSF_LSLOAD_FORMAT).
+	External bool
 }
 
 // FieldSet is the set of fields one command's -o accepts, by name and alias.
@@ -111,6 +119,20 @@ func (s *FieldSet) Lookup(name string) (FieldInfo, bool) {
 
 // Fields returns every field in display order (what "all" expands to).
 func (s *FieldSet) Fields() []FieldInfo { return s.index().fields }
+
+// matchExternal returns the external fields whose name matches pattern,
+// which holds one '*' standing for any characters (case-insensitive).
+func (s *FieldSet) matchExternal(pattern string) []FieldInfo {
+	pre, suf, _ := strings.Cut(strings.ToLower(pattern), "*")
+	var out []FieldInfo
+	for _, f := range s.index().fields {
+		n := strings.ToLower(f.Name)
+		if f.External && len(n) >= len(pre)+len(suf) && strings.HasPrefix(n, pre) && strings.HasSuffix(n, suf) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // maxWidth bounds an explicit width: LSF stores output lines in fixed
 // buffers; Basalt refuses absurd widths instead of allocating them.
@@ -199,11 +221,16 @@ func parseItem(item string, col int, set *FieldSet) ([]Column, error) {
 		infos = set.Fields()
 	} else {
 		fi, ok := set.Lookup(name)
-		if !ok {
+		switch {
+		case ok:
+			infos = []FieldInfo{fi}
+		case strings.Count(name, "*") == 1:
+			infos = set.matchExternal(name)
+		}
+		if len(infos) == 0 {
 			return nil, &FormatError{Col: col, Field: name, LSF: true,
 				Msg: fmt.Sprintf("<%s> in the format string is not a valid field name.", name)}
 		}
-		infos = []FieldInfo{fi}
 	}
 	width, right, hasWidth, useRecommended := 0, false, false, false
 	if len(parts) >= 2 {
@@ -235,15 +262,20 @@ func parseItem(item string, col int, set *FieldSet) ([]Column, error) {
 	cols := make([]Column, 0, len(infos))
 	for _, fi := range infos {
 		if unit != "" && !fi.Memory && len(infos) == 1 {
-			return nil, &FormatError{Col: col, Field: item, Msg: fmt.Sprintf("field %s does not take a unit prefix", fi.Name)}
+			if fi.ScaleS && unit != "S" {
+				return nil, &FormatError{Col: col, Field: item, Msg: fmt.Sprintf("field %s takes only the unit S", fi.Name)}
+			}
+			if !fi.ScaleS {
+				return nil, &FormatError{Col: col, Field: item, Msg: fmt.Sprintf("field %s does not take a unit prefix", fi.Name)}
+			}
 		}
 		c := Column{Name: fi.Name, Header: fi.Header, Right: right, Col: col}
-		if fi.Memory {
+		if fi.Memory || fi.ScaleS && unit == "S" {
 			c.Unit = unit
 		}
 		switch {
 		case hasWidth:
-			c.Width = width
+			c.Width, c.Sized = width, true
 		case useRecommended:
 			c.Width = fi.Width
 		}
@@ -265,7 +297,7 @@ func (f *Format) String() string {
 			if c.Right {
 				b.WriteByte('-')
 			}
-			if c.Width > 0 {
+			if c.Sized {
 				b.WriteString(strconv.Itoa(c.Width))
 			}
 		}

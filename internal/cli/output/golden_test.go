@@ -252,7 +252,7 @@ func TestJobsGolden(t *testing.T) {
 			sp.AskedHosts, sp.EsubParams = []string{"hostA", "hostB"}, "myesub"
 			sp.Limits = &api.Limits{Run: 3600, RunEstimate: 600}
 			j.Spec = &sp
-			return WriteJobsCustom(b, []*api.JobRecord{&j, jobs[2]}, mustFormat(t, "id: ependtime: ipendtime: pendstate: ask_hosts: esub: ertime: rsvid:8 gpu_num: cpu_eff:"), opts())
+			return WriteJobsCustom(b, []*api.JobRecord{&j, jobs[2]}, mustFormat(t, "id: ependtime: ipendtime: pendstate: ask_hosts: esub: ertime: rsvid:8 gpu_num: cpu_efficiency: plimit: energy: gpfsio:"), opts())
 		}},
 		{"bjobs_json_lsf101_fields", func(b *bytes.Buffer) error {
 			return WriteJobsJSON(b, jobs[:1], mustFormat(t, "jobid stat ependtime ipendtime effective_plimit plimit_remain kill_reason hrusage"), nil, opts())

@@ -22,10 +22,11 @@ type valueCtx struct {
 	unit string
 }
 
-// Names, aliases, headers and recommended widths of bjobs -o fields follow
-// IBM LSF 10.1 ("bjobs -o", Table 1: Output fields for bjobs). Headers are
-// the upper-case field names; an alias prints the header of its field
-// (project -> PROJ_NAME, srcluster -> SOURCE_CLUSTER).
+// Names, aliases, headers, recommended widths and order ("all") of bjobs
+// -o fields follow IBM LSF 10.1 ("bjobs -o", Table 1: Output fields for
+// bjobs, as of Fix Pack 14); energy and gpfsio have no recommended width.
+// Headers are the upper-case field names; an alias prints the header of
+// its field (project -> PROJ_NAME, srcluster -> SOURCE_CLUSTER).
 var jobFields = []jobField{
 	{FieldInfo{Name: "jobid", Aliases: []string{"id"}, Header: "JOBID", Width: 7}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return strconv.FormatInt(j.JobID, 10), true
@@ -180,6 +181,18 @@ var jobFields = []jobField{
 	{FieldInfo{Name: "estimated_run_time", Aliases: []string{"ertime"}, Header: "ESTIMATED_RUN_TIME", Width: 20}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return minutes(limits(j).RunEstimate, c)
 	}},
+	{FieldInfo{Name: "ru_utime", Header: "RU_UTIME", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		if j.Usage == nil {
+			return "", false
+		}
+		return seconds(j.Usage.UTime, c, true), true
+	}},
+	{FieldInfo{Name: "ru_stime", Header: "RU_STIME", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		if j.Usage == nil {
+			return "", false
+		}
+		return seconds(j.Usage.STime, c, true), true
+	}},
 	{FieldInfo{Name: "%complete", Header: "%COMPLETE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return Complete(j, c.o)
 	}},
@@ -192,6 +205,11 @@ var jobFields = []jobField{
 		}
 		return "", false
 	}},
+	// pendstate and eligible and ineligible pending time (below) are LSF's
+	// TRACK_ELIGIBLE_PENDINFO bookkeeping, which Basalt does not keep: "-",
+	// as LSF prints them when it is off, never a made-up split of
+	// pend_time.
+	{FieldInfo{Name: "pendstate", Header: "PENDSTATE", Width: 9}, unset},
 	{FieldInfo{Name: "pend_time", Header: "PEND_TIME", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		// Plain seconds ("PEND_TIME":"17" in real 10.1 -json output).
 		if c.o != nil && c.o.HMS {
@@ -199,10 +217,6 @@ var jobFields = []jobField{
 		}
 		return strconv.FormatInt(pendTime(j, c.o), 10), true
 	}},
-	// Eligible and ineligible pending time are LSF's TRACK_ELIGIBLE_PENDINFO
-	// bookkeeping, which Basalt does not keep: "-", as LSF prints them
-	// when it is off, never a made-up split of pend_time.
-	{FieldInfo{Name: "pendstate", Header: "PENDSTATE", Width: 9}, unset},
 	{FieldInfo{Name: "ependtime", Header: "EPENDTIME", Width: 12}, unset},
 	{FieldInfo{Name: "ipendtime", Header: "IPENDTIME", Width: 12}, unset},
 	{FieldInfo{Name: "estimated_sim_start_time", Aliases: []string{"esstart_time"}, Header: "ESTIMATED_SIM_START_TIME", Width: 24}, unset},
@@ -235,30 +249,37 @@ var jobFields = []jobField{
 		}
 		return "", false
 	}},
-	{FieldInfo{Name: "mem", Header: "MEM", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+	{FieldInfo{Name: "mem", Header: "MEM", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return usageMem(j, c, func(u *api.Usage) int64 { return u.Mem })
 	}},
-	{FieldInfo{Name: "max_mem", Header: "MAX_MEM", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+	{FieldInfo{Name: "max_mem", Header: "MAX_MEM", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return usageMem(j, c, func(u *api.Usage) int64 { return u.MaxMem })
 	}},
-	{FieldInfo{Name: "avg_mem", Header: "AVG_MEM", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+	{FieldInfo{Name: "avg_mem", Header: "AVG_MEM", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return usageMem(j, c, func(u *api.Usage) int64 { return u.AvgMem })
 	}},
 	{FieldInfo{Name: "memlimit", Header: "MEMLIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return limitMem(limits(j).Mem, c)
 	}},
-	{FieldInfo{Name: "swap", Header: "SWAP", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+	{FieldInfo{Name: "swap", Header: "SWAP", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return usageMem(j, c, func(u *api.Usage) int64 { return u.Swap })
 	}},
 	{FieldInfo{Name: "swaplimit", Header: "SWAPLIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return limitMem(limits(j).Swap, c)
 	}},
+	// GPU requirements and allocations: Basalt schedules no GPUs.
+	{FieldInfo{Name: "gpu_num", Aliases: []string{"gnum"}, Header: "GPU_NUM", Width: 10}, unset},
+	{FieldInfo{Name: "gpu_mode", Aliases: []string{"gmode"}, Header: "GPU_MODE", Width: 20}, unset},
+	{FieldInfo{Name: "j_exclusive", Aliases: []string{"j_excl"}, Header: "J_EXCLUSIVE", Width: 15}, unset},
+	{FieldInfo{Name: "gpu_alloc", Aliases: []string{"galloc"}, Header: "GPU_ALLOC", Width: 30}, unset},
 	{FieldInfo{Name: "nthreads", Header: "NTHREADS", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if j.Usage == nil || j.Usage.NThreads == 0 {
 			return "", false
 		}
 		return strconv.Itoa(int(j.Usage.NThreads)), true
 	}},
+	// Host-based resource usage (LSF_HPC_EXTENSIONS=HOST_RUSAGE).
+	{FieldInfo{Name: "hrusage", Header: "HRUSAGE", Width: 50, Memory: true}, unset},
 	{FieldInfo{Name: "min_req_proc", Header: "MIN_REQ_PROC", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		return strconv.Itoa(int(max(spec(j).MinProcs, 1))), true
 	}},
@@ -280,13 +301,13 @@ var jobFields = []jobField{
 	}},
 	{FieldInfo{Name: "network_req", Header: "NETWORK_REQ", Width: 15}, unset},
 	{FieldInfo{Name: "filelimit", Header: "FILELIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).File, c) }},
-	{FieldInfo{Name: "corelimit", Header: "CORELIMIT", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+	{FieldInfo{Name: "corelimit", Header: "CORELIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if limits(j).CoreZero {
 			return MemString(0, c.unit), true
 		}
 		return limitMem(limits(j).Core, c)
 	}},
-	{FieldInfo{Name: "stacklimit", Header: "STACKLIMIT", Width: 15, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).Stack, c) }},
+	{FieldInfo{Name: "stacklimit", Header: "STACKLIMIT", Width: 10, Memory: true}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return limitMem(limits(j).Stack, c) }},
 	{FieldInfo{Name: "processlimit", Header: "PROCESSLIMIT", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
 		if p := limits(j).Process; p > 0 {
 			return strconv.FormatInt(p, 10), true
@@ -303,6 +324,10 @@ var jobFields = []jobField{
 		}
 		return fmt.Sprintf("%.1f", float64(run)/60), true
 	}},
+	// Pending time limits (lsb.queues PEND_TIME_LIMIT, bsub -ptl/-eptl),
+	// which Basalt does not have.
+	{FieldInfo{Name: "plimit", Header: "PLIMIT", Width: 10}, unset},
+	{FieldInfo{Name: "eplimit", Header: "EPLIMIT", Width: 10}, unset},
 	{FieldInfo{Name: "input_file", Header: "INPUT_FILE", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).InFile) }},
 	{FieldInfo{Name: "output_file", Header: "OUTPUT_FILE", Width: 11}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).OutFile) }},
 	{FieldInfo{Name: "error_file", Header: "ERROR_FILE", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(spec(j).ErrFile) }},
@@ -317,18 +342,6 @@ var jobFields = []jobField{
 	}},
 	{FieldInfo{Name: "exec_home", Header: "EXEC_HOME", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(j.ExecHome) }},
 	{FieldInfo{Name: "exec_cwd", Header: "EXEC_CWD", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(j.ExecCwd) }},
-	{FieldInfo{Name: "ru_utime", Header: "RU_UTIME", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		if j.Usage == nil {
-			return "", false
-		}
-		return seconds(j.Usage.UTime, c, true), true
-	}},
-	{FieldInfo{Name: "ru_stime", Header: "RU_STIME", Width: 12}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
-		if j.Usage == nil {
-			return "", false
-		}
-		return seconds(j.Usage.STime, c, true), true
-	}},
 	{FieldInfo{Name: "licproject", Header: "LICPROJECT", Width: 20}, unset},
 	// LSF multicluster fields: Basalt runs one cluster, so they are unset;
 	// they exist so that clients asking for them are not refused.
@@ -337,17 +350,19 @@ var jobFields = []jobField{
 	{FieldInfo{Name: "srcjobid", Header: "SRCJOBID", Width: 8}, unset},
 	{FieldInfo{Name: "dstjobid", Header: "DSTJOBID", Width: 8}, unset},
 	{FieldInfo{Name: "source_cluster", Aliases: []string{"srcluster"}, Header: "SOURCE_CLUSTER", Width: 15}, unset},
-	// Host-based resource usage, GPUs, CPU and memory efficiency (LSF
-	// Explorer and GPU accounting) and LSF resource connector accounts.
-	{FieldInfo{Name: "hrusage", Header: "HRUSAGE", Width: 50}, unset},
-	{FieldInfo{Name: "gpu_num", Aliases: []string{"gnum"}, Header: "GPU_NUM", Width: 10}, unset},
-	{FieldInfo{Name: "gpu_mode", Aliases: []string{"gmode"}, Header: "GPU_MODE", Width: 20}, unset},
-	{FieldInfo{Name: "j_exclusive", Aliases: []string{"j_excl"}, Header: "J_EXCLUSIVE", Width: 15}, unset},
-	{FieldInfo{Name: "gpu_alloc", Aliases: []string{"galloc"}, Header: "GPU_ALLOC", Width: 30}, unset},
+	// LSF Explorer's energy and IBM Spectrum Scale I/O accounting: no
+	// recommended width.
+	{FieldInfo{Name: "energy", Header: "ENERGY"}, unset},
+	{FieldInfo{Name: "gpfsio", Header: "GPFSIO"}, unset},
+	// CPU and memory efficiency (Fix Packs 13 and 14), then LSF resource
+	// connector's account and VM type (not in the Fix Pack 14 table; kept
+	// for the clients that ask for them).
 	{FieldInfo{Name: "cpu_peak", Header: "CPU_PEAK", Width: 10}, unset},
-	{FieldInfo{Name: "cpu_efficiency", Aliases: []string{"cpu_eff"}, Header: "CPU_EFFICIENCY", Width: 10}, unset},
-	{FieldInfo{Name: "mem_efficiency", Aliases: []string{"mem_eff"}, Header: "MEM_EFFICIENCY", Width: 10}, unset},
-	{FieldInfo{Name: "average_cpu_efficiency", Aliases: []string{"avg_cpu_eff"}, Header: "AVERAGE_CPU_EFFICIENCY", Width: 10}, unset},
+	// cpu_efficiency is Fix Pack 13's name of Fix Pack 14's
+	// cpu_peak_efficiency.
+	{FieldInfo{Name: "cpu_peak_efficiency", Aliases: []string{"cpu_efficiency"}, Header: "CPU_PEAK_EFFICIENCY", Width: 10}, unset},
+	{FieldInfo{Name: "mem_efficiency", Header: "MEM_EFFICIENCY", Width: 10}, unset},
+	{FieldInfo{Name: "average_cpu_efficiency", Header: "AVERAGE_CPU_EFFICIENCY", Width: 10}, unset},
 	{FieldInfo{Name: "cpu_peak_reached_duration", Header: "CPU_PEAK_REACHED_DURATION", Width: 10}, unset},
 	{FieldInfo{Name: "rc_account", Header: "RC_ACCOUNT", Width: 20}, unset},
 	{FieldInfo{Name: "vm_type", Header: "VM_TYPE", Width: 20}, unset},

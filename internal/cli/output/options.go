@@ -21,7 +21,15 @@ type Options struct {
 	Unformatted bool
 	// HMS is bjobs -hms: durations in -o output as hh:mm:ss.
 	HMS bool
+	// Unit is LSB_UNIT_FOR_JOBS_DISPLAY: the unit prefix of the memory
+	// fields of bjobs -o that give none ("G", "MB", "S"; "" scales with a
+	// "bytes" suffix).
+	Unit string
 }
+
+// ValidUnit reports whether u (upper case) is a unit prefix of bjobs -o
+// and LSB_UNIT_FOR_JOBS_DISPLAY: KB or K ... ZB or Z, or S.
+func ValidUnit(u string) bool { return units[u] }
 
 func (o *Options) loc() *time.Location {
 	if o == nil || o.Now.IsZero() {

@@ -44,8 +44,21 @@ var hostFields = newRecordFields(func() []recordField[api.HostInfo] {
 		{FieldInfo{Name: "rsv", Header: "RSV", Width: 8}, func(h *rec) (string, bool) { return itoa(h.Rsv) }},
 		{FieldInfo{Name: "dispatch_window", Aliases: []string{"dispwin"}, Header: "DISPATCH_WINDOW", Width: 50}, func(h *rec) (string, bool) { return str(h.DispatchWindow) }},
 		{FieldInfo{Name: "comments", Aliases: []string{"comment"}, Header: "COMMENTS", Width: 128}, func(h *rec) (string, bool) { return str(h.Comment) }},
+		// LSF 10.1's GPU counters (what LSF monitors ask for: bhosts -o
+		// "... ngpus ngpus_alloc ... ngpus_shared_avail" -json). Basalt
+		// schedules no GPUs: "-". Their recommended widths are not in the
+		// sources at hand: the header's length.
+		{FieldInfo{Name: "ngpus", Header: "NGPUS", Width: 5}, noHostValue},
+		{FieldInfo{Name: "ngpus_alloc", Header: "NGPUS_ALLOC", Width: 11}, noHostValue},
+		{FieldInfo{Name: "ngpus_excl_alloc", Header: "NGPUS_EXCL_ALLOC", Width: 16}, noHostValue},
+		{FieldInfo{Name: "ngpus_shared_alloc", Header: "NGPUS_SHARED_ALLOC", Width: 18}, noHostValue},
+		{FieldInfo{Name: "ngpus_shared_jexcl_alloc", Header: "NGPUS_SHARED_JEXCL_ALLOC", Width: 24}, noHostValue},
+		{FieldInfo{Name: "ngpus_excl_avail", Header: "NGPUS_EXCL_AVAIL", Width: 16}, noHostValue},
+		{FieldInfo{Name: "ngpus_shared_avail", Header: "NGPUS_SHARED_AVAIL", Width: 18}, noHostValue},
 	}
 })
+
+func noHostValue(*api.HostInfo) (string, bool) { return "", false }
 
 // HostFields is the field set bhosts -o accepts.
 var HostFields = hostFields.set
@@ -123,9 +136,9 @@ var lshostsFields = newRecordFields(func() []recordField[api.HostLoad] {
 		{FieldInfo{Name: "nprocs", Header: "nprocs", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NProcs, "") }},
 		{FieldInfo{Name: "ncores", Header: "ncores", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NCores, "") }},
 		{FieldInfo{Name: "nthreads", Header: "nthreads", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NThreads, "") }},
-		{FieldInfo{Name: "maxmem", Header: "maxmem", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxMem, "M") }},
-		{FieldInfo{Name: "maxswp", Header: "maxswp", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxSwp, "M") }},
-		{FieldInfo{Name: "maxtmp", Header: "maxtmp", Width: 10}, func(h *rec) (string, bool) { return staticNum(st(h).MaxTmp, "M") }},
+		{FieldInfo{Name: "maxmem", Header: "maxmem", Width: 10, ScaleS: true}, func(h *rec) (string, bool) { return staticNum(st(h).MaxMem, "M") }},
+		{FieldInfo{Name: "maxswp", Header: "maxswp", Width: 10, ScaleS: true}, func(h *rec) (string, bool) { return staticNum(st(h).MaxSwp, "M") }},
+		{FieldInfo{Name: "maxtmp", Header: "maxtmp", Width: 10, ScaleS: true}, func(h *rec) (string, bool) { return staticNum(st(h).MaxTmp, "M") }},
 		{FieldInfo{Name: "ndisks", Header: "ndisks", Width: 8}, func(h *rec) (string, bool) { return staticNum(st(h).NDisks, "") }},
 		{FieldInfo{Name: "rexpri", Header: "rexpri", Width: 8}, func(h *rec) (string, bool) { return itoa(h.RExPri) }},
 		{FieldInfo{Name: "server", Header: "server", Width: 8}, func(h *rec) (string, bool) {
@@ -164,15 +177,20 @@ var (
 
 // LsloadFields is the field set lsload -o accepts: HOST_NAME, status, the
 // built-in load indices and the cluster's external (host-based, numeric,
-// dynamic) indices, each under its name. An index's recommended width is
+// dynamic) indices, each under its name; one '*' in a name stands for the
+// external indices it matches ("gpu_mode*"). An index's recommended width is
 // its column's in the default listing.
 func LsloadFields(external []string) *FieldSet {
 	fields := []FieldInfo{
 		{Name: "host_name", Header: "HOST_NAME", Width: 20},
 		{Name: "status", Header: "status", Width: 8},
 	}
-	for _, n := range slices.Concat(lsloadIndices, external) {
-		fields = append(fields, FieldInfo{Name: n, Aliases: lsloadAliases[n], Header: n, Width: len(lsfmt.IndexHeader(n, false))})
+	for _, n := range lsloadIndices {
+		fields = append(fields, FieldInfo{Name: n, Aliases: lsloadAliases[n], Header: n, Width: len(lsfmt.IndexHeader(n, false)),
+			ScaleS: n == "tmp" || n == "swp" || n == "mem"})
+	}
+	for _, n := range external {
+		fields = append(fields, FieldInfo{Name: n, Header: n, Width: len(lsfmt.IndexHeader(n, false)), External: true})
 	}
 	return NewFieldSet(fields)
 }
@@ -181,7 +199,8 @@ func LsloadFields(external []string) *FieldSet {
 // string ('*' before a value beyond its threshold, ut in %), except memory
 // (tmp, swp, mem), always in MB with one decimal as LSF's lsload -o prints
 // it ("37823.2M", the DataDog check's sample; the listing switches to G);
-// unset for an unavailable host's indices and an unknown index.
+// unset for an unavailable host's indices and an unknown index; with the
+// unit S, scaled to M, G or T ("37.0G").
 func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool) {
 	switch c.Name {
 	case "host_name":
@@ -200,6 +219,9 @@ func lsloadValue(h *api.HostLoad, c *Column, mode lsfmt.RunQueue) (string, bool)
 	switch c.Name {
 	case "tmp", "swp", "mem":
 		s := strconv.FormatFloat(v, 'f', 1, 64) + "M"
+		if c.Unit == "S" {
+			s = scaleMB(s)
+		}
 		if busy {
 			s = "*" + s
 		}

@@ -192,9 +192,32 @@ func newRecordFields[T any](table func() []recordField[T]) *recordFields[T] {
 // value is column c's value for rec; unset for a column of another set.
 func (r *recordFields[T]) value(rec *T, c *Column) (string, bool) {
 	if f := r.values()[c.Name]; f != nil {
-		return f(rec)
+		v, ok := f(rec)
+		if ok && c.Unit == "S" {
+			v = scaleMB(v)
+		}
+		return v, ok
 	}
 	return "", false
+}
+
+// scaleMB is the unit S of lshosts and lsload -o: a size in MB ("4096M",
+// or a bare number) scaled to M, G or T with one decimal ("4.0G"); a value
+// that is no size is left as it is.
+func scaleMB(v string) string {
+	n, err := strconv.ParseFloat(strings.TrimSuffix(v, "M"), 64)
+	if err != nil || n < 0 {
+		return v
+	}
+	unit := "M"
+	for _, u := range []string{"G", "T"} {
+		if n < 1024 {
+			break
+		}
+		n /= 1024
+		unit = u
+	}
+	return strconv.FormatFloat(n, 'f', 1, 64) + unit
 }
 
 func (r *recordFields[T]) writeCustom(w io.Writer, recs []*T, f *Format, noHeader bool) error {

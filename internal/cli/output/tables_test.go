@@ -53,6 +53,11 @@ func TestTableFieldSets(t *testing.T) {
 			[]string{"HOST_NAME", "STATUS", "JL_U", "MAX", "NJOBS", "RUN", "SSUSP", "USUSP", "RSV"}, nil},
 		{HostFields, "hname: stat: jlu: cpuf: dispwin: comment:",
 			[]string{"HOST_NAME", "STATUS", "JL_U", "CPUF", "DISPATCH_WINDOW", "COMMENTS"}, []int{20, 15, 8, 10, 50, 128}},
+		// The field list of an LSF monitor's bhosts plugin (GPU counters
+		// included), keyed in its -json by these headers.
+		{HostFields, "host_name status cpuf jl_u max njobs run ssusp ususp rsv dispatch_window ngpus ngpus_alloc ngpus_excl_alloc ngpus_shared_alloc ngpus_shared_jexcl_alloc ngpus_excl_avail ngpus_shared_avail",
+			[]string{"HOST_NAME", "STATUS", "CPUF", "JL_U", "MAX", "NJOBS", "RUN", "SSUSP", "USUSP", "RSV", "DISPATCH_WINDOW",
+				"NGPUS", "NGPUS_ALLOC", "NGPUS_EXCL_ALLOC", "NGPUS_SHARED_ALLOC", "NGPUS_SHARED_JEXCL_ALLOC", "NGPUS_EXCL_AVAIL", "NGPUS_SHARED_AVAIL"}, nil},
 		{QueueFields, "QUEUE_NAME PRIO STATUS MAX JL_U JL_P JL_H NJOBS PEND RUN SUSP",
 			[]string{"QUEUE_NAME", "PRIORITY", "STATUS", "MAX", "JL_U", "JL_P", "JL_H", "NJOBS", "PEND", "RUN", "SUSP"}, nil},
 		{QueueFields, "qname: desc: priority: jlu: jlp: jlh: rsv: ususp: ssusp: nice:",
@@ -408,5 +413,85 @@ func TestNonNil(t *testing.T) {
 	in := []*api.HostInfo{a, b}
 	if got := nonNil(in); &got[0] != &in[0] {
 		t.Error("nonNil copied a slice without nil elements")
+	}
+}
+
+// TestUnitS: lshosts' and lsload's sizes take the unit S (IBM 10.1
+// LSF_LSHOSTS_FORMAT's examples: 30 -> 30.0M, 4096 -> 4.0G, 5000000 ->
+// 4.8T) and no other; no other field takes a unit.
+func TestUnitS(t *testing.T) {
+	for in, want := range map[string]string{"30M": "30.0M", "4096M": "4.0G", "5000000": "4.8T", "1023.9M": "1023.9M", "-": "-", "": ""} {
+		if got := scaleMB(in); got != want {
+			t.Errorf("scaleMB(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var b strings.Builder
+	if err := WriteLshostsCustom(&b, fixtureLoads(), parse(t, "HOST_NAME maxmem:-8:S maxswp::S maxtmp::S ncpus", LshostsFields)); err != nil {
+		t.Fatal(err)
+	}
+	want := "HOST_NAME   maxmem maxswp     maxtmp     ncpus\n" +
+		"host1     7.6G 2.0G       48.8G      2\n" +
+		"host2.example.org    15.6G -          -          4\n" +
+		"host3        - -          -          -\n" +
+		"client1        - -          -          -\n"
+	if b.String() != want {
+		t.Errorf("lshosts -o with S:\n%s\nwant\n%s", b.String(), want)
+	}
+	for _, tt := range []struct {
+		set  *FieldSet
+		spec string
+		msg  string
+	}{
+		{LshostsFields, "maxmem::G", "-o: column 1: field maxmem takes only the unit S"},
+		{LshostsFields, "ncpus::S", "-o: column 1: field ncpus does not take a unit prefix"},
+		{LsloadFields(nil), "r1m::S", "-o: column 1: field r1m does not take a unit prefix"},
+		{LsloadFields(nil), "mem::MB", "-o: column 1: field mem takes only the unit S"},
+	} {
+		if _, err := ParseFormat(tt.spec, tt.set); err == nil || err.Error() != tt.msg {
+			t.Errorf("%q: %v, want %s", tt.spec, err, tt.msg)
+		}
+	}
+	b.Reset()
+	if err := WriteLsloadCustom(&b, fixtureLoads()[:2], parse(t, "HOST_NAME mem::S swp tmp::S", LsloadFields(nil)), 0); err != nil {
+		t.Fatal(err)
+	}
+	want = "HOST_NAME mem    swp tmp   \n" +
+		"host1 3.4G   2048.0M 14.6G \n" +
+		"host2.example.org 1.4T   0.0M 900.0M\n"
+	if b.String() != want {
+		t.Errorf("lsload -o with S:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestLsloadWildcard: one '*' names every external index it matches, in
+// the cluster's order (IBM 10.1: lsload -o "gpu_mode*" shows gpu_mode0,
+// gpu_mode1, gpu_model0...); it never matches a built-in index, and a
+// pattern matching nothing is an unknown field.
+func TestLsloadWildcard(t *testing.T) {
+	set := LsloadFields([]string{"gpu_mode0", "gpu_mode1", "scratch", "gpu_model0", "mem_gpu"})
+	for spec, want := range map[string][]string{
+		"HOST_NAME gpu_mode*":     {"host_name", "gpu_mode0", "gpu_mode1", "gpu_model0"},
+		"GPU_MODE*:4":             {"gpu_mode0", "gpu_mode1", "gpu_model0"},
+		"*0":                      {"gpu_mode0", "gpu_model0"},
+		"*":                       {"gpu_mode0", "gpu_mode1", "scratch", "gpu_model0", "mem_gpu"},
+		"me*":                     {"mem_gpu"},
+		"gpu_mode* delimiter=','": {"gpu_mode0", "gpu_mode1", "gpu_model0"},
+	} {
+		var got []string
+		for _, c := range parse(t, spec, set).Columns {
+			got = append(got, c.Name)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q, want %q", spec, got, want)
+		}
+	}
+	for _, spec := range []string{"r1*", "gpu*mode*", "nomatch*"} {
+		_, err := ParseFormat(spec, set)
+		if err == nil || !strings.Contains(err.Error(), "in the format string is not a valid field name.") {
+			t.Errorf("%q: %v", spec, err)
+		}
+	}
+	if _, err := ParseFormat("gpu_mode*", JobFields); err == nil {
+		t.Error("bjobs -o took a wildcard")
 	}
 }
