@@ -60,8 +60,7 @@ func subcommandOptions(env *Env, cmd, usage string, spec *lsfopt.Spec, unsupport
 var (
 	unsupportedBadminSubcommands = []string{
 		"diagnose", "gpddebug", "gpdrestart", "gpdtime", "hghostadd", "hghostdel",
-		"hhist", "hist", "hpower", "hrestart", "hshutdown", "hstartup", "mbddebug",
-		"mbdhist", "mbdtime", "perfmon", "qhist", "rc", "sbddebug", "sbdtime",
+		"hpower", "mbddebug", "mbdtime", "perfmon", "rc", "sbddebug", "sbdtime",
 		"schddebug", "schdtime", "security", "showstatus",
 	}
 	unsupportedLsadminSubcommands = []string{

@@ -447,7 +447,8 @@ func (s *Server) signalSbd(ctx context.Context, host string, sig *api.JobSignal)
 	defer cancel()
 	ack, err := sess.call(cctx, &api.MbdMessage{Signal: sig})
 	if err != nil {
-		s.log.Warn("job control not acknowledged", "host", host, "job", sig.JobID, "err", err)
+		s.log.Warn("job control not acknowledged; sent again when the host's sbatchd reconnects", "host", host, "job", sig.JobID, "err", err)
+		s.unsent.add(host, sig)
 		return nil
 	}
 	if e := ackErr(ack); e != nil {

@@ -70,6 +70,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 		return err
 	}
 	close(sess.welcomed)
+	go s.resendSignals(context.WithoutCancel(ctx), bh.Name)
 	s.poke()
 	// Status reports are recorded by a goroutine of their own, in batches:
 	// while one batch commits, the next accumulates, so a host's reports

@@ -97,9 +97,10 @@ type Server struct {
 	ln     net.Listener
 	start  time.Time
 
-	ids   idAlloc
-	hosts *hostTable
-	sess  *sessions
+	ids    idAlloc
+	hosts  *hostTable
+	sess   *sessions
+	unsent unsentSignals // job control to deliver again (sigretry.go)
 
 	wake     chan struct{}
 	reasons  atomic.Pointer[sched.Reasons] // the last plan's pending reasons

@@ -138,7 +138,15 @@ func (s *session) call(ctx context.Context, m *api.MbdMessage) (*api.Ack, error)
 	case a := <-ch:
 		return a, nil
 	case <-s.done:
-		return nil, errSessionGone
+		// The acknowledgement may have come just before the session
+		// ended (a shutdown's own): select picks among ready cases at
+		// random, so look again.
+		select {
+		case a := <-ch:
+			return a, nil
+		default:
+			return nil, errSessionGone
+		}
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -212,6 +212,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 
 func (d *Daemon) shutdown() {
 	if d.sess != nil {
+		d.sess.flush(d.cfg.Clock, 2*time.Second)
 		d.sess.cancel()
 		d.sess = nil
 	}

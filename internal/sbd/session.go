@@ -2,8 +2,10 @@ package sbd
 
 import (
 	"context"
+	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -12,6 +14,20 @@ type session struct {
 	id     int
 	out    chan *api.SbdMessage
 	cancel context.CancelFunc
+	// drain asks the writer to send what is queued and close drained
+	// (a shutdown's last acknowledgements reach mbatchd).
+	drain, drained chan struct{}
+}
+
+// flush sends what is queued, waiting at most d by clk.
+func (s *session) flush(clk clock.Clock, d time.Duration) {
+	close(s.drain)
+	t := clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.drained:
+	case <-t.C():
+	}
 }
 
 // sessEvent is what the session goroutines tell the main loop.
@@ -76,14 +92,27 @@ func (d *Daemon) session(ctx context.Context, id int) error {
 	if err != nil {
 		return err
 	}
-	s := &session{id: id, out: make(chan *api.SbdMessage, outQueue), cancel: cancel}
+	s := &session{id: id, out: make(chan *api.SbdMessage, outQueue), cancel: cancel,
+		drain: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
+		defer close(s.drained) // drained, or gone: nothing more will be sent
 		for {
 			select {
 			case m := <-s.out:
 				if err := st.Send(m); err != nil {
 					cancel()
 					return
+				}
+			case <-s.drain:
+				for {
+					select {
+					case m := <-s.out:
+						if st.Send(m) != nil {
+							return
+						}
+					default:
+						return
+					}
 				}
 			case <-sctx.Done():
 				return
