@@ -30,6 +30,9 @@ type Event struct {
 	HostCtrl   *EvHostCtrl   `wire:"22"`
 	MbdStart   *EvMbdStart   `wire:"23"`
 	Reconfig   *EvReconfig   `wire:"24"`
+	// MultiCluster job forwarding (api/mc.go).
+	JobForward   *EvJobForward   `wire:"90"`
+	JobFwdUpdate *EvJobFwdUpdate `wire:"91"`
 }
 
 // EvJobNew is a submission (LSF JOB_NEW).

@@ -118,6 +118,13 @@ type JobSpec struct {
 	// as "host user" pairs: on a host it names, the job runs as that
 	// account if the account's own .lsfhosts there accepts the submitter.
 	UserMap []string `wire:"56"`
+	// MultiCluster (api/mc.go). Clusters is bsub -clusters: the clusters
+	// the job may run in ("all", cluster names, "local" for this one).
+	// SrcCluster and SrcJobID are set by a receiving mbatchd on a job
+	// forwarded to it (never taken from a user's submission).
+	Clusters   []string `wire:"90"`
+	SrcCluster string   `wire:"91"`
+	SrcJobID   int64    `wire:"92"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.
@@ -208,4 +215,13 @@ type JobRecord struct {
 	// PARAMETERS): its queue's, and for a started job the stricter of those
 	// and its first execution host's; set only with Detail.
 	Thresholds []*Threshold `wire:"42"`
+	// MultiCluster job forwarding (api/mc.go): the cluster and queue a
+	// job was forwarded to, when, and its ID there; a forwarded job's
+	// source cluster and its ID there.
+	FwdCluster string `wire:"90"`
+	FwdQueue   string `wire:"91"`
+	FwdTime    int64  `wire:"92"`
+	DstJobID   int64  `wire:"93"`
+	SrcCluster string `wire:"94"`
+	SrcJobID   int64  `wire:"95"`
 }
