@@ -100,6 +100,10 @@ func (s *State) apply(ev *api.Event) error {
 		return nil
 	case ev.Reconfig != nil:
 		return nil
+	case ev.JobForward != nil:
+		return s.jobForward(t, ev.JobForward)
+	case ev.JobFwdUpdate != nil:
+		return s.jobFwdUpdate(t, ev.JobFwdUpdate)
 	}
 	return ErrNoEvent
 }
@@ -214,8 +218,14 @@ func (s *State) pendingList(queue string) *pendingList {
 	return p
 }
 
-// list inserts j (the applier's record) in its queue's pending list.
-func (s *State) list(j *Job) { s.pendingList(j.Queue).insert(s.gen, j) }
+// list inserts j (the applier's record) in its queue's pending list; a
+// job forwarded to another cluster stays out of it.
+func (s *State) list(j *Job) {
+	if j.Fwd != nil && j.Fwd.Active {
+		return
+	}
+	s.pendingList(j.Queue).insert(s.gen, j)
+}
 
 // unlist takes j (the applier's record) out of its queue's pending list.
 func (s *State) unlist(j *Job) {
@@ -712,6 +722,7 @@ func (s *State) jobClean(e *api.EvJobClean) error {
 // remove takes j out of the state; its record (perhaps in a snapshot) is
 // left as it is.
 func (s *State) remove(j *Job) {
+	s.setForwarded(j, false)
 	if j.listed {
 		s.pendingList(j.Queue).remove(s.gen, j)
 	}

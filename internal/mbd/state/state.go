@@ -61,6 +61,7 @@ type tables struct {
 	hosts   cowSmall[string, HostState]
 	counts  cowSmall[api.JobState, int]
 	subKeys cowMap[nameKey, *SubmitKey] // (user, submission key)
+	fwd     cowSmall[Key, bool]         // jobs whose forward is active
 
 	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
