@@ -28,4 +28,5 @@ func (s *Server) register() {
 	r.Handle(api.MBatchdSbdSession, s.sbdSession)
 	rpc.HandleUnary(r, api.MBatchdLeader, s.leaderInfo)
 	rpc.HandleUnary(r, api.MBatchdLimits, s.limits)
+	rpc.HandleUnary(r, api.MBatchdClusters, s.clusters)
 }

@@ -142,9 +142,8 @@ func (s *State) jobFwdUpdate(t int64, e *api.EvJobFwdUpdate) error {
 		s.setForwarded(j, false)
 		j.ExitStatus = e.ExitStatus
 		j.Usage = e.Usage
-		if e.EndTime != 0 {
-			j.EndTime = e.EndTime
-		}
+		// EndTime stays when the update was recorded (the lsb.acct record
+		// is of that time), within a round of the remote end.
 		j.TermReason = e.Reason
 	}
 	return nil
