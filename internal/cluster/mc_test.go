@@ -137,6 +137,13 @@ func TestMultiClusterForwarding(t *testing.T) {
 	if h := field(t, a, long, "exec_host"); h != "host1@"+bn {
 		t.Errorf("exec_host of forwarded job %s: %q", long, h)
 	}
+	if out := lsf(t, a, "bjobs", "-fwd"); !strings.Contains(out, "CLUSTER    FORWARD_TIME") || !strings.Contains(out, "\n"+long+" ") ||
+		strings.Contains(out, "\n"+local+" ") || !strings.Contains(out, bn) {
+		t.Errorf("bjobs -fwd of %s:\n%s", an, out)
+	}
+	if out := lsf(t, a, "bjobs", "-l", long); !strings.Contains(strings.ReplaceAll(out, "\n                     ", ""), "Job <"+long+"> forwarded to cluster <"+bn+">;") {
+		t.Errorf("bjobs -l %s of %s:\n%s", long, an, out)
+	}
 	remote := field(t, a, long, "dstjobid")
 	if _, err := strconv.Atoi(remote); err != nil {
 		t.Fatalf("dstjobid of %s: %q", long, remote)
@@ -209,4 +216,125 @@ func TestMultiClusterForwarding(t *testing.T) {
 	if got := field(t, a, waiting, "stat fwd_cluster"); got != "PEND -" {
 		t.Errorf("job %s forwarded again to a cluster that is down: %q", waiting, got)
 	}
+}
+
+// jobRecs returns the records of jobs ids of c (through mbatchd's RPC).
+func jobRecs(tb testing.TB, cl *rpc.Client, ids []int64) map[int64]*api.JobRecord {
+	tb.Helper()
+	req := &api.JobsRequest{User: "all", IncludeFinished: true}
+	for _, id := range ids {
+		req.Jobs = append(req.Jobs, &api.JobRef{JobID: id})
+	}
+	st, err := cl.Stream(context.Background(), api.MBatchdJobs, req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[int64]*api.JobRecord{}
+	for {
+		var r api.JobsReply
+		if err := st.Recv(&r); err != nil {
+			break
+		}
+		for _, j := range r.Jobs {
+			out[j.JobID] = j
+		}
+	}
+	return out
+}
+
+func submitJobs(tb testing.TB, cl *rpc.Client, queue, cmd string, n int) []int64 {
+	tb.Helper()
+	req := &api.SubmitRequest{}
+	for i := 0; i < n; i++ {
+		req.Jobs = append(req.Jobs, &api.JobSpec{Command: cmd, Queues: []string{queue}, FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null"})
+	}
+	var reply api.SubmitReply
+	if err := cl.Call(context.Background(), api.MBatchdSubmit, req, &reply); err != nil {
+		tb.Fatal(err)
+	}
+	var ids []int64
+	for _, r := range reply.Results {
+		if r.JobID == 0 {
+			tb.Fatalf("submission refused: %v", r.Status)
+		}
+		ids = append(ids, r.JobID)
+	}
+	return ids
+}
+
+// waitAll polls until every job of ids satisfies ok; it returns when.
+func waitAll(tb testing.TB, cl *rpc.Client, ids []int64, ok func(*api.JobRecord) bool) time.Time {
+	tb.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		recs := jobRecs(tb, cl, ids)
+		n := 0
+		for _, id := range ids {
+			if r := recs[id]; r != nil && ok(r) {
+				n++
+			}
+		}
+		if n == len(ids) {
+			return time.Now()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tb.Fatalf("jobs %v did not get there in 120 s", ids)
+	return time.Time{}
+}
+
+// BenchmarkMCForward measures job forwarding between two local clusters:
+// the latency from a submission in a full cluster to the job's start in
+// the other (fwd-start-ms; its peer local-start-ms is a submission's
+// latency to start in that cluster itself, same run), and the rate at
+// which b.N jobs submitted at once are forwarded and accepted
+// (fwd-jobs/s; peer local-jobs/s: the same number of jobs submitted to the
+// execution cluster itself, to start). a has one slot, held by a long job
+// in another queue; b has b.N+20 slots.
+//
+//	go test -run '^$' -bench MCForward -benchtime 200x ./internal/cluster/
+func BenchmarkMCForward(b *testing.B) {
+	a, c := mcPair(b, b.N+20)
+	ca, cb := mbdClient(b, a), mbdClient(b, c)
+	running := func(r *api.JobRecord) bool { return r.State == api.StateRun }
+	waitAll(b, ca, submitJobs(b, ca, "normal", "sleep 600", 1), running)
+	testutil.Eventually(b, 20*time.Second, "the clusters connected", func() bool {
+		return strings.Contains(lsf(b, a, "bclusters"), " ok")
+	})
+	const latN = 5
+	var fwd, local time.Duration
+	for i := 0; i < latN; i++ {
+		t0 := time.Now()
+		id := submitJobs(b, ca, "send", "sleep 600", 1)[0]
+		waitAll(b, ca, []int64{id}, func(r *api.JobRecord) bool { return r.DstJobID != 0 })
+		dst := jobRecs(b, ca, []int64{id})[id].DstJobID
+		fwd += waitAll(b, cb, []int64{dst}, running).Sub(t0)
+		t0 = time.Now()
+		lid := submitJobs(b, cb, "recv", "sleep 600", 1)[0]
+		local += waitAll(b, cb, []int64{lid}, running).Sub(t0)
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	ids := submitJobs(b, ca, "send", "sleep 600", b.N)
+	waitAll(b, ca, ids, func(r *api.JobRecord) bool { return r.DstJobID != 0 })
+	fwdRate := float64(b.N) / time.Since(t0).Seconds()
+	b.StopTimer()
+	// Free b's slots for the peer: kill what was forwarded.
+	if out := lsf(b, c, "bkill", "-u", "all", "0"); !strings.Contains(out, "terminated") {
+		b.Logf("bkill 0 in %s: %s", c.Opts.Cluster, out)
+	}
+	waitAll(b, cb, func() []int64 {
+		var all []int64
+		for id := int64(1); id <= int64(b.N+2*latN); id++ {
+			all = append(all, id)
+		}
+		return all
+	}(), func(r *api.JobRecord) bool { return r.State != api.StateRun && r.State != api.StatePend })
+	t0 = time.Now()
+	waitAll(b, cb, submitJobs(b, cb, "recv", "sleep 600", b.N), running)
+	localRate := float64(b.N) / time.Since(t0).Seconds()
+	b.ReportMetric(float64(fwd.Milliseconds())/latN, "fwd-start-ms")
+	b.ReportMetric(float64(local.Milliseconds())/latN, "local-start-ms")
+	b.ReportMetric(fwdRate, "fwd-jobs/s")
+	b.ReportMetric(localRate, "local-jobs/s")
 }
