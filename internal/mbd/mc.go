@@ -246,6 +246,13 @@ func (s *Server) mcClient(ctx context.Context, cfg *config.Config, e config.Clus
 			continue
 		}
 		s.mc.mu.Lock()
+		if old := p.client; old != nil && !isConnErr(old) {
+			// Another goroutine connected meanwhile: one connection a peer.
+			master := p.master
+			s.mc.mu.Unlock()
+			c.Close()
+			return old, master, nil
+		}
 		p.client, p.master = c, host
 		s.mc.mu.Unlock()
 		return c, host, nil
@@ -373,10 +380,15 @@ func (s *Server) mcForward(ctx context.Context, cfg *config.Config) {
 			if len(picks) >= max {
 				return false
 			}
-			if j.State != api.StatePend || !reasons.Has(j.Key) || j.Spec.Full().Hold {
+			if j.State != api.StatePend || !reasons.Has(j.Key) {
 				return true
 			}
 			spec := j.Spec.Full()
+			if spec.Dependency != "" || spec.Interactive {
+				// A dependency names this cluster's jobs; an interactive
+				// job's terminal is attached here. Neither is forwarded.
+				return true
+			}
 			for _, t := range q.MC.SndJobsTo {
 				if !clusterAllowed(spec.Clusters, t.Cluster) {
 					continue

@@ -6,7 +6,7 @@
 // lsf.sudoers, LSF_MC_KEY_<peer>, from which both sides derive the same
 // HMAC key; credentials are Basalt's eauth credentials of kind "cluster",
 // bound to the receiving master, with the replay cache's protection), the
-// Authenticator of mbatchd's MultiCluster listener (LSB_MC_PORT), and the
-// pure forwarding decision. internal/mbd's mc*.go files hold the links
-// to the peers, the RPC handlers and the forwarding side effects.
+// Authenticator of mbatchd's MultiCluster listener (LSB_MC_PORT).
+// internal/mbd's mc*.go files hold the links to the peers, the forwarding
+// decision, the RPC handlers and the forwarding side effects.
 package mc

@@ -379,6 +379,10 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	if j.State != api.StatePend && !(e.Forced && j.State == api.StatePSusp) {
 		return fmt.Errorf("job %s: dispatch of a %s job: %w", j.Key, job.Name(j.State), job.ErrIllegalTransition)
 	}
+	if j.Fwd != nil && j.Fwd.Active {
+		// A pass that saw the job before its forward applied: it runs there.
+		return fmt.Errorf("job %s: dispatch of a job forwarded to cluster %s: %w", j.Key, j.Fwd.Cluster, job.ErrIllegalTransition)
+	}
 	if j.State == api.StatePSusp {
 		s.setState(j, api.StatePend, t)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/job"
 )
 
 func fwd(id int64, key string) *api.Event {
@@ -41,6 +42,11 @@ func TestForwardLifecycle(t *testing.T) {
 	}
 	if errs := l.apply(fwd(2, "t:2:x")); errs[0] == nil {
 		t.Fatal("a job forwarded twice at once")
+	}
+	// A dispatch decided before the forward applied is refused: the job
+	// runs in the other cluster only.
+	if errs := l.apply(start(2, 0, "h1")); !errors.Is(errs[0], job.ErrIllegalTransition) || l.job(2, 0).State != api.StatePend {
+		t.Fatalf("local dispatch of a forwarded job: %v, state %v", errs[0], l.job(2, 0).State)
 	}
 	l.must(fwdUp(2, "t:2:1", func(e *api.EvJobFwdUpdate) { e.RemoteID = 77 }))
 	if j := l.job(2, 0); j.Fwd.RemoteID != 77 || j.State != api.StatePend {
