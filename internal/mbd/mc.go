@@ -36,6 +36,10 @@ import (
 // jobs' states, retries) when no scheduling pass asks sooner.
 const mcTick = time.Second
 
+// mcRetry is how soon a round that held jobs back for the peers'
+// capacity is followed by another.
+const mcRetry = 100 * time.Millisecond
+
 // mcCallTimeout bounds one call to a peer.
 const mcCallTimeout = 3 * time.Second
 
@@ -154,6 +158,11 @@ func (s *Server) mcRun(ctx context.Context, dataDir string) {
 	s.log.Info("MultiCluster listening", "addr", ln.Addr().String(), "peers", len(cfg.Peers()))
 	t := s.clock.NewTicker(mcTick)
 	defer t.Stop()
+	// retry runs a round soon after one that held jobs back for the
+	// peers' capacity as last reported (their next hello may show more).
+	retry := s.clock.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
 	for {
 		passed := false
 		select {
@@ -162,8 +171,12 @@ func (s *Server) mcRun(ctx context.Context, dataDir string) {
 		case <-t.C():
 		case <-m.pass:
 			passed = true
+		case <-retry.C():
+			passed = true
 		}
-		s.mcRound(ctx, passed)
+		if s.mcRound(ctx, passed) {
+			retry.Reset(mcRetry)
+		}
 	}
 }
 
@@ -180,16 +193,22 @@ func (s *Server) mcKeys() *mc.Keys {
 
 // mcRound is one round of the loop: hellos (every tick), the forwarded
 // jobs' states and retries, then, after a pass, new forwards.
-func (s *Server) mcRound(ctx context.Context, passed bool) {
+func (s *Server) mcRound(ctx context.Context, passed bool) bool {
 	cfg := s.cfg.Current()
-	if !passed {
-		for _, p := range cfg.Peers() {
+	for _, p := range cfg.Peers() {
+		// Every tick; after a pass, again for a peer sent jobs since its
+		// last hello (its free slots and backlog are then out of date:
+		// IMPT_JOBBKLG would otherwise hold forwarding to one backlog a
+		// tick).
+		if !passed || s.mcSentSince(p.Name) {
 			s.mcHello(ctx, cfg, p)
 		}
+	}
+	if !passed {
 		s.mcSync(ctx, cfg)
 		s.mcOrphans(ctx)
 	}
-	s.mcForward(ctx, cfg)
+	return s.mcForward(ctx, cfg)
 }
 
 func (s *Server) peer(name string) *mcPeer {
@@ -328,6 +347,15 @@ func (s *Server) mcHello(ctx context.Context, cfg *config.Config, e config.Clust
 	s.mc.mu.Unlock()
 }
 
+// mcSentSince reports whether jobs were forwarded to a peer since its
+// last hello.
+func (s *Server) mcSentSince(name string) bool {
+	p := s.peer(name)
+	s.mc.mu.Lock()
+	defer s.mc.mu.Unlock()
+	return len(p.sent) > 0
+}
+
 // mcPeerOK returns a peer's last hello when it is reachable.
 func (s *Server) mcPeerOK(name string) (*api.MCHelloReply, bool) {
 	p := s.peer(name)
@@ -360,10 +388,15 @@ func mcForwardKey(cluster string, k state.Key, n int32) string {
 // receive queue whose cluster is reachable and, by its last hello, has
 // free slots for them and room in its backlog (IMPT_JOBBKLG). At most
 // LSB_MAX_FORWARD_PER_SESSION (50) jobs a round.
-func (s *Server) mcForward(ctx context.Context, cfg *config.Config) {
+//
+// It reports whether it forwarded jobs and held others back for the
+// peers' free slots or backlogs as last reported (or the round's limit):
+// the loop then asks again shortly (with a fresh hello) instead of at the
+// next tick.
+func (s *Server) mcForward(ctx context.Context, cfg *config.Config) (blocked bool) {
 	reasons := s.reasons.Load()
 	if reasons == nil {
-		return
+		return false
 	}
 	max := cfg.Conf.Int("LSB_MAX_FORWARD_PER_SESSION", 50)
 	type pick struct {
@@ -378,6 +411,7 @@ func (s *Server) mcForward(ctx context.Context, cfg *config.Config) {
 		}
 		v.Pending(q.Name, func(j *state.Job) bool {
 			if len(picks) >= max {
+				blocked = true
 				return false
 			}
 			if j.State != api.StatePend || !reasons.Has(j.Key) {
@@ -397,12 +431,15 @@ func (s *Server) mcForward(ctx context.Context, cfg *config.Config) {
 					picks = append(picks, pick{j, t})
 					break
 				}
+				if _, ok := s.mcPeerOK(t.Cluster); ok {
+					blocked = true
+				}
 			}
 			return true
 		})
 	}
 	if len(picks) == 0 {
-		return
+		return false // nothing went: the next tick's hello first
 	}
 	evs := make([]*api.Event, len(picks))
 	for i, p := range picks {
@@ -412,7 +449,7 @@ func (s *Server) mcForward(ctx context.Context, cfg *config.Config) {
 	errs, err := s.prop.Propose(ctx, evs...)
 	if err != nil {
 		s.log.Warn("MultiCluster: forwards not recorded", "err", err)
-		return
+		return false
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -428,6 +465,7 @@ func (s *Server) mcForward(ctx context.Context, cfg *config.Config) {
 		}()
 	}
 	wg.Wait()
+	return blocked
 }
 
 // clusterAllowed applies bsub -clusters: none given allows any; "all"
