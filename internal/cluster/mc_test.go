@@ -159,6 +159,20 @@ func TestMultiClusterForwarding(t *testing.T) {
 	if acct := lsf(t, a, "bacct", "-l", exit3); !strings.Contains(acct, "Job <"+exit3+">") || !strings.Contains(acct, "Completed <exit>") {
 		t.Errorf("bacct -l %s in %s:\n%s", exit3, an, acct)
 	}
+	// bstop and bresume in the submission cluster reach the execution
+	// cluster, and the state comes back.
+	if out := lsf(t, a, "bstop", long); !strings.Contains(out, "is being stopped") {
+		t.Fatalf("bstop %s: %s", long, out)
+	}
+	testutil.Eventually(t, 20*time.Second, "stopped forwarded job USUSP on both sides", func() bool {
+		return field(t, a, long, "stat") == "USUSP" && field(t, b, remote, "stat") == "USUSP"
+	})
+	if out := lsf(t, a, "bresume", long); !strings.Contains(out, "is being resumed") {
+		t.Fatalf("bresume %s: %s", long, out)
+	}
+	testutil.Eventually(t, 20*time.Second, "resumed forwarded job RUN on both sides", func() bool {
+		return field(t, a, long, "stat") == "RUN" && field(t, b, remote, "stat") == "RUN"
+	})
 	// bkill in the submission cluster reaches the execution cluster.
 	if out := lsf(t, a, "bkill", long); !strings.Contains(out, "is being terminated") {
 		t.Fatalf("bkill %s: %s", long, out)
@@ -170,9 +184,47 @@ func TestMultiClusterForwarding(t *testing.T) {
 		t.Errorf("bacct -l in %s of the job forwarded there:\n%s", bn, acct)
 	}
 
+	// A forward sent again under its key (its answer lost) gets the job
+	// its first sending created; another key, another job.
+	addr := net.JoinHostPort("127.0.1.1", strconv.Itoa(cluster.MCPort(b.Opts.PortBase)))
+	var secret string
+	sud, _ := os.ReadFile(filepath.Join(a.EnvDir, "lsf.sudoers"))
+	for _, l := range strings.Split(string(sud), "\n") {
+		if v, ok := strings.CutPrefix(l, mc.KeyVar(bn)+"="); ok {
+			secret = v
+		}
+	}
+	submit := func(key string) int64 {
+		creds := &mc.Credentials{Local: an, LocalHost: "host1", Peer: bn, Key: mc.PairKey(secret, an, bn)}
+		hello, err := creds.Hello(context.Background(), "mbatchd", "host1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c, err := rpc.Dial(ctx, addr, hello)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var r api.MCSubmitReply
+		req := &api.MCSubmitRequest{Key: key, JobID: 999, Queue: "recv", User: "root", JobName: "dup",
+			Spec: &api.JobSpec{Command: "true", FromHost: "host1", SubCwd: "/tmp", OutFile: "/dev/null"}}
+		if err := c.Call(ctx, api.MBatchdMCSubmit, req, &r); err != nil || r.JobID == 0 {
+			t.Fatalf("MCSubmit %s: %v %v", key, err, r.Status)
+		}
+		return r.JobID
+	}
+	first := submit(an + ":999:1")
+	if again := submit(an + ":999:1"); again != first {
+		t.Errorf("a repeated forward created job %d beside %d", again, first)
+	}
+	if other := submit(an + ":999:2"); other == first {
+		t.Errorf("a new forward's key got the earlier job %d", first)
+	}
+
 	// Refusals on b's MultiCluster port: a cluster lsf.shared does not
 	// name, and a's name with a wrong key.
-	addr := net.JoinHostPort("127.0.1.1", strconv.Itoa(cluster.MCPort(b.Opts.PortBase)))
 	for _, creds := range []*mc.Credentials{
 		{Local: "rogue", LocalHost: "host1", Peer: bn, Key: mc.PairKey(strings.Repeat("k", 32), "rogue", bn)},
 		{Local: an, LocalHost: "host1", Peer: bn, Key: mc.PairKey(strings.Repeat("k", 32), an, bn)},
