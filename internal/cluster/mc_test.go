@@ -144,6 +144,9 @@ func TestMultiClusterForwarding(t *testing.T) {
 	if out := lsf(t, a, "bjobs", "-l", long); !strings.Contains(strings.ReplaceAll(out, "\n                     ", ""), "Job <"+long+"> forwarded to cluster <"+bn+">;") {
 		t.Errorf("bjobs -l %s of %s:\n%s", long, an, out)
 	}
+	if out := lsf(t, a, "bhist", "-l", long); !strings.Contains(strings.ReplaceAll(out, "\n                     ", ""), "Job <"+long+"> forwarded to cluster <"+bn+">;") {
+		t.Errorf("bhist -l %s of %s:\n%s", long, an, out)
+	}
 	remote := field(t, a, long, "dstjobid")
 	if _, err := strconv.Atoi(remote); err != nil {
 		t.Fatalf("dstjobid of %s: %q", long, remote)
