@@ -336,6 +336,9 @@ func (s *Server) mcDown(cluster string, err error) {
 func (s *Server) mcHello(ctx context.Context, cfg *config.Config, e config.ClusterEntry) {
 	r, err := mcCall(ctx, s, e.Name, api.MBatchdMCHello, &api.MCHelloRequest{Cluster: cfg.ClusterName(), Master: s.opts.Host})
 	if err != nil {
+		// Whatever the failure (refused, a wrong key, no answer), the
+		// peer's last hello no longer holds.
+		s.mcDown(e.Name, err)
 		return
 	}
 	p := s.peer(e.Name)
