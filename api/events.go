@@ -32,6 +32,9 @@ type Event struct {
 	Reconfig   *EvReconfig   `wire:"24"`
 	// JobGroup creates, modifies or deletes a job group.
 	JobGroup *EvJobGroup `wire:"40"`
+	// MultiCluster job forwarding (api/mc.go).
+	JobForward   *EvJobForward   `wire:"90"`
+	JobFwdUpdate *EvJobFwdUpdate `wire:"91"`
 }
 
 // EvJobNew is a submission (LSF JOB_NEW).

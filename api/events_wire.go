@@ -132,6 +132,12 @@ func (m *Event) SizeWire() int {
 	if m.JobGroup != nil {
 		n += 2 + wire.SizeBytes(m.JobGroup.SizeWire())
 	}
+	if m.JobForward != nil {
+		n += 2 + wire.SizeBytes(m.JobForward.SizeWire())
+	}
+	if m.JobFwdUpdate != nil {
+		n += 2 + wire.SizeBytes(m.JobFwdUpdate.SizeWire())
+	}
 	return n
 }
 
@@ -231,6 +237,16 @@ func (m *Event) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 40, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.JobGroup.SizeWire()))
 		b = m.JobGroup.AppendWire(b)
+	}
+	if m.JobForward != nil {
+		b = wire.AppendTag(b, 90, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.JobForward.SizeWire()))
+		b = m.JobForward.AppendWire(b)
+	}
+	if m.JobFwdUpdate != nil {
+		b = wire.AppendTag(b, 91, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.JobFwdUpdate.SizeWire()))
+		b = m.JobFwdUpdate.AppendWire(b)
 	}
 	return b
 }
@@ -501,6 +517,34 @@ func (m *Event) UnmarshalWire(b []byte) error {
 				return wire.NestedError("Event", 40, off, err)
 			}
 			m.JobGroup = x
+			off += n
+		case 90:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 90, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 90, off, n)
+			}
+			x := new(EvJobForward)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 90, off, err)
+			}
+			m.JobForward = x
+			off += n
+		case 91:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 91, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 91, off, n)
+			}
+			x := new(EvJobFwdUpdate)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 91, off, err)
+			}
+			m.JobFwdUpdate = x
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

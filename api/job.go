@@ -127,6 +127,13 @@ type JobSpec struct {
 	// copy, so editing the file afterwards does not change the job.
 	CmdSpool     []byte `wire:"71"`
 	CmdSpoolName string `wire:"72"`
+	// MultiCluster (api/mc.go). Clusters is bsub -clusters: the clusters
+	// the job may run in ("all", cluster names, "local" for this one).
+	// SrcCluster and SrcJobID are set by a receiving mbatchd on a job
+	// forwarded to it (never taken from a user's submission).
+	Clusters   []string `wire:"90"`
+	SrcCluster string   `wire:"91"`
+	SrcJobID   int64    `wire:"92"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.
@@ -217,4 +224,13 @@ type JobRecord struct {
 	// PARAMETERS): its queue's, and for a started job the stricter of those
 	// and its first execution host's; set only with Detail.
 	Thresholds []*Threshold `wire:"42"`
+	// MultiCluster job forwarding (api/mc.go): the cluster and queue a
+	// job was forwarded to, when, and its ID there; a forwarded job's
+	// source cluster and its ID there.
+	FwdCluster string `wire:"90"`
+	FwdQueue   string `wire:"91"`
+	FwdTime    int64  `wire:"92"`
+	DstJobID   int64  `wire:"93"`
+	SrcCluster string `wire:"94"`
+	SrcJobID   int64  `wire:"95"`
 }

@@ -563,6 +563,15 @@ func (m *JobSpec) SizeWire() int {
 	if m.CmdSpoolName != "" {
 		n += 2 + wire.SizeBytes(len(m.CmdSpoolName))
 	}
+	for _, x := range m.Clusters {
+		n += 2 + wire.SizeBytes(len(x))
+	}
+	if m.SrcCluster != "" {
+		n += 2 + wire.SizeBytes(len(m.SrcCluster))
+	}
+	if m.SrcJobID != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
+	}
 	return n
 }
 
@@ -812,6 +821,18 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.CmdSpoolName != "" {
 		b = wire.AppendTag(b, 72, wire.BytesType)
 		b = wire.AppendString(b, m.CmdSpoolName)
+	}
+	for _, x := range m.Clusters {
+		b = wire.AppendTag(b, 90, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	if m.SrcCluster != "" {
+		b = wire.AppendTag(b, 91, wire.BytesType)
+		b = wire.AppendString(b, m.SrcCluster)
+	}
+	if m.SrcJobID != 0 {
+		b = wire.AppendTag(b, 92, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
 	}
 	return b
 }
@@ -1436,6 +1457,36 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 72, off, n)
 			}
 			m.CmdSpoolName = string(v)
+			off += n
+		case 90:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 90, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 90, off, n)
+			}
+			m.Clusters = append(m.Clusters, string(v))
+			off += n
+		case 91:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 91, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 91, off, n)
+			}
+			m.SrcCluster = string(v)
+			off += n
+		case 92:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 92, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 92, off, n)
+			}
+			m.SrcJobID = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -2172,6 +2223,24 @@ func (m *JobRecord) SizeWire() int {
 	for _, x := range m.Thresholds {
 		n += 2 + wire.SizeBytes(x.SizeWire())
 	}
+	if m.FwdCluster != "" {
+		n += 2 + wire.SizeBytes(len(m.FwdCluster))
+	}
+	if m.FwdQueue != "" {
+		n += 2 + wire.SizeBytes(len(m.FwdQueue))
+	}
+	if m.FwdTime != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.FwdTime)))
+	}
+	if m.DstJobID != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.DstJobID)))
+	}
+	if m.SrcCluster != "" {
+		n += 2 + wire.SizeBytes(len(m.SrcCluster))
+	}
+	if m.SrcJobID != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
+	}
 	return n
 }
 
@@ -2352,6 +2421,30 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 42, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(x.SizeWire()))
 		b = x.AppendWire(b)
+	}
+	if m.FwdCluster != "" {
+		b = wire.AppendTag(b, 90, wire.BytesType)
+		b = wire.AppendString(b, m.FwdCluster)
+	}
+	if m.FwdQueue != "" {
+		b = wire.AppendTag(b, 91, wire.BytesType)
+		b = wire.AppendString(b, m.FwdQueue)
+	}
+	if m.FwdTime != 0 {
+		b = wire.AppendTag(b, 92, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.FwdTime)))
+	}
+	if m.DstJobID != 0 {
+		b = wire.AppendTag(b, 93, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.DstJobID)))
+	}
+	if m.SrcCluster != "" {
+		b = wire.AppendTag(b, 94, wire.BytesType)
+		b = wire.AppendString(b, m.SrcCluster)
+	}
+	if m.SrcJobID != 0 {
+		b = wire.AppendTag(b, 95, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
 	}
 	return b
 }
@@ -2808,6 +2901,66 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.NestedError("JobRecord", 42, off, err)
 			}
 			m.Thresholds = append(m.Thresholds, x)
+			off += n
+		case 90:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 90, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 90, off, n)
+			}
+			m.FwdCluster = string(v)
+			off += n
+		case 91:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 91, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 91, off, n)
+			}
+			m.FwdQueue = string(v)
+			off += n
+		case 92:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 92, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 92, off, n)
+			}
+			m.FwdTime = int64(x)
+			off += n
+		case 93:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 93, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 93, off, n)
+			}
+			m.DstJobID = int64(x)
+			off += n
+		case 94:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 94, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 94, off, n)
+			}
+			m.SrcCluster = string(v)
+			off += n
+		case 95:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 95, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 95, off, n)
+			}
+			m.SrcJobID = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -75,6 +75,18 @@ var (
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
 
+// MBatchdMC: mbatchd's MultiCluster service, on its own listener
+// (LSB_MC_PORT) for the masters of peer clusters only (api/mc.go).
+var (
+	MBatchdMCHello   = Unary[MCHelloRequest, MCHelloReply]{Method{"MBatchd.MCHello", KindUnary}}
+	MBatchdMCSubmit  = Unary[MCSubmitRequest, MCSubmitReply]{Method{"MBatchd.MCSubmit", KindUnary}}
+	MBatchdMCJobs    = Unary[MCJobsRequest, MCJobsReply]{Method{"MBatchd.MCJobs", KindUnary}}
+	MBatchdMCControl = Unary[MCControlRequest, MCControlReply]{Method{"MBatchd.MCControl", KindUnary}}
+	// MBatchdClusters answers lsclusters and bclusters (on the ordinary
+	// port): the peer clusters as this master last saw them.
+	MBatchdClusters = Unary[ClustersRequest, ClustersReply]{Method{"MBatchd.Clusters", KindUnary}}
+)
+
 // SBatchd: sbatchd's service.
 var (
 	SBatchdPeek = ServerStream[PeekRequest, PeekChunk]{Method{"SBatchd.Peek", KindServerStream}}
@@ -112,6 +124,7 @@ func Methods() []Method {
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method, MBatchdSysHistory.Method,
+		MBatchdMCHello.Method, MBatchdMCSubmit.Method, MBatchdMCJobs.Method, MBatchdMCControl.Method, MBatchdClusters.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,

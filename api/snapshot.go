@@ -137,4 +137,12 @@ type SnapJob struct {
 	PendSince       int64       `wire:"40"`
 	BackfillLimit   int64       `wire:"41"` // interruptible backfill run limit, seconds
 	EffectiveResReq string      `wire:"42"`
+	// MultiCluster forwarding of the job (state.Forward).
+	FwdCluster  string   `wire:"90"`
+	FwdQueue    string   `wire:"91"`
+	FwdKey      string   `wire:"92"`
+	FwdTime     int64    `wire:"93"`
+	FwdRemoteID int64    `wire:"94"`
+	FwdHosts    []string `wire:"95"`
+	FwdCount    int32    `wire:"96"`
 }

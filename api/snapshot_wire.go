@@ -1383,6 +1383,27 @@ func (m *SnapJob) SizeWire() int {
 	if m.EffectiveResReq != "" {
 		n += 2 + wire.SizeBytes(len(m.EffectiveResReq))
 	}
+	if m.FwdCluster != "" {
+		n += 2 + wire.SizeBytes(len(m.FwdCluster))
+	}
+	if m.FwdQueue != "" {
+		n += 2 + wire.SizeBytes(len(m.FwdQueue))
+	}
+	if m.FwdKey != "" {
+		n += 2 + wire.SizeBytes(len(m.FwdKey))
+	}
+	if m.FwdTime != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.FwdTime)))
+	}
+	if m.FwdRemoteID != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.FwdRemoteID)))
+	}
+	for _, x := range m.FwdHosts {
+		n += 2 + wire.SizeBytes(len(x))
+	}
+	if m.FwdCount != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.FwdCount)))
+	}
 	return n
 }
 
@@ -1560,6 +1581,34 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	if m.EffectiveResReq != "" {
 		b = wire.AppendTag(b, 42, wire.BytesType)
 		b = wire.AppendString(b, m.EffectiveResReq)
+	}
+	if m.FwdCluster != "" {
+		b = wire.AppendTag(b, 90, wire.BytesType)
+		b = wire.AppendString(b, m.FwdCluster)
+	}
+	if m.FwdQueue != "" {
+		b = wire.AppendTag(b, 91, wire.BytesType)
+		b = wire.AppendString(b, m.FwdQueue)
+	}
+	if m.FwdKey != "" {
+		b = wire.AppendTag(b, 92, wire.BytesType)
+		b = wire.AppendString(b, m.FwdKey)
+	}
+	if m.FwdTime != 0 {
+		b = wire.AppendTag(b, 93, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.FwdTime)))
+	}
+	if m.FwdRemoteID != 0 {
+		b = wire.AppendTag(b, 94, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.FwdRemoteID)))
+	}
+	for _, x := range m.FwdHosts {
+		b = wire.AppendTag(b, 95, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	if m.FwdCount != 0 {
+		b = wire.AppendTag(b, 96, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.FwdCount)))
 	}
 	return b
 }
@@ -2004,6 +2053,76 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapJob", 42, off, n)
 			}
 			m.EffectiveResReq = string(v)
+			off += n
+		case 90:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 90, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 90, off, n)
+			}
+			m.FwdCluster = string(v)
+			off += n
+		case 91:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 91, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 91, off, n)
+			}
+			m.FwdQueue = string(v)
+			off += n
+		case 92:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 92, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 92, off, n)
+			}
+			m.FwdKey = string(v)
+			off += n
+		case 93:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 93, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 93, off, n)
+			}
+			m.FwdTime = int64(x)
+			off += n
+		case 94:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 94, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 94, off, n)
+			}
+			m.FwdRemoteID = int64(x)
+			off += n
+		case 95:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 95, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 95, off, n)
+			}
+			m.FwdHosts = append(m.FwdHosts, string(v))
+			off += n
+		case 96:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 96, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 96, off, n)
+			}
+			m.FwdCount = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -10,10 +10,10 @@ import (
 
 func TestUnknownFields(t *testing.T) {
 	known := (&LogEntry{Events: []*Event{{Time: 5, User: "u", JobNew: &EvJobNew{JobID: 3, Spec: &JobSpec{Command: "sleep 1"}}}}}).AppendWire(nil)
-	// A newer version's event: kind 90, and a field 900 inside EvJobNew's
+	// A newer version's event: kind 899, and a field 900 inside EvJobNew's
 	// JobSpec, and a field 30 of the entry itself.
 	ev := (&Event{Time: 6}).AppendWire(nil)
-	ev = wire.AppendTag(ev, 90, wire.BytesType)
+	ev = wire.AppendTag(ev, 899, wire.BytesType)
 	ev = wire.AppendBytes(ev, []byte{8, 1})
 	spec := (&JobSpec{Command: "x"}).AppendWire(nil)
 	spec = wire.AppendTag(spec, 900, wire.VarintType)
@@ -37,7 +37,7 @@ func TestUnknownFields(t *testing.T) {
 	}{
 		{"known", known, nil},
 		{"empty", nil, nil},
-		{"newer", newer, []string{"Event.90", "JobSpec.900", "LogEntry.30"}},
+		{"newer", newer, []string{"Event.899", "JobSpec.900", "LogEntry.30"}},
 	}
 	for _, tc := range tests {
 		var got []string

@@ -211,13 +211,13 @@ func parseIndexList(s string) ([]int32, error) {
 // refString is "123" or "123[4]".
 func refString(r *api.JobRef) string { return output.LongJobRef(r.JobID, r.Index) }
 
-var bjobsSpec = lsfopt.New("a|A|d|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
+var bjobsSpec = lsfopt.New("a|A|d|fwd|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
 	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Jd:|" + unsupportedBjobsOptions)
 
 // unsupportedBjobsOptions are IBM LSF 10.1's other bjobs options, parsed as
 // themselves and refused by name: otherwise "-psum" would read as -p -s -u m
 // and print another user's jobs, or none.
-const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|fwd|gpu|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
+const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|gpu|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
 	"Lp:|rusage:"
 
 func init() {
@@ -367,6 +367,9 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		// idle). Basalt raises none, so none has.
 		jobs = nil
 	}
+	if res.Has("fwd") {
+		jobs = forwardedOnly(jobs) // bjobs_fwd.go
+	}
 	if res.Has("A") && len(refs) == 0 && !long && !hasFormat {
 		// Without IDs, -A summarises job arrays only (OpenLava's bjobs
 		// asks mbatchd for array nodes).
@@ -389,6 +392,8 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 		err = output.WriteJobsLong(env.Stdout, jobs, o, fl)
 	case res.Has("A"):
 		err = output.WriteArraySummary(env.Stdout, jobs, o)
+	case res.Has("fwd"):
+		err = writeForwarded(env.Stdout, jobs, o)
 	default:
 		err = output.WriteJobs(env.Stdout, jobs, o, fl)
 	}

@@ -40,7 +40,7 @@ const bsubOptions = "" +
 	// flags
 	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|tty|Zs|" +
 	// value options
-	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
+	"a:|app:|b:|C:|c:|clusters:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
 	"o:|oo:|P:|p:|pack:|Q:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
 	unsupportedBsubOptions
 
@@ -51,7 +51,7 @@ const bsubOptions = "" +
 // file or command.
 const unsupportedBsubOptions = "" +
 	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
-	"alloc_flags:|clusters:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
+	"alloc_flags:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
 	"freq:|gpu:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
 	"ptl:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
 
@@ -651,6 +651,8 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 			spec.NotifyEnd = true
 		case "app":
 			spec.App = v
+		case "clusters":
+			spec.Clusters, err = parseClustersOption(v)
 		case "sp":
 			var n int
 			n, err = strconv.Atoi(v)

@@ -78,6 +78,10 @@ type Options struct {
 	// runs as that user). Only root can start a cluster for another user:
 	// the directory is given to the user and the binary copied into it.
 	User string
+	// PortBase is the cluster's port base (0: a free one).
+	PortBase int
+	// Peers are the other clusters this one knows (MultiCluster, mc.go).
+	Peers []MCPeer
 }
 
 func (o *Options) fill() error {
@@ -189,9 +193,11 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	if pids, _ := readPids(dir); len(pids) > 0 && anyAlive(pids) {
 		return nil, fmt.Errorf("a cluster is already running in %s (eval \"$(basalt cluster env --dir %s)\" uses it, basalt cluster down --dir %s stops it)", dir, dir, dir)
 	}
-	base, err := freePortBase(opts.Hosts)
-	if err != nil {
-		return nil, err
+	base := opts.PortBase
+	if base == 0 {
+		if base, err = freePortBase(opts.Hosts); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -229,6 +235,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	if err := c.overlay(); err != nil {
+		return nil, err
+	}
+	if err := c.writeMC(base); err != nil {
 		return nil, err
 	}
 	if cred != nil {

@@ -95,6 +95,7 @@ func (r *resolver) resolve() {
 	r.partitions()
 	r.userGroups()
 	r.queues()
+	r.mcQueues()
 	r.preemption()
 	r.pools()
 	r.params()

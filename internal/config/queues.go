@@ -94,6 +94,9 @@ type Queue struct {
 
 	Limits ResourceLimits
 
+	// MC is the queue's MultiCluster job forwarding (mc.go).
+	MC MCQueue
+
 	// Raw holds the section's lines as written.
 	Raw []KV
 }
@@ -283,7 +286,8 @@ func queueNameOK(s string) bool {
 }
 
 func newQueue(pos Pos) *Queue {
-	return &Queue{Pos: pos, Priority: 1, Users: UserSpec{All: true}, Mig: -1, NewJobSchedDelay: 10 * time.Second}
+	return &Queue{Pos: pos, Priority: 1, Users: UserSpec{All: true}, Mig: -1, NewJobSchedDelay: 10 * time.Second,
+		MC: MCQueue{MaxRschedTime: DefaultMaxRschedTime, ImptJobBklg: DefaultImptJobBklg}}
 }
 
 // DefaultQueue is the queue LSF creates when lsb.queues defines none.
@@ -519,7 +523,7 @@ func (q *Queue) set(v val, unit string) {
 	case "DEFAULT_HOST_SPEC":
 		q.DefaultHostSpec = strings.TrimSpace(v.text)
 	default:
-		if q.Limits.set(v, unit) {
+		if q.setMC(v) || q.Limits.set(v, unit) {
 			return
 		}
 		if idx, ok := canonicalIndex(v.key); ok {

@@ -233,6 +233,9 @@ const (
 
 // controlOne acts on one job.
 func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Identity, req *api.ControlRequest, t target, res *api.ControlResult) error {
+	if done, err := s.mcControlOne(ctx, req, t); done {
+		return err
+	}
 	byAdmin := t.user != id.User
 	ev := func(e *api.Event) *api.Event { e.User, e.UID = id.User, int32(id.UID); return e }
 	sigEv := func(action api.SignalAction, sig, term string) *api.Event {

@@ -138,6 +138,7 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 	for _, h := range j.ExecHosts {
 		r.ExecHosts = append(r.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})
 	}
+	mcRecord(j, r)
 	if j.Array != nil {
 		r.ArraySpec = "[" + j.Array.Spec + "]"
 		r.ArrayLimit = j.Array.Limit

@@ -31,4 +31,5 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, api.MBatchdJobGroup, s.jobGroup)
 	rpc.HandleUnary(r, api.MBatchdJobGroups, s.jobGroups)
 	rpc.HandleUnary(r, api.MBatchdSysHistory, s.sysHistory)
+	rpc.HandleUnary(r, api.MBatchdClusters, s.clusters)
 }

@@ -124,6 +124,9 @@ type Server struct {
 	// that recorded its start); requests other than MBatchd.Leader are
 	// refused without it (gate).
 	leading atomic.Bool
+
+	// mc is the master's MultiCluster side (mc.go).
+	mc *mcState
 }
 
 // New loads the configuration and opens the state, but does not serve.
@@ -158,7 +161,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{
 		opts: opts, clock: opts.Clock, log: opts.Log, cfg: store, st: state.New(),
 		wake: make(chan struct{}, 1), usage: map[state.Key]*api.Usage{}, waiters: map[state.Key][]chan struct{}{},
-		sched: sched.New(), start: opts.Clock.Now(),
+		sched: sched.New(), start: opts.Clock.Now(), mc: newMCState(),
 	}
 	// Under eauth, a client's host is checked against the configuration
 	// in force (badmin reconfig adds and removes hosts).
@@ -327,6 +330,8 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer bg.Done(); s.schedLoop(lctx) }()
 	go func() { defer bg.Done(); s.housekeeping(lctx) }()
 	go func(since time.Time) { defer bg.Done(); s.watchHosts(lctx, since) }(s.clock.Now())
+	bg.Add(1)
+	go func() { defer bg.Done(); s.mcRun(lctx, dir) }()
 	if replicated {
 		bg.Add(1)
 		go func() { defer bg.Done(); s.preferCandidates(lctx) }()

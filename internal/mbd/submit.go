@@ -15,6 +15,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd/depend"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/mc"
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
@@ -199,6 +200,10 @@ func lsbStatus(err error) *api.Status {
 func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, spec *api.JobSpec, res *api.SubmitResult) (*api.Event, error) {
 	if spec == nil || strings.TrimSpace(spec.Command) == "" {
 		return nil, lsberr.New(lsberr.BadCmd)
+	}
+	// Only a peer cluster's forward says where a job comes from.
+	if (spec.SrcCluster != "" || spec.SrcJobID != 0) && id.Daemon != mc.KindCluster {
+		return nil, lsberr.New(lsberr.Permission)
 	}
 	// Root's jobs run as root only where lsf.conf's LSF_ROOT_REX allows
 	// it (LSF's "Root job submission is disabled" otherwise).

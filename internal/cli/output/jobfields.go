@@ -343,13 +343,25 @@ var jobFields = []jobField{
 	{FieldInfo{Name: "exec_home", Header: "EXEC_HOME", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(j.ExecHome) }},
 	{FieldInfo{Name: "exec_cwd", Header: "EXEC_CWD", Width: 10}, func(j *api.JobRecord, c *valueCtx) (string, bool) { return str(j.ExecCwd) }},
 	{FieldInfo{Name: "licproject", Header: "LICPROJECT", Width: 20}, unset},
-	// LSF multicluster fields: Basalt runs one cluster, so they are unset;
-	// they exist so that clients asking for them are not refused.
-	{FieldInfo{Name: "forward_cluster", Aliases: []string{"fwd_cluster"}, Header: "FORWARD_CLUSTER", Width: 15}, unset},
-	{FieldInfo{Name: "forward_time", Aliases: []string{"fwd_time"}, Header: "FORWARD_TIME", Width: 15}, unset},
-	{FieldInfo{Name: "srcjobid", Header: "SRCJOBID", Width: 8}, unset},
-	{FieldInfo{Name: "dstjobid", Header: "DSTJOBID", Width: 8}, unset},
-	{FieldInfo{Name: "source_cluster", Aliases: []string{"srcluster"}, Header: "SOURCE_CLUSTER", Width: 15}, unset},
+	// LSF multicluster (job forwarding) fields.
+	{FieldInfo{Name: "forward_cluster", Aliases: []string{"fwd_cluster"}, Header: "FORWARD_CLUSTER", Width: 15}, func(j *api.JobRecord, _ *valueCtx) (string, bool) {
+		return j.FwdCluster, j.FwdCluster != ""
+	}},
+	{FieldInfo{Name: "forward_time", Aliases: []string{"fwd_time"}, Header: "FORWARD_TIME", Width: 15}, func(j *api.JobRecord, c *valueCtx) (string, bool) {
+		if j.FwdCluster == "" {
+			return "", false
+		}
+		return timeVal(j.FwdTime, c)
+	}},
+	{FieldInfo{Name: "srcjobid", Header: "SRCJOBID", Width: 8}, func(j *api.JobRecord, _ *valueCtx) (string, bool) {
+		return strconv.FormatInt(j.SrcJobID, 10), j.SrcJobID != 0
+	}},
+	{FieldInfo{Name: "dstjobid", Header: "DSTJOBID", Width: 8}, func(j *api.JobRecord, _ *valueCtx) (string, bool) {
+		return strconv.FormatInt(j.DstJobID, 10), j.DstJobID != 0
+	}},
+	{FieldInfo{Name: "source_cluster", Aliases: []string{"srcluster"}, Header: "SOURCE_CLUSTER", Width: 15}, func(j *api.JobRecord, _ *valueCtx) (string, bool) {
+		return j.SrcCluster, j.SrcCluster != ""
+	}},
 	// LSF Explorer's energy and IBM Spectrum Scale I/O accounting: no
 	// recommended width.
 	{FieldInfo{Name: "energy", Header: "ENERGY"}, unset},

@@ -356,6 +356,10 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 	s := spec(j)
 	event(b, j.SubmitTime, o, "Submitted from host <"+j.FromHost+">"+submitDetails(j, o, false))
 	b.WriteString(limitsBlock(s.Limits))
+	if j.FwdCluster != "" && j.FwdTime > 0 {
+		// MultiCluster job forwarding (IBM 10.1's wording).
+		event(b, j.FwdTime, o, fmt.Sprintf("Job <%s> forwarded to cluster <%s>;", LongJobRef(j.JobID, j.Index), j.FwdCluster))
+	}
 	hosts := ExecHostList(j.ExecHosts)
 	if j.StartTime > 0 && len(hosts) > 0 {
 		slots := allocSlots(j)

@@ -500,3 +500,26 @@ func WriteClusters(w io.Writer, name, status, master, admin string, hosts, serve
 func WriteID(w io.Writer, banner, cluster, master string) {
 	fmt.Fprintf(w, "%s\n\nMy cluster name is %s\nMy master name is %s\n", banner, cluster, master)
 }
+
+// ClusterRow is one line of lsclusters.
+type ClusterRow struct {
+	Name, Status, Master, Admin string
+	Hosts, Servers              int
+}
+
+// WriteClusterRows writes lsclusters with a line per cluster (the local
+// cluster and the MultiCluster peers), as WriteClusters does for one.
+func WriteClusterRows(w io.Writer, rows []ClusterRow, wide bool) {
+	if wide {
+		fmt.Fprintf(w, "CLUSTER_NAME   STATUS   MASTER_HOST                     ADMIN    HOSTS  SERVERS\n")
+	} else {
+		fmt.Fprintf(w, "CLUSTER_NAME   STATUS   MASTER_HOST               ADMIN    HOSTS  SERVERS\n")
+	}
+	for _, r := range rows {
+		if wide {
+			fmt.Fprintf(w, "%-14s %-8s %-24s %12s %8d %8d\n", r.Name, r.Status, r.Master, r.Admin, r.Hosts, r.Servers)
+		} else {
+			fmt.Fprintf(w, "%-14.14s %-8.8s %-18.18s %12.12s %8d %8d\n", r.Name, r.Status, r.Master, r.Admin, r.Hosts, r.Servers)
+		}
+	}
+}

@@ -550,6 +550,8 @@ func newLog(typ string) Log {
 		return new(JobClean)
 	case TypeJobForce:
 		return new(JobForce)
+	case TypeJobForward:
+		return new(JobForward)
 	case TypeLogSwitch:
 		return new(LogSwitch)
 	case TypeJobModify2:

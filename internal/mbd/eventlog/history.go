@@ -441,6 +441,13 @@ func (h *History) apply(j *hist, r *Record) {
 		rec.State = api.StatePend
 		rec.PendReasons = []*api.PendReason{{Code: pendJobRequeued}}
 		ev.State, ev.Reason = api.StatePend, pendJobRequeued
+	case *JobForward:
+		// IBM 10.1's wording (bjobs -l, bhist -l of a forwarded job).
+		ref := strconv.FormatInt(l.JobID, 10)
+		if l.Idx > 0 {
+			ref += "[" + strconv.FormatInt(l.Idx, 10) + "]"
+		}
+		ev.Text = fmt.Sprintf("Job <%s> forwarded to cluster <%s>;", ref, l.Cluster)
 	case *JobForce:
 		rec.Forced = true
 		ev.User = l.UserName

@@ -306,6 +306,26 @@ func (l *JobClean) fields(c coder) {
 	c.int("idx", &l.Idx)
 }
 
+// JOB_FORWARD (LSF 10.1 lsb.events: jobId numReserHosts cluster
+// reserHosts idx jobRmtAttr; the host list written after the cluster).
+func (l *JobForward) fields(c coder) {
+	c.int("jobId", &l.JobID)
+	n := int64(len(l.ReserHosts))
+	c.int("numReserHosts", &n)
+	c.str("cluster", &l.Cluster)
+	if n < 0 || n > 1024 {
+		n = 0
+	}
+	if len(l.ReserHosts) != int(n) {
+		l.ReserHosts = make([]string, n)
+	}
+	for i := range l.ReserHosts {
+		c.str("reserHosts", &l.ReserHosts[i])
+	}
+	c.int("idx", &l.Idx)
+	c.int("jobRmtAttr", &l.JobRmtAttr)
+}
+
 // JOB_FORCE. OL writeJobForce.
 func (l *JobForce) fields(c coder) {
 	c.int("jobId", &l.JobID)

@@ -170,6 +170,11 @@ var goldenRecords = []struct {
 		want: `"JOB_FORCE" "10.1" 19 42 0 0 2 2 "hA" "hB" "root"`,
 	},
 	{
+		name: "JOB_FORWARD",
+		rec:  &Record{Type: TypeJobForward, Version: "10.1", Time: 19, Log: &JobForward{JobID: 42, Cluster: "east", Idx: 3}},
+		want: `"JOB_FORWARD" "10.1" 19 42 0 "east" 3 0`,
+	},
+	{
 		name: "LOG_SWITCH",
 		rec:  &Record{Type: TypeLogSwitch, Version: "10.1", Time: 20, Log: &LogSwitch{LastJobID: 4711}},
 		want: `"LOG_SWITCH" "10.1" 20 4711`,

@@ -29,6 +29,7 @@ const (
 	TypeJobForce       = "JOB_FORCE"        // 26
 	TypeLogSwitch      = "LOG_SWITCH"       // 27
 	TypeJobModify2     = "JOB_MODIFY2"      // 28
+	TypeJobForward     = "JOB_FORWARD"      // 11, MultiCluster
 )
 
 // Record is one line of lsb.events or lsb.acct.
@@ -73,6 +74,8 @@ func (r *Record) JobID() (id int64, idx int32, ok bool) {
 	case *JobClean:
 		return l.JobID, int32(l.Idx), true
 	case *JobForce:
+		return l.JobID, int32(l.Idx), true
+	case *JobForward:
 		return l.JobID, int32(l.Idx), true
 	case *JobModify2:
 		id, idx, err := ParseJobIDStr(l.JobIDStr)
@@ -402,6 +405,16 @@ type JobRequeue struct {
 type JobClean struct {
 	JobID int64
 	Idx   int64
+}
+
+// JobForward is JOB_FORWARD: a pending job forwarded to another cluster
+// (MultiCluster job forwarding; LSF's fields, no reserved hosts here).
+type JobForward struct {
+	JobID      int64
+	ReserHosts []string
+	Cluster    string
+	Idx        int64
+	JobRmtAttr int64
 }
 
 // JobForce is JOB_FORCE: brun.

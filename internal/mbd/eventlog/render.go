@@ -118,6 +118,19 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 		}, nil
 	case ev.JobStatus != nil:
 		return renderStatus(ev.JobStatus, job, t, rec)
+	case ev.JobForward != nil:
+		f := ev.JobForward
+		return []*Record{rec(TypeJobForward, &JobForward{JobID: f.JobID, Cluster: f.Cluster, Idx: int64(f.Index)})}, nil
+	case ev.JobFwdUpdate != nil:
+		// A forwarded job's state as its execution cluster reported it:
+		// logged as a status change, and its end in lsb.acct, as LSF's
+		// submission cluster does.
+		u := ev.JobFwdUpdate
+		if u.State == 0 || u.Back || job == nil || !job.StateChanged {
+			return nil, nil
+		}
+		return renderStatus(&api.EvJobStatus{JobID: u.JobID, Index: u.Index, State: u.State, ExitStatus: u.ExitStatus,
+			TermReason: job.TermReason, Usage: u.Usage, RunCount: job.RunCount}, job, t, rec)
 	case ev.JobSignal != nil:
 		g := ev.JobSignal
 		events = []*Record{rec(TypeJobSignal, &JobSignal{

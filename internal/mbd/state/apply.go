@@ -102,6 +102,10 @@ func (s *State) apply(ev *api.Event) error {
 		return nil
 	case ev.JobGroup != nil:
 		return s.jobGroup(t, ev, ev.JobGroup)
+	case ev.JobForward != nil:
+		return s.jobForward(t, ev.JobForward)
+	case ev.JobFwdUpdate != nil:
+		return s.jobFwdUpdate(t, ev.JobFwdUpdate)
 	}
 	return ErrNoEvent
 }
@@ -216,8 +220,14 @@ func (s *State) pendingList(queue string) *pendingList {
 	return p
 }
 
-// list inserts j (the applier's record) in its queue's pending list.
-func (s *State) list(j *Job) { s.pendingList(j.Queue).insert(s.gen, j) }
+// list inserts j (the applier's record) in its queue's pending list; a
+// job forwarded to another cluster stays out of it.
+func (s *State) list(j *Job) {
+	if j.Fwd != nil && j.Fwd.Active {
+		return
+	}
+	s.pendingList(j.Queue).insert(s.gen, j)
+}
 
 // unlist takes j (the applier's record) out of its queue's pending list.
 func (s *State) unlist(j *Job) {
@@ -374,6 +384,10 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	}
 	if j.State != api.StatePend && !(e.Forced && j.State == api.StatePSusp) {
 		return fmt.Errorf("job %s: dispatch of a %s job: %w", j.Key, job.Name(j.State), job.ErrIllegalTransition)
+	}
+	if j.Fwd != nil && j.Fwd.Active {
+		// A pass that saw the job before its forward applied: it runs there.
+		return fmt.Errorf("job %s: dispatch of a job forwarded to cluster %s: %w", j.Key, j.Fwd.Cluster, job.ErrIllegalTransition)
 	}
 	if j.State == api.StatePSusp {
 		s.setState(j, api.StatePend, t)
@@ -718,6 +732,7 @@ func (s *State) jobClean(e *api.EvJobClean) error {
 // remove takes j out of the state; its record (perhaps in a snapshot) is
 // left as it is.
 func (s *State) remove(j *Job) {
+	s.setForwarded(j, false)
 	if j.listed {
 		s.pendingList(j.Queue).remove(s.gen, j)
 	}

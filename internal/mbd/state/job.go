@@ -110,6 +110,10 @@ type Job struct {
 	PreemptCount  int32
 	PostDone      bool
 	PostFailed    bool
+	// Fwd is the job's MultiCluster forward (forward.go); FwdCount counts
+	// its forwards (each forward's key is new).
+	Fwd      *Forward
+	FwdCount int32
 
 	gen    uint64 // generation of this record (see generations)
 	listed bool   // in its queue's pending list

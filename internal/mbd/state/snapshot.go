@@ -8,6 +8,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/api/wire"
+	"github.com/basalt-lsf/basalt/internal/job"
 )
 
 const snapVersion = 1
@@ -92,7 +93,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func snapJob(j *Job, specRef int64) *api.SnapJob {
-	return &api.SnapJob{
+	sj := &api.SnapJob{
 		JobID: j.ID, Index: j.Index, SpecRef: specRef, User: j.User, UID: j.UID, Queue: j.Queue, Name: j.Name,
 		Project: j.Project, State: j.State, PrevState: j.PrevState, SubmitTime: j.SubmitTime, StartTime: j.StartTime,
 		EndTime: j.EndTime, Order: j.Order, NumProcs: j.NumProcs, MaxProcs: j.MaxProcs, ExecHosts: j.ExecHosts,
@@ -104,6 +105,11 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
 		EffectiveResReq: j.EffectiveResReq,
 	}
+	if f := j.Fwd; f != nil {
+		sj.FwdCluster, sj.FwdQueue, sj.FwdKey, sj.FwdTime, sj.FwdRemoteID, sj.FwdHosts = f.Cluster, f.Queue, f.Key, f.Time, f.RemoteID, f.ExecHosts
+	}
+	sj.FwdCount = j.FwdCount
+	return sj
 }
 
 // Restore replaces the state with a snapshot's contents.
@@ -184,6 +190,9 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			ns.specs[spec]++
 			ns.jobs.set(ns.gen, j.Key, j)
 			ns.count(j.State, 1)
+			if j.Fwd != nil && j.Fwd.Active {
+				ns.setForwarded(j, true)
+			}
 			if j.Name != "" {
 				ns.appendName(nameKey{j.User, j.Name}, j.Key)
 			}
@@ -241,7 +250,11 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		SuspSubreason: sj.SuspSubreason, PendReason: sj.PendReason, RunCount: sj.RunCount, Usage: sj.Usage,
 		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
-		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen,
+		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen, FwdCount: sj.FwdCount,
+	}
+	if sj.FwdKey != "" {
+		j.Fwd = &Forward{Cluster: ns.strs.get(sj.FwdCluster), Queue: ns.strs.get(sj.FwdQueue), Key: sj.FwdKey, Time: sj.FwdTime,
+			RemoteID: sj.FwdRemoteID, ExecHosts: sj.FwdHosts, Active: !job.Finished(sj.State)}
 	}
 	for _, h := range j.ExecHosts {
 		h.Host = ns.strs.get(h.Host)

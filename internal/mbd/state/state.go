@@ -62,6 +62,7 @@ type tables struct {
 	counts  cowSmall[api.JobState, int]
 	subKeys cowMap[nameKey, *SubmitKey] // (user, submission key)
 	jgroups cowSmall[string, JobGroup]  // job groups by path
+	fwd     cowSmall[Key, bool]         // jobs whose forward is active
 
 	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
