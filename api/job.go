@@ -127,6 +127,8 @@ type JobSpec struct {
 	// copy, so editing the file afterwards does not change the job.
 	CmdSpool     []byte `wire:"71"`
 	CmdSpoolName string `wire:"72"`
+	// Reservation is bsub -U: the advance reservation the job runs in.
+	Reservation string `wire:"90"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -563,6 +563,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.CmdSpoolName != "" {
 		n += 2 + wire.SizeBytes(len(m.CmdSpoolName))
 	}
+	if m.Reservation != "" {
+		n += 2 + wire.SizeBytes(len(m.Reservation))
+	}
 	return n
 }
 
@@ -812,6 +815,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.CmdSpoolName != "" {
 		b = wire.AppendTag(b, 72, wire.BytesType)
 		b = wire.AppendString(b, m.CmdSpoolName)
+	}
+	if m.Reservation != "" {
+		b = wire.AppendTag(b, 90, wire.BytesType)
+		b = wire.AppendString(b, m.Reservation)
 	}
 	return b
 }
@@ -1436,6 +1443,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 72, off, n)
 			}
 			m.CmdSpoolName = string(v)
+			off += n
+		case 90:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 90, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 90, off, n)
+			}
+			m.Reservation = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

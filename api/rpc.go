@@ -69,6 +69,9 @@ var (
 	// bjgroup.
 	MBatchdJobGroup  = Unary[JobGroupRequest, Status]{Method{"MBatchd.JobGroup", KindUnary}}
 	MBatchdJobGroups = Unary[JobGroupsRequest, JobGroupsReply]{Method{"MBatchd.JobGroups", KindUnary}}
+	// MBatchdRsv is brsvadd, brsvmod and brsvdel; MBatchdRsvs is brsvs.
+	MBatchdRsv  = Unary[RsvRequest, RsvReply]{Method{"MBatchd.Rsv", KindUnary}}
+	MBatchdRsvs = Unary[RsvsRequest, RsvsReply]{Method{"MBatchd.Rsvs", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -110,6 +113,7 @@ func Methods() []Method {
 		MBatchdParams.Method, MBatchdInfo.Method, MBatchdAdmin.Method, MBatchdHistory.Method,
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method,
+		MBatchdRsv.Method, MBatchdRsvs.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,

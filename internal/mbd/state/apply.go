@@ -102,6 +102,8 @@ func (s *State) apply(ev *api.Event) error {
 		return nil
 	case ev.JobGroup != nil:
 		return s.jobGroup(t, ev, ev.JobGroup)
+	case ev.Rsv != nil:
+		return s.rsv(ev.Rsv)
 	}
 	return ErrNoEvent
 }

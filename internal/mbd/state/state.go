@@ -60,8 +60,9 @@ type tables struct {
 	queues  cowSmall[string, QueueState]
 	hosts   cowSmall[string, HostState]
 	counts  cowSmall[api.JobState, int]
-	subKeys cowMap[nameKey, *SubmitKey] // (user, submission key)
-	jgroups cowSmall[string, JobGroup]  // job groups by path
+	subKeys cowMap[nameKey, *SubmitKey]  // (user, submission key)
+	jgroups cowSmall[string, JobGroup]   // job groups by path
+	rsvs    cowSmall[string, *api.EvRsv] // advance reservations by ID (rsv.go)
 
 	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
