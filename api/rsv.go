@@ -24,6 +24,10 @@ type RsvRequest struct {
 	HasDesc  bool `wire:"14"`
 	HasUsers bool `wire:"15"`
 	HasTime  bool `wire:"16"`
+	// BeginShift and EndShift are brsvmod -b/-e "+minutes" or
+	// "-minutes": seconds added to the current begin and end.
+	BeginShift int64 `wire:"17"`
+	EndShift   int64 `wire:"18"`
 }
 
 // RsvReply answers an RsvRequest: the reservation's ID, or why not.

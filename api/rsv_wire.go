@@ -60,6 +60,12 @@ func (m *RsvRequest) SizeWire() int {
 	if m.HasTime {
 		n += 2 + 1
 	}
+	if m.BeginShift != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.BeginShift)))
+	}
+	if m.EndShift != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.EndShift)))
+	}
 	return n
 }
 
@@ -131,6 +137,14 @@ func (m *RsvRequest) AppendWire(b []byte) []byte {
 	if m.HasTime {
 		b = wire.AppendTag(b, 16, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.HasTime))
+	}
+	if m.BeginShift != 0 {
+		b = wire.AppendTag(b, 17, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.BeginShift)))
+	}
+	if m.EndShift != 0 {
+		b = wire.AppendTag(b, 18, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.EndShift)))
 	}
 	return b
 }
@@ -307,6 +321,26 @@ func (m *RsvRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("RsvRequest", 16, off, n)
 			}
 			m.HasTime = wire.Bool(x)
+			off += n
+		case 17:
+			if typ != wire.VarintType {
+				return wire.TypeError("RsvRequest", 17, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("RsvRequest", 17, off, n)
+			}
+			m.BeginShift = int64(x)
+			off += n
+		case 18:
+			if typ != wire.VarintType {
+				return wire.TypeError("RsvRequest", 18, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("RsvRequest", 18, off, n)
+			}
+			m.EndShift = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

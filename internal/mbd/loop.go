@@ -359,6 +359,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 			}
 		}
 		s.clean(ctx, cfg)
+		s.rsvTick(ctx)
 	}
 }
 

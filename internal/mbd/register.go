@@ -30,4 +30,6 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, api.MBatchdLimits, s.limits)
 	rpc.HandleUnary(r, api.MBatchdJobGroup, s.jobGroup)
 	rpc.HandleUnary(r, api.MBatchdJobGroups, s.jobGroups)
+	rpc.HandleUnary(r, api.MBatchdRsv, s.rsv)
+	rpc.HandleUnary(r, api.MBatchdRsvs, s.rsvs)
 }

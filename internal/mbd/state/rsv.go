@@ -57,6 +57,9 @@ func (v *View) Rsv(id string) (*api.EvRsv, bool) {
 	return r, ok
 }
 
+// NumRsvs is how many advance reservations there are.
+func (v *View) NumRsvs() int { return len(v.s.rsvs.m) }
+
 // Rsvs lists the advance reservations in ID order (shared: do not modify).
 func (v *View) Rsvs() []*api.EvRsv {
 	out := make([]*api.EvRsv, 0, len(v.s.rsvs.m))
