@@ -9,6 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/config/timewin"
 	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
@@ -135,7 +136,7 @@ func rsvTimes(req *api.RsvRequest, ev *api.EvRsv, now time.Time) error {
 	case req.Window != "" && (req.Begin != 0 || req.End != 0):
 		return lsberr.Errorf(lsberr.BadArg, "The -b/-e and -t options cannot be used together")
 	case req.Window != "":
-		w, err := state.ParseRsvWindow(req.Window)
+		w, err := timewin.ParseRecurring(req.Window)
 		if err != nil {
 			return lsberr.Errorf(lsberr.BadArg, "Bad time window: %v", err)
 		}

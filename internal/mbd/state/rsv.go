@@ -3,11 +3,10 @@ package state
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/config/timewin"
 )
 
 // Advance reservations (brsvadd): the table holds each reservation as its
@@ -83,72 +82,6 @@ func (s *State) restoreRsvs(rs []*api.EvRsv) {
 	}
 }
 
-// RsvWindow is a recurring reservation's window (brsvadd -t): minutes
-// from the start of the week (Sunday 0:00) when Weekly, else from the
-// start of the day. End may be below Begin: the window wraps.
-type RsvWindow struct {
-	Weekly     bool
-	Begin, End int
-}
-
-// ParseRsvWindow reads -t "[day:]hour[:minute]-[day:]hour[:minute]"; both
-// ends use the same form. Hours are 0-23 (24:0 ends a daily window at
-// midnight), days 0-6 from Sunday.
-func ParseRsvWindow(s string) (RsvWindow, error) {
-	from, to, ok := strings.Cut(strings.TrimSpace(s), "-")
-	if !ok {
-		return RsvWindow{}, fmt.Errorf("%s: the time window has no '-'", s)
-	}
-	b, nb, err := rsvWindowEnd(from)
-	if err != nil {
-		return RsvWindow{}, fmt.Errorf("%s: begin: %w", s, err)
-	}
-	e, ne, err := rsvWindowEnd(to)
-	if err != nil {
-		return RsvWindow{}, fmt.Errorf("%s: end (at column %d): %w", s, len(from)+2, err)
-	}
-	if nb != ne {
-		return RsvWindow{}, fmt.Errorf("%s: the begin and end times must use the same form", s)
-	}
-	if b == e {
-		return RsvWindow{}, fmt.Errorf("%s: the window is empty", s)
-	}
-	return RsvWindow{Weekly: nb == 3, Begin: b, End: e}, nil
-}
-
-// rsvWindowEnd reads one end: the minutes it names and how many fields
-// it had (1 hour, 2 hour:minute, 3 day:hour:minute).
-func rsvWindowEnd(s string) (int, int, error) {
-	parts := strings.Split(s, ":")
-	if len(parts) > 3 {
-		return 0, 0, fmt.Errorf("%q: too many fields", s)
-	}
-	n := make([]int, len(parts))
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 {
-			return 0, 0, fmt.Errorf("%q: field %d is not a number", s, i+1)
-		}
-		n[i] = v
-	}
-	day, hour, minute := 0, 0, 0
-	switch len(n) {
-	case 1:
-		hour = n[0]
-	case 2:
-		hour, minute = n[0], n[1]
-	case 3:
-		day, hour, minute = n[0], n[1], n[2]
-		if day > 6 {
-			return 0, 0, fmt.Errorf("%q: day %d is not 0-6", s, day)
-		}
-	}
-	if hour > 24 || hour == 24 && minute != 0 || minute > 59 {
-		return 0, 0, fmt.Errorf("%q: not a time of day", s)
-	}
-	return day*24*60 + hour*60 + minute, len(n), nil
-}
-
 // RsvSpan is the reservation's current window at now, or its next one:
 // active is true when now lies inside [begin, end). A one-time
 // reservation whose window has passed returns its window, inactive.
@@ -157,31 +90,9 @@ func RsvSpan(r *api.EvRsv, now time.Time) (begin, end time.Time, active bool) {
 		begin, end = time.Unix(r.Begin, 0), time.Unix(r.End, 0)
 		return begin, end, !now.Before(begin) && now.Before(end)
 	}
-	w, err := ParseRsvWindow(r.Window)
+	w, err := timewin.ParseRecurring(r.Window)
 	if err != nil {
 		return time.Time{}, time.Time{}, false
 	}
 	return w.Span(now)
-}
-
-// Span is the window's occurrence holding now, or the next one.
-func (w RsvWindow) Span(now time.Time) (begin, end time.Time, active bool) {
-	y, mo, d := now.Date()
-	base := time.Date(y, mo, d, 0, 0, 0, 0, now.Location())
-	period := 24 * 60
-	if w.Weekly {
-		base = base.AddDate(0, 0, -int(now.Weekday()))
-		period = 7 * 24 * 60
-	}
-	length := (w.End - w.Begin + period) % period
-	// The occurrence that began last (possibly in the previous period).
-	for _, k := range []int{-1, 0, 1} {
-		b := base.Add(time.Duration(k*period+w.Begin) * time.Minute)
-		e := b.Add(time.Duration(length) * time.Minute)
-		if now.Before(e) {
-			return b, e, !now.Before(b)
-		}
-	}
-	b := base.Add(time.Duration(2*period+w.Begin) * time.Minute)
-	return b, b.Add(time.Duration(length) * time.Minute), false
 }
