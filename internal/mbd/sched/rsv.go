@@ -20,7 +20,7 @@ import (
 // conservative: a job not of a reservation may use a reserved host only if
 // all its slots fit beside the reservation's unused ones.
 
-// Pending reasons. 85 is LSF's text; 86, 87, 1345 and 1346 are Basalt's.
+// Pending reasons: numbers and texts are Basalt's (LSF's were not found).
 const (
 	PendRsvInactive  int32 = 85   // "Job is waiting for advance reservation to become active"
 	PendRsvGone      int32 = 86   // the reservation has ended or was deleted
