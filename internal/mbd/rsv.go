@@ -115,6 +115,9 @@ func (s *Server) rsvAdd(v *state.View, cfg *config.Config, id auth.Identity, req
 	}
 	if req.ID != "" {
 		// -N: the name is the ID.
+		if !rsvNameOK(req.ID) {
+			return nil, lsberr.Errorf(lsberr.BadArg, "%s: The advance reservation name must begin with a letter and hold at most 39 letters, digits, underscores and dashes", req.ID)
+		}
 		if _, ok := v.Rsv(req.ID); ok {
 			return nil, lsberr.Errorf(lsberr.BadArg, "%s: The advance reservation name is already in use", req.ID)
 		}
@@ -128,6 +131,21 @@ func (s *Server) rsvAdd(v *state.View, cfg *config.Config, id auth.Identity, req
 		}
 	}
 	return ev, nil
+}
+
+// rsvNameOK is LSF's rule for brsvadd -N: a letter, then letters, digits,
+// underscores and dashes, 39 characters at most.
+func rsvNameOK(n string) bool {
+	if len(n) == 0 || len(n) > 39 {
+		return false
+	}
+	for i, c := range n {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 // rsvTimes checks -b/-e or -t and sets them on ev.

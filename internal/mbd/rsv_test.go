@@ -2,6 +2,7 @@ package mbd
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,4 +68,13 @@ func TestRsvLifecycle(t *testing.T) {
 		m.srv.st.View(func(v *state.View) { _, ok := v.Rsv("alice#0"); gone = !ok })
 		return gone
 	})
+}
+
+func TestRsvNameOK(t *testing.T) {
+	for n, want := range map[string]bool{"maint": true, "m-1_x": true, "1abc": false, "": false, "a#0": false, "a b": false,
+		strings.Repeat("a", 39): true, strings.Repeat("a", 40): false} {
+		if got := rsvNameOK(n); got != want {
+			t.Errorf("rsvNameOK(%q) = %v, want %v", n, got, want)
+		}
+	}
 }
