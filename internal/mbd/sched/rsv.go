@@ -175,8 +175,13 @@ func (rsvFilter) Filter(p *pass, c *class, jc *jobCtx, h *hostCtx) int32 {
 	}
 	rp := p.rsvState()
 	if r := rp.active[id]; r != nil {
-		if rp.free(r, h.Name) <= 0 {
+		own := rp.free(r, h.Name)
+		if own <= 0 {
 			return PendHostNotInRsv
+		}
+		// Other reservations' unused slots here are not its to take.
+		if p.hostFree(c.key.view, c.q, jc, h)-(rp.unused(h.Name)-own) < 1 {
+			return PendHostRsv
 		}
 		return 0
 	}

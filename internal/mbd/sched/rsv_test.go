@@ -101,3 +101,28 @@ func TestRsvParallelOutside(t *testing.T) {
 	}
 	_ = fits
 }
+
+// TestRsvOthersSlots: a job of one reservation does not take the slot
+// another reservation holds on the same host, even when a job that
+// started before the windows fills the rest of the host.
+func TestRsvOthersSlots(t *testing.T) {
+	h := newHarness(t, clusterSpec{hosts: 1, mxj: 2})
+	early := h.submit("bob", "normal")
+	if got := dispatches(h.run()); got != "1@host1:1" {
+		t.Fatalf("before the reservations: dispatched %q", got)
+	}
+	addRsv(h, "alice#0", api.RsvUser, h.now, h.now.Add(time.Hour), &api.RsvHost{Host: "host1", Slots: 1})
+	addRsv(h, "alice#1", api.RsvUser, h.now, h.now.Add(time.Hour), &api.RsvHost{Host: "host1", Slots: 1})
+	j := h.submit("alice", "normal", inRsv("alice#0"))
+	p := h.run()
+	if got := dispatches(p); got != "" {
+		t.Fatalf("dispatched %q into another reservation's slot", got)
+	}
+	if got, want := reasons(p, j), "1345:1"; got != want {
+		t.Errorf("reasons %q, want %q", got, want)
+	}
+	h.finish(early)
+	if got, want := dispatches(h.run()), "2@host1:1"; got != want {
+		t.Fatalf("after the early job: dispatched %q, want %q", got, want)
+	}
+}
