@@ -128,7 +128,7 @@ type JobSpec struct {
 	CmdSpool     []byte `wire:"71"`
 	CmdSpoolName string `wire:"72"`
 	// Reservation is bsub -U: the advance reservation the job runs in.
-	Reservation string `wire:"90"`
+	Reservation string `wire:"93"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -817,7 +817,7 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 		b = wire.AppendString(b, m.CmdSpoolName)
 	}
 	if m.Reservation != "" {
-		b = wire.AppendTag(b, 90, wire.BytesType)
+		b = wire.AppendTag(b, 93, wire.BytesType)
 		b = wire.AppendString(b, m.Reservation)
 	}
 	return b
@@ -1444,13 +1444,13 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 			}
 			m.CmdSpoolName = string(v)
 			off += n
-		case 90:
+		case 93:
 			if typ != wire.BytesType {
-				return wire.TypeError("JobSpec", 90, start, typ)
+				return wire.TypeError("JobSpec", 93, start, typ)
 			}
 			v, n := wire.ConsumeBytes(b[off:])
 			if n < 0 {
-				return wire.Errorf("JobSpec", 90, off, n)
+				return wire.Errorf("JobSpec", 93, off, n)
 			}
 			m.Reservation = string(v)
 			off += n
