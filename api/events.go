@@ -32,6 +32,8 @@ type Event struct {
 	Reconfig   *EvReconfig   `wire:"24"`
 	// JobGroup creates, modifies or deletes a job group.
 	JobGroup *EvJobGroup `wire:"40"`
+	// Rsv creates, modifies or deletes an advance reservation.
+	Rsv *EvRsv `wire:"41"`
 	// MultiCluster job forwarding (api/mc.go).
 	JobForward   *EvJobForward   `wire:"90"`
 	JobFwdUpdate *EvJobFwdUpdate `wire:"91"`
@@ -226,6 +228,50 @@ type EvJobGroup struct {
 	Limit    int32 `wire:"5"`
 	// SetOwner: bgmod -u.
 	SetOwner bool `wire:"6"`
+}
+
+// RsvOp is what an EvRsv does.
+type RsvOp int32
+
+const (
+	RsvAdd    RsvOp = 1 // brsvadd
+	RsvModify RsvOp = 2 // brsvmod: the reservation is replaced by the event's
+	RsvDelete RsvOp = 3 // brsvdel, or the end of a one-time reservation
+)
+
+// RsvType is an advance reservation's kind, as brsvs's TYPE column names it.
+type RsvType int32
+
+const (
+	RsvUser   RsvType = 1 // -u users
+	RsvGroup  RsvType = 2 // -g user group (-u of a group)
+	RsvSystem RsvType = 3 // -s: no job may use the hosts
+)
+
+// RsvHost is one host of a reservation and the slots held on it.
+type RsvHost struct {
+	Host  string `wire:"1"`
+	Slots int32  `wire:"2"`
+}
+
+// EvRsv is brsvadd, brsvmod or brsvdel (LSF's ADVRSV_ADD, ADVRSV_MOD,
+// ADVRSV_DEL). A reservation holds slots on hosts during a one-time window
+// (Begin-End, Unix seconds) or a recurring one (Window, "[day:]hh:mm-[day:]hh:mm").
+type EvRsv struct {
+	Op      RsvOp      `wire:"1"`
+	ID      string     `wire:"2"` // "user1#0"
+	Type    RsvType    `wire:"3"`
+	Users   []string   `wire:"4"` // users, or the one user group
+	Creator string     `wire:"5"`
+	Hosts   []*RsvHost `wire:"6"` // in the order -m gave them
+	Begin   int64      `wire:"7"`
+	End     int64      `wire:"8"`
+	Window  string     `wire:"9"`
+	Open    bool       `wire:"10"` // -o: jobs outlive the window
+	Desc    string     `wire:"11"` // -d
+	// Reason says why a reservation was deleted: "" by brsvdel, "expired"
+	// at the end of a one-time window.
+	Reason string `wire:"12"`
 }
 
 // EvMbdStart records a master start (LSF MBD_START).

@@ -132,6 +132,9 @@ func (m *Event) SizeWire() int {
 	if m.JobGroup != nil {
 		n += 2 + wire.SizeBytes(m.JobGroup.SizeWire())
 	}
+	if m.Rsv != nil {
+		n += 2 + wire.SizeBytes(m.Rsv.SizeWire())
+	}
 	if m.JobForward != nil {
 		n += 2 + wire.SizeBytes(m.JobForward.SizeWire())
 	}
@@ -237,6 +240,11 @@ func (m *Event) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 40, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.JobGroup.SizeWire()))
 		b = m.JobGroup.AppendWire(b)
+	}
+	if m.Rsv != nil {
+		b = wire.AppendTag(b, 41, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.Rsv.SizeWire()))
+		b = m.Rsv.AppendWire(b)
 	}
 	if m.JobForward != nil {
 		b = wire.AppendTag(b, 90, wire.BytesType)
@@ -517,6 +525,20 @@ func (m *Event) UnmarshalWire(b []byte) error {
 				return wire.NestedError("Event", 40, off, err)
 			}
 			m.JobGroup = x
+			off += n
+		case 41:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 41, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 41, off, n)
+			}
+			x := new(EvRsv)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 41, off, err)
+			}
+			m.Rsv = x
 			off += n
 		case 90:
 			if typ != wire.BytesType {
@@ -2735,6 +2757,331 @@ func (m *EvJobGroup) UnmarshalWire(b []byte) error {
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("EvJobGroup", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *RsvHost) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Host != "" {
+		n += 1 + wire.SizeBytes(len(m.Host))
+	}
+	if m.Slots != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Slots)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *RsvHost) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Host != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Host)
+	}
+	if m.Slots != 0 {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Slots)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *RsvHost) UnmarshalWire(b []byte) error {
+	*m = RsvHost{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("RsvHost", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("RsvHost", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("RsvHost", 1, off, n)
+			}
+			m.Host = string(v)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("RsvHost", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("RsvHost", 2, off, n)
+			}
+			m.Slots = int32(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("RsvHost", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *EvRsv) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Op != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Op)))
+	}
+	if m.ID != "" {
+		n += 1 + wire.SizeBytes(len(m.ID))
+	}
+	if m.Type != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Type)))
+	}
+	for _, x := range m.Users {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	if m.Creator != "" {
+		n += 1 + wire.SizeBytes(len(m.Creator))
+	}
+	for _, x := range m.Hosts {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	if m.Begin != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Begin)))
+	}
+	if m.End != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.End)))
+	}
+	if m.Window != "" {
+		n += 1 + wire.SizeBytes(len(m.Window))
+	}
+	if m.Open {
+		n += 1 + 1
+	}
+	if m.Desc != "" {
+		n += 1 + wire.SizeBytes(len(m.Desc))
+	}
+	if m.Reason != "" {
+		n += 1 + wire.SizeBytes(len(m.Reason))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *EvRsv) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Op != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Op)))
+	}
+	if m.ID != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.ID)
+	}
+	if m.Type != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Type)))
+	}
+	for _, x := range m.Users {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	if m.Creator != "" {
+		b = wire.AppendTag(b, 5, wire.BytesType)
+		b = wire.AppendString(b, m.Creator)
+	}
+	for _, x := range m.Hosts {
+		b = wire.AppendTag(b, 6, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	if m.Begin != 0 {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Begin)))
+	}
+	if m.End != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.End)))
+	}
+	if m.Window != "" {
+		b = wire.AppendTag(b, 9, wire.BytesType)
+		b = wire.AppendString(b, m.Window)
+	}
+	if m.Open {
+		b = wire.AppendTag(b, 10, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Open))
+	}
+	if m.Desc != "" {
+		b = wire.AppendTag(b, 11, wire.BytesType)
+		b = wire.AppendString(b, m.Desc)
+	}
+	if m.Reason != "" {
+		b = wire.AppendTag(b, 12, wire.BytesType)
+		b = wire.AppendString(b, m.Reason)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *EvRsv) UnmarshalWire(b []byte) error {
+	*m = EvRsv{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("EvRsv", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvRsv", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 1, off, n)
+			}
+			m.Op = RsvOp(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 2, off, n)
+			}
+			m.ID = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvRsv", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 3, off, n)
+			}
+			m.Type = RsvType(x)
+			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 4, off, n)
+			}
+			m.Users = append(m.Users, string(v))
+			off += n
+		case 5:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 5, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 5, off, n)
+			}
+			m.Creator = string(v)
+			off += n
+		case 6:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 6, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 6, off, n)
+			}
+			x := new(RsvHost)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("EvRsv", 6, off, err)
+			}
+			m.Hosts = append(m.Hosts, x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvRsv", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 7, off, n)
+			}
+			m.Begin = int64(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvRsv", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 8, off, n)
+			}
+			m.End = int64(x)
+			off += n
+		case 9:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 9, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 9, off, n)
+			}
+			m.Window = string(v)
+			off += n
+		case 10:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvRsv", 10, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 10, off, n)
+			}
+			m.Open = wire.Bool(x)
+			off += n
+		case 11:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 11, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 11, off, n)
+			}
+			m.Desc = string(v)
+			off += n
+		case 12:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvRsv", 12, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", 12, off, n)
+			}
+			m.Reason = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("EvRsv", num, off, n)
 			}
 			off += n
 		}

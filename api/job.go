@@ -134,6 +134,8 @@ type JobSpec struct {
 	Clusters   []string `wire:"90"`
 	SrcCluster string   `wire:"91"`
 	SrcJobID   int64    `wire:"92"`
+	// Reservation is bsub -U: the advance reservation the job runs in.
+	Reservation string `wire:"93"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -572,6 +572,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.SrcJobID != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
 	}
+	if m.Reservation != "" {
+		n += 2 + wire.SizeBytes(len(m.Reservation))
+	}
 	return n
 }
 
@@ -833,6 +836,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.SrcJobID != 0 {
 		b = wire.AppendTag(b, 92, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
+	}
+	if m.Reservation != "" {
+		b = wire.AppendTag(b, 93, wire.BytesType)
+		b = wire.AppendString(b, m.Reservation)
 	}
 	return b
 }
@@ -1487,6 +1494,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 92, off, n)
 			}
 			m.SrcJobID = int64(x)
+			off += n
+		case 93:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 93, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 93, off, n)
+			}
+			m.Reservation = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -71,6 +71,9 @@ var (
 	MBatchdJobGroups = Unary[JobGroupsRequest, JobGroupsReply]{Method{"MBatchd.JobGroups", KindUnary}}
 	// MBatchdSysHistory is badmin hist, mbdhist, qhist and hhist.
 	MBatchdSysHistory = Unary[SysHistoryRequest, SysHistoryReply]{Method{"MBatchd.SysHistory", KindUnary}}
+	// MBatchdRsv is brsvadd, brsvmod and brsvdel; MBatchdRsvs is brsvs.
+	MBatchdRsv  = Unary[RsvRequest, RsvReply]{Method{"MBatchd.Rsv", KindUnary}}
+	MBatchdRsvs = Unary[RsvsRequest, RsvsReply]{Method{"MBatchd.Rsvs", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -125,6 +128,7 @@ func Methods() []Method {
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method, MBatchdSysHistory.Method,
 		MBatchdMCHello.Method, MBatchdMCSubmit.Method, MBatchdMCJobs.Method, MBatchdMCControl.Method, MBatchdClusters.Method,
+		MBatchdRsv.Method, MBatchdRsvs.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,

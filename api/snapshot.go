@@ -31,6 +31,8 @@ type SnapMeta struct {
 	Applied uint64 `wire:"11"`
 	// JobGroups are the job groups, parents first.
 	JobGroups []*SnapJobGroup `wire:"20"`
+	// Rsvs are the advance reservations, by ID, each as its last EvRsv.
+	Rsvs []*EvRsv `wire:"21"`
 }
 
 // SnapSubmitKey is one request's idempotency key and the jobs it created.

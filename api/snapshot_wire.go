@@ -199,6 +199,9 @@ func (m *SnapMeta) SizeWire() int {
 	for _, x := range m.JobGroups {
 		n += 2 + wire.SizeBytes(x.SizeWire())
 	}
+	for _, x := range m.Rsvs {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -257,6 +260,11 @@ func (m *SnapMeta) AppendWire(b []byte) []byte {
 	}
 	for _, x := range m.JobGroups {
 		b = wire.AppendTag(b, 20, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	for _, x := range m.Rsvs {
+		b = wire.AppendTag(b, 21, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(x.SizeWire()))
 		b = x.AppendWire(b)
 	}
@@ -415,6 +423,20 @@ func (m *SnapMeta) UnmarshalWire(b []byte) error {
 				return wire.NestedError("SnapMeta", 20, off, err)
 			}
 			m.JobGroups = append(m.JobGroups, x)
+			off += n
+		case 21:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapMeta", 21, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapMeta", 21, off, n)
+			}
+			x := new(EvRsv)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SnapMeta", 21, off, err)
+			}
+			m.Rsvs = append(m.Rsvs, x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -670,6 +670,8 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 			spec.SLA = v
 		case "g":
 			spec.JobGroup = v
+		case "U":
+			spec.Reservation = v
 		case "k":
 			f := strings.Fields(v)
 			if len(f) > 0 {

@@ -32,4 +32,6 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, api.MBatchdJobGroups, s.jobGroups)
 	rpc.HandleUnary(r, api.MBatchdSysHistory, s.sysHistory)
 	rpc.HandleUnary(r, api.MBatchdClusters, s.clusters)
+	rpc.HandleUnary(r, api.MBatchdRsv, s.rsv)
+	rpc.HandleUnary(r, api.MBatchdRsvs, s.rsvs)
 }

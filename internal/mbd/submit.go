@@ -330,6 +330,9 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 		}
 		spec.JobGroup = g
 	}
+	if err := checkRsv(v, cfg, id.User, spec.Reservation); err != nil {
+		return nil, err
+	}
 	// Queue: the first candidate that accepts the job.
 	queues := spec.Queues
 	if len(queues) == 0 {

@@ -435,6 +435,7 @@ func fillFinish(l *JobFinish, job *Job) {
 		}
 	}
 	l.JobGroupName, l.JobDescription = s.JobGroup, s.Description
+	l.RsvID = s.Reservation // bsub -U
 	l.EffectiveResReq, l.SubCwd = job.EffectiveResReq, s.SubCwd
 	l.Ext = specExt(s, true)
 }

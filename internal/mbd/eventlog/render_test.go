@@ -26,7 +26,7 @@ func fullSpec() *api.JobSpec {
 		Wait: true, PreExec: "pre \"q\"", PostExec: "post", LoginShell: "/bin/bash", MailUser: "a@b",
 		NotifyBegin: true, NotifyEnd: true, App: "fluent", UserPriority: 7, Description: "my job",
 		Files:      []*api.FileTransfer{{Local: "l1", Remote: "r1", Op: ">"}, {Local: "l2", Remote: "r2", Op: "<<"}, {Local: "l3", Remote: "r3", Op: "><"}},
-		EsubParams: "fluent", Umask: 0o022, FromHost: "login1", SLA: "gold", JobGroup: "/g/h",
+		EsubParams: "fluent", Umask: 0o022, FromHost: "login1", SLA: "gold", JobGroup: "/g/h", Reservation: "alice#0",
 		ChkpntDir: "/ck", ChkpntPeriod: 300, WarningAction: "URG", WarningTime: 60, Interactive: true,
 		Shell: "/bin/sh", Env: []string{"A=1"}, UID: 1001, GID: 100,
 	}

@@ -13,6 +13,7 @@ import (
 const (
 	ExtApp           = "app"           // -app
 	ExtJobGroup      = "jobGroup"      // -g
+	ExtReservation   = "rsvId"         // -U: the advance reservation
 	ExtSLA           = "sla"           // -sla
 	ExtPostExec      = "postExec"      // -Ep
 	ExtSubCwd        = "subCwd"        // submission cwd, when -cwd was given
@@ -191,6 +192,7 @@ func specExt(s *api.JobSpec, finish bool) []KV {
 	if !finish {
 		add(ExtApp, s.App)
 		add(ExtJobGroup, s.JobGroup)
+		add(ExtReservation, s.Reservation)
 		add(ExtSLA, s.SLA)
 		add(ExtPostExec, s.PostExec)
 		add(ExtWarningAction, s.WarningAction)
@@ -347,6 +349,7 @@ func applyExt(s *api.JobSpec, cwd string, ext []KV) {
 	if v := get(ExtJobGroup); v != "" {
 		s.JobGroup = v
 	}
+	s.Reservation = get(ExtReservation)
 	if v := get(ExtSLA); v != "" {
 		s.SLA = v
 	}

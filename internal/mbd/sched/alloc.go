@@ -165,9 +165,9 @@ func (p *pass) perHost(span *resreq.Span, h *hostCtx, capacity, need, total int)
 // depend on.
 func (p *pass) memoUser(jc *jobCtx) string {
 	if p.hostUsers || p.limits.hostly {
-		return jc.j.User + "\x00" + jc.j.Project
+		return jc.j.User + "\x00" + jc.j.Project + "\x00" + jc.j.Spec.Reservation
 	}
-	return ""
+	return jc.j.Spec.Reservation // advance reservation (rsv.go)
 }
 
 func (p *pass) memoValid(c *class, m *memo, jc *jobCtx) bool {

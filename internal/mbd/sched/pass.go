@@ -55,6 +55,7 @@ type pass struct {
 	single   map[int32][]*api.PendReason // shared one-reason slices
 	arrayRun map[int64]int               // running elements per array
 	groupRun map[string]int              // started jobs under each job group (jobgroups.go)
+	rsv      *rsvPass                    // active advance reservations (rsv.go)
 	asked    map[string]map[int32]int    // resolved -m lists
 	// restrict, while set, limits every placement to these hosts (a
 	// round of a queue that spans host partitions: one partition's hosts

@@ -114,7 +114,7 @@ type Filter interface {
 
 // DefaultGates are the job-level checks, in order.
 func DefaultGates() []Gate {
-	return []Gate{queueGate{}, holdGate{}, beginGate{}, retryGate{}, dependGate{}, arrayLimitGate{}, jobGroupGate{}, requirementGate{}, askedGate{},
+	return []Gate{queueGate{}, holdGate{}, beginGate{}, retryGate{}, dependGate{}, arrayLimitGate{}, jobGroupGate{}, rsvGate{}, requirementGate{}, askedGate{},
 		queueLimitGate{}, userLimitGate{}, clusterLimitGate{}, poolGate{}}
 }
 
@@ -123,7 +123,7 @@ func DefaultFilters() []Filter {
 	return []Filter{statusFilter{}, queueHostsFilter{}, askedFilter{}, excludedFilter{}, windowFilter{}, loadFilter{},
 		staticSelectFilter{},
 		slotsFilter{}, exclusiveFilter{}, acceptFilter{}, queueHostSlotsFilter{},
-		userHostFilter{}, hostLimitFilter{},
+		userHostFilter{}, hostLimitFilter{}, rsvFilter{},
 		selectFilter{}, rusageFilter{}}
 }
 

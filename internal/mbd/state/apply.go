@@ -106,6 +106,8 @@ func (s *State) apply(ev *api.Event) error {
 		return s.jobForward(t, ev.JobForward)
 	case ev.JobFwdUpdate != nil:
 		return s.jobFwdUpdate(t, ev.JobFwdUpdate)
+	case ev.Rsv != nil:
+		return s.rsv(ev.Rsv)
 	}
 	return ErrNoEvent
 }

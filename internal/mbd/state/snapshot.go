@@ -30,7 +30,7 @@ func (v *View) Encode() []byte {
 	}
 	meta := &api.SnapMeta{Version: snapVersion, NextJobID: t.lastJobID + 1, LastOrder: t.lastOrder,
 		Finished: t.finished, MasterStart: t.masterStart, Jobs: int64(t.jobs.n), SubmitKeys: t.snapKeys(), Applied: t.applied,
-		JobGroups: t.snapGroups()}
+		JobGroups: t.snapGroups(), Rsvs: t.snapRsvs()}
 	for _, name := range sortedKeys(t.queues.m) {
 		q := t.queues.m[name]
 		meta.Queues = append(meta.Queues, &api.SnapQueue{Name: name, Closed: q.Closed, Inactive: q.Inactive})
@@ -165,6 +165,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			}
 			ns.restoreKeys(m.SubmitKeys)
 			ns.restoreGroups(m.JobGroups)
+			ns.restoreRsvs(m.Rsvs)
 		case rec.Env != nil:
 			envs[rec.Env.Ref] = rec.Env.Env
 		case rec.Spec != nil:

@@ -60,9 +60,10 @@ type tables struct {
 	queues  cowSmall[string, QueueState]
 	hosts   cowSmall[string, HostState]
 	counts  cowSmall[api.JobState, int]
-	subKeys cowMap[nameKey, *SubmitKey] // (user, submission key)
-	jgroups cowSmall[string, JobGroup]  // job groups by path
-	fwd     cowSmall[Key, bool]         // jobs whose forward is active
+	subKeys cowMap[nameKey, *SubmitKey]  // (user, submission key)
+	jgroups cowSmall[string, JobGroup]   // job groups by path
+	fwd     cowSmall[Key, bool]          // jobs whose forward is active
+	rsvs    cowSmall[string, *api.EvRsv] // advance reservations by ID (rsv.go)
 
 	lastJobID   int64 // ID of the last submission applied, in log order
 	lastOrder   int64
