@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/basalt-lsf/basalt/internal/auth"
@@ -19,14 +18,13 @@ import (
 	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 )
 
-// jobFileRemotes caches, per LSF_ENVDIR and host, the way a shepherd
-// reaches the submission hosts of its jobs' bsub -f files.
-var jobFileRemotes sync.Map // envDir + "\x00" + host -> shepherd.Remote
-
 // jobFileRemote is the shepherd's Remote for the jobs of the sbatchd of p:
 // the submission host's RES at LSF_RES_PORT, dialed from p.Host with a
 // credential of kind sbatchd (the shepherd runs as sbatchd's user, who
 // reads the cluster key), acting for the job's user (see res/staging.go).
+// The configuration is read for each job that copies files, so that a
+// long-lived shepherd host follows reconfigurations (a few milliseconds,
+// for the rare jobs with -f).
 func jobFileRemote(p *sbdwire.Params) (shepherd.Remote, error) {
 	envDir := os.Getenv("LSF_ENVDIR")
 	for _, kv := range p.ExtraEnv {
@@ -36,10 +34,6 @@ func jobFileRemote(p *sbdwire.Params) (shepherd.Remote, error) {
 	}
 	if envDir == "" {
 		envDir = config.DefaultEnvDir
-	}
-	key := envDir + "\x00" + p.Host
-	if r, ok := jobFileRemotes.Load(key); ok {
-		return r.(shepherd.Remote), nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -66,6 +60,5 @@ func jobFileRemote(p *sbdwire.Params) (shepherd.Remote, error) {
 		defer cancel()
 		return rpc.Dial(dctx, net.JoinHostPort(a.String(), port), hello)
 	}}
-	actual, _ := jobFileRemotes.LoadOrStore(key, shepherd.Remote(r))
-	return actual.(shepherd.Remote), nil
+	return r, nil
 }

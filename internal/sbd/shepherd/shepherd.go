@@ -864,22 +864,24 @@ func (s *Shepherd) startJob() {
 func (s *Shepherd) stageFiles(ts []transfer, toExec bool, execCwd string) {
 	js := s.l.Spec
 	g := &staging{fromHost: js.FromHost, user: s.l.User, subCwd: js.SubCwd, subHome: js.SubHome, execCwd: execCwd, c: s.userCred()}
-	var notes []string
-	if js.FromHost != "" && js.FromHost != s.p.Host && s.host.Remote != nil {
-		r, err := s.host.Remote(s.p)
-		if err != nil {
-			s.warnf("bsub -f: %v", err)
-			notes = append(notes, fmt.Sprintf("Unable to reach submission host <%s> for the job's file transfers: %s.", js.FromHost, why(err)))
-			s.xferCancel = func() {}
-			s.xfers <- notes
-			return
-		}
-		g.remote = r
+	var remoteFor RemoteFor
+	if js.FromHost != "" && js.FromHost != s.p.Host {
+		remoteFor = s.host.Remote
 	}
+	p, log := s.p, s.log
 	ctx, cancel := context.WithCancel(context.Background())
 	s.xferCancel = cancel
 	go func() {
 		defer cancel()
+		if remoteFor != nil {
+			r, err := remoteFor(p)
+			if err != nil {
+				log.Warn("bsub -f: no way to the submission host", "host", g.fromHost, "err", err)
+				s.xfers <- []string{fmt.Sprintf("Unable to reach submission host <%s> for the job's file transfers: %s.", g.fromHost, why(err))}
+				return
+			}
+			g.remote = r
+		}
 		s.xfers <- g.copyFiles(ctx, ts, toExec)
 	}()
 }

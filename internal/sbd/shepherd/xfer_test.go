@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
 func TestTransfers(t *testing.T) {
@@ -225,5 +226,52 @@ func TestJobFileTransfers(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(sub, "result.txt")); string(b) != "payload\nmore\n" {
 		t.Errorf("result %q", b)
+	}
+}
+
+// blockingRemote is a submission host that never answers: Fetch and Store
+// create the file mark, then wait for their context, then write
+// "cancelled" into mark.
+type blockingRemote struct{ mark string }
+
+func (b blockingRemote) Fetch(ctx context.Context, host, user, path string) (os.FileMode, io.ReadCloser, error) {
+	os.WriteFile(b.mark, []byte(path), 0o644)
+	<-ctx.Done()
+	os.WriteFile(b.mark, []byte("cancelled"), 0o644)
+	return 0, nil, ctx.Err()
+}
+
+func (b blockingRemote) Store(ctx context.Context, host, user, path string, appendTo bool, mode os.FileMode, r io.Reader) error {
+	os.WriteFile(b.mark, []byte(path), 0o644)
+	<-ctx.Done()
+	os.WriteFile(b.mark, []byte("cancelled"), 0o644)
+	return ctx.Err()
+}
+
+// TestKillWhileStaging: a job killed while its input files are being
+// copied from a submission host that does not answer ends killed at once
+// (the copies are cancelled, not left waiting in the shepherd) and never
+// runs.
+func TestKillWhileStaging(t *testing.T) {
+	j := newJob(t, "touch ran")
+	sub := j.launch.Spec.SubCwd
+	mark := filepath.Join(sub, "fetching")
+	j.env = append(j.env, "SHEPHERD_TEST_BLOCKING_REMOTE="+mark)
+	j.launch.Spec.Files = []*api.FileTransfer{{Local: "input.txt", Op: ">", Remote: "data.in"}}
+	j.launch.Spec.OutFile = "out"
+	r := j.start(t)
+	waitFor(t, "the copy from the submission host", func() bool {
+		b, _ := os.ReadFile(mark)
+		return string(b) == filepath.Join(sub, "input.txt")
+	})
+	r.send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER"})
+	if st := r.final(); st.State != api.StateExit || st.TermReason != "TERM_OWNER" {
+		t.Errorf("final %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "ran")); err == nil {
+		t.Errorf("the job ran")
+	}
+	if b, _ := os.ReadFile(mark); string(b) != "cancelled" {
+		t.Errorf("the copy was not cancelled")
 	}
 }
