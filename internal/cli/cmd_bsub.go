@@ -970,24 +970,6 @@ func parseTimeSpec(v string, now time.Time) (int64, error) {
 	return t.Unix(), nil
 }
 
-// parseFileTransfer parses -f "local op [remote]".
-func parseFileTransfer(v string) (*api.FileTransfer, error) {
-	f := strings.Fields(v)
-	if len(f) < 2 || len(f) > 3 {
-		return nil, fmt.Errorf("%s: Bad file transfer specification", v)
-	}
-	switch f[1] {
-	case ">", "<", "<<", "><", "<>":
-	default:
-		return nil, fmt.Errorf("%s: Bad file transfer operator", v)
-	}
-	ft := &api.FileTransfer{Local: f[0], Op: f[1], Remote: f[0]}
-	if len(f) == 3 {
-		ft.Remote = f[2]
-	}
-	return ft, nil
-}
-
 func bsubUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bsub [-h] [-V] [-H] [-x] [-r | -rn] [-N] [-B] [-K]
             [-q "queue_name ..."] [-m "host_name[+[pref_level]] | host_group[+[pref_level]] ..."]

@@ -22,5 +22,5 @@ func runJobShepherd(_ context.Context, env *cli.Env, args []string) int {
 		keepInherited(env, 4) // fd 3 is the socket sbatchd hands it
 		tuneDaemon(env)
 	}
-	return shepherd.Main(args)
+	return shepherd.MainWith(args, jobFileRemote)
 }

@@ -162,7 +162,7 @@ func asUser(acct *account) *account {
 // fetch sends a file's content to the client, read as the user: first a
 // chunk with Mode and Size, then the data in chunks of at most Chunk.
 func (s *Server) fetch(ctx context.Context, id auth.Identity, req *api.FileRequest, send func(*api.FileChunk) error) error {
-	acct, err := s.account(id, req.User)
+	acct, err := s.fileAccount(id, req, "fetch")
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (s *Server) store(ctx context.Context, st *rpc.ServerStream) error {
 		return rpc.Errorf(rpc.InvalidArgument, "RES.Store: the first chunk names no file")
 	}
 	req := first.Request
-	acct, err := s.account(st.Identity(), req.User)
+	acct, err := s.fileAccount(st.Identity(), req, "store")
 	if err != nil {
 		return err
 	}

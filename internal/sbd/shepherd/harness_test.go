@@ -27,6 +27,9 @@ import (
 // the shepherd and its exec helper are real processes in these tests.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "job-shepherd" {
+		if mark := os.Getenv("SHEPHERD_TEST_BLOCKING_REMOTE"); mark != "" {
+			os.Exit(MainWith(os.Args[2:], func(*sbdwire.Params) (Remote, error) { return blockingRemote{mark}, nil }))
+		}
 		os.Exit(Main(os.Args[2:]))
 	}
 	if len(os.Args) > 3 && os.Args[1] == "squat" {

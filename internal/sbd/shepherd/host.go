@@ -68,6 +68,10 @@ type Host struct {
 	forkers atomic.Int32
 	forkErr atomic.Value // error: the forkers cannot work (no unshare)
 
+	// Remote reaches the submission hosts of jobs' bsub -f files; nil
+	// copies through this host's file system. Set before jobs start.
+	Remote RemoteFor
+
 	// srv is Serve's state (see serve.go), owned by its loop.
 	srv atomic.Pointer[server]
 }

@@ -282,7 +282,9 @@ func Build(path string) string {
 // by sbatchd), its log STATEDIR/shepherd.log. SIGTERM, SIGINT and SIGHUP
 // retire it: no new job, exit after the last. SIGUSR1 reopens the log
 // (logrotate: SIGHUP is taken).
-func HostMain(args []string) int {
+func HostMain(args []string) int { return hostMain(args, nil) }
+
+func hostMain(args []string, remote RemoteFor) int {
 	usage := func() int {
 		fmt.Fprintln(os.Stderr, "usage: basaltd job-shepherd -host STATEDIR [-idle DURATION]")
 		return 2
@@ -305,6 +307,7 @@ func HostMain(args []string) int {
 	if !ok {
 		return 1
 	}
+	h.Remote = remote
 	ctx := context.Background()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1)

@@ -149,6 +149,8 @@ type Shepherd struct {
 	reports  chan error
 	xfers    chan []string
 	xferNext func()
+	// xferCancel stops the -f copies under way (nil when none).
+	xferCancel context.CancelFunc
 	// An interactive job's terminal (tty.go): its streams until the job
 	// is forked with them, whether the job waits for them, and for how
 	// long.
@@ -186,12 +188,16 @@ type cmdEvent struct {
 // Main is the job-shepherd command: "-exec" runs the exec helper, "-host
 // STATEDIR" the host's shepherd service (HostMain), a spool directory the
 // shepherd of that one job with its socket on fd 3.
-func Main(args []string) int {
+func Main(args []string) int { return MainWith(args, nil) }
+
+// MainWith is Main with the way to the submission hosts of jobs' bsub -f
+// files (nil: through this host's file system).
+func MainWith(args []string, remote RemoteFor) int {
 	if len(args) == 1 && args[0] == "-exec" {
 		return ExecMain()
 	}
 	if len(args) > 0 && args[0] == "-host" {
-		return HostMain(args[1:])
+		return hostMain(args[1:], remote)
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		fmt.Fprintln(os.Stderr, "usage: basaltd job-shepherd SPOOLDIR | -host STATEDIR [-idle DURATION] | -exec")
@@ -203,6 +209,7 @@ func Main(args []string) int {
 		return 1
 	}
 	h.single = true
+	h.Remote = remote
 	// The log is on standard error too (openHost): the helpers get fd 2.
 	s, err := New(Config{Dir: dir, Listener: lst, Clock: clock.Real(), LogFile: os.Stderr, Host: h})
 	if err != nil {
@@ -872,8 +879,34 @@ func (s *Shepherd) startJob() {
 		}
 	}
 	s.xferNext = s.startJobNow
-	c, sub := s.userCred(), s.l.Spec.SubCwd
-	go func() { s.xfers <- copyFiles(ts, true, sub, dir, c) }()
+	s.stageFiles(ts, true, dir)
+}
+
+// stageFiles runs a direction of the job's -f copies off the loop; their
+// notes come back on s.xfers (onXfer), and terminate cancels them.
+func (s *Shepherd) stageFiles(ts []transfer, toExec bool, execCwd string) {
+	js := s.l.Spec
+	g := &staging{fromHost: js.FromHost, user: s.l.User, subCwd: js.SubCwd, subHome: js.SubHome, execCwd: execCwd, c: s.userCred()}
+	var remoteFor RemoteFor
+	if js.FromHost != "" && js.FromHost != s.p.Host {
+		remoteFor = s.host.Remote
+	}
+	p, log := s.p, s.log
+	ctx, cancel := context.WithCancel(context.Background())
+	s.xferCancel = cancel
+	go func() {
+		defer cancel()
+		if remoteFor != nil {
+			r, err := remoteFor(p)
+			if err != nil {
+				log.Warn("bsub -f: no way to the submission host", "host", g.fromHost, "err", err)
+				s.xfers <- []string{fmt.Sprintf("Unable to reach submission host <%s> for the job's file transfers: %s.", g.fromHost, why(err))}
+				return
+			}
+			g.remote = r
+		}
+		s.xfers <- g.copyFiles(ctx, ts, toExec)
+	}()
 }
 
 // userCred is the job user's identity for files the shepherd opens (nil
@@ -887,6 +920,7 @@ func (s *Shepherd) userCred() *cred {
 
 // onXfer continues after a direction of file transfers.
 func (s *Shepherd) onXfer(notes []string) {
+	s.xferCancel = nil
 	s.notes = append(s.notes, notes...)
 	next := s.xferNext
 	s.xferNext = nil
@@ -1286,8 +1320,7 @@ func (s *Shepherd) afterJob() {
 	}
 	if out && s.started {
 		s.xferNext = s.afterTransfers
-		c, sub, cwd := s.userCred(), s.l.Spec.SubCwd, s.st.ExecCwd
-		go func() { s.xfers <- copyFiles(ts, false, sub, cwd, c) }()
+		s.stageFiles(ts, false, s.st.ExecCwd)
 		return
 	}
 	s.afterTransfers()
@@ -1662,6 +1695,12 @@ func (s *Shepherd) terminate(reason string, requeue bool, plan []step) {
 	s.term = &termination{reason: reason, requeue: requeue, plan: plan}
 	s.logf("terminating (%s): %v", reason, plan)
 	if !s.started && len(s.children) == 0 {
+		if s.xferCancel != nil {
+			// The job waits for its input files: stop the copies; the
+			// job, seeing s.term, ends killed then (onXfer).
+			s.xferCancel()
+			return
+		}
 		s.finishKilled()
 		return
 	}
