@@ -29,6 +29,10 @@ type TaskSpec struct {
 	// mapping). That account's .lsfhosts on RES's host must accept the
 	// caller from the caller's host, else the request is refused.
 	User string `wire:"11"`
+	// Session re-attaches SBatchd.Attach to the terminal session it names
+	// (TaskStarted.Session of the first attach): after an sbatchd restart
+	// bsub joins its job again. Only the job's owner may.
+	Session []byte `wire:"12"`
 }
 
 // TaskInput is what a client sends on RES.Run or SBatchd.Attach: the
@@ -65,6 +69,9 @@ type TaskOutput struct {
 type TaskStarted struct {
 	PID  int32  `wire:"1"`
 	Host string `wire:"2"`
+	// Session names an interactive job's terminal session for a re-attach
+	// (TaskSpec.Session); SBatchd.Attach only.
+	Session []byte `wire:"3"`
 }
 
 // TaskExit is how the task ended: its exit code, or the signal that

@@ -45,6 +45,9 @@ func (m *TaskSpec) SizeWire() int {
 	if m.User != "" {
 		n += 1 + wire.SizeBytes(len(m.User))
 	}
+	if len(m.Session) > 0 {
+		n += 1 + wire.SizeBytes(len(m.Session))
+	}
 	return n
 }
 
@@ -96,6 +99,10 @@ func (m *TaskSpec) AppendWire(b []byte) []byte {
 	if m.User != "" {
 		b = wire.AppendTag(b, 11, wire.BytesType)
 		b = wire.AppendString(b, m.User)
+	}
+	if len(m.Session) > 0 {
+		b = wire.AppendTag(b, 12, wire.BytesType)
+		b = wire.AppendBytes(b, m.Session)
 	}
 	return b
 }
@@ -222,6 +229,16 @@ func (m *TaskSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("TaskSpec", 11, off, n)
 			}
 			m.User = string(v)
+			off += n
+		case 12:
+			if typ != wire.BytesType {
+				return wire.TypeError("TaskSpec", 12, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskSpec", 12, off, n)
+			}
+			m.Session = append([]byte(nil), v...)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -576,6 +593,9 @@ func (m *TaskStarted) SizeWire() int {
 	if m.Host != "" {
 		n += 1 + wire.SizeBytes(len(m.Host))
 	}
+	if len(m.Session) > 0 {
+		n += 1 + wire.SizeBytes(len(m.Session))
+	}
 	return n
 }
 
@@ -591,6 +611,10 @@ func (m *TaskStarted) AppendWire(b []byte) []byte {
 	if m.Host != "" {
 		b = wire.AppendTag(b, 2, wire.BytesType)
 		b = wire.AppendString(b, m.Host)
+	}
+	if len(m.Session) > 0 {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendBytes(b, m.Session)
 	}
 	return b
 }
@@ -627,6 +651,16 @@ func (m *TaskStarted) UnmarshalWire(b []byte) error {
 				return wire.Errorf("TaskStarted", 2, off, n)
 			}
 			m.Host = string(v)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("TaskStarted", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskStarted", 3, off, n)
+			}
+			m.Session = append([]byte(nil), v...)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -2,9 +2,11 @@ package sbd
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -71,15 +73,20 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 			return err
 		}
 	}
+	reattach := len(spec.Session) > 0
 	switch {
 	case !found:
 		return rpc.Errorf(rpc.NotFound, "Job <%s> is not found", k)
-	case !id.IsRoot() && id.User != owner:
+	case reattach && id.User != owner, !id.IsRoot() && id.User != owner:
+		// A re-attach takes over a running session: its owner's only.
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	case !interactive:
 		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s> is not an interactive job", k)
 	case ended:
 		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s>: Job has already finished", k)
+	}
+	if reattach {
+		return d.reattachJob(ctx, st, k, spec.Session, id.User)
 	}
 	r, err := newRelay(spec)
 	if err != nil {
@@ -89,7 +96,7 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	// A shepherd just started may not accept yet.
 	var c *shepherd.Client
 	for {
-		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs())
+		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs(), r.ownFDs(), r.token)
 		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
@@ -103,7 +110,30 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	}
 	defer c.Close()
 	d.cfg.Log.Info("interactive job attached", "job", k, "user", id.User, "pty", spec.Pty)
-	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock)
+	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
+}
+
+// reattachJob joins a client again to the terminal session token of job k
+// (sbatchd restarted while the job ran): the shepherd, which kept
+// sbatchd's ends of the terminal, hands them over when the token is the
+// session's.
+func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string, token []byte, user string) error {
+	c, rl, err := shepherd.Reattach(ctx, shepherd.SocketName(d.cfg.StateDir, k), token)
+	if errors.Is(err, shepherd.ErrReattachRefused) {
+		d.cfg.Log.Warn("interactive job re-attach refused", "job", k, "user", user, "err", err)
+		if strings.Contains(err.Error(), "is attached") {
+			return rpc.Errorf(rpc.Unavailable, "Job <%s>: the terminal is attached", k)
+		}
+		return rpc.Errorf(rpc.PermissionDenied, "Job <%s>: %s", k, "the terminal session does not match or has ended")
+	}
+	if err != nil {
+		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
+	}
+	defer c.Close()
+	r := &relay{pty: rl.Pty, master: rl.Master, stdin: rl.Stdin, stdout: rl.Stdout, stderr: rl.Stderr, token: token}
+	defer r.close()
+	d.cfg.Log.Info("interactive job re-attached", "job", k, "user", user, "pty", rl.Pty)
+	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
 }
 
 // relay is sbatchd's side of an interactive job's streams.
@@ -111,16 +141,21 @@ type relay struct {
 	pty bool
 	// master: the terminal's master (pty); else stdin, stdout, stderr are
 	// sbatchd's ends of the pipes and job* the job's.
-	master                      *os.File
-	slave                       *os.File
-	stdin, stdout, stderr       *os.File
-	jobIn, jobOut, jobErr       *os.File
+	master                *os.File
+	slave                 *os.File
+	stdin, stdout, stderr *os.File
+	jobIn, jobOut, jobErr *os.File
+	// token names the session for a re-attach.
+	token                       []byte
 	sendMu                      sync.Mutex
 	closeOnce, closeJobEndsOnce sync.Once
 }
 
 func newRelay(spec *api.TaskSpec) (*relay, error) {
-	r := &relay{pty: spec.Pty}
+	r := &relay{pty: spec.Pty, token: make([]byte, 16)}
+	if _, err := rand.Read(r.token); err != nil {
+		return nil, err
+	}
 	if spec.Pty {
 		m, s, err := pty.Open()
 		if err != nil {
@@ -156,6 +191,14 @@ func (r *relay) jobFDs() []int {
 	return []int{int(r.jobIn.Fd()), int(r.jobOut.Fd()), int(r.jobErr.Fd())}
 }
 
+// ownFDs are sbatchd's ends, which the shepherd keeps for a re-attach.
+func (r *relay) ownFDs() []int {
+	if r.pty {
+		return []int{int(r.master.Fd())}
+	}
+	return []int{int(r.stdin.Fd()), int(r.stdout.Fd()), int(r.stderr.Fd())}
+}
+
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		if f != nil {
@@ -181,8 +224,11 @@ func (r *relay) send(st *rpc.ServerStream, m *api.TaskOutput) error {
 }
 
 // run relays until the job has ended and its output is out, then sends
-// the exit status.
-func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Client, host string, clk clock.Clock) error {
+// the exit status. A client that goes away has the job killed, unless
+// sbatchd is stopping (closed stopped): the shepherd keeps the terminal
+// for the client's re-attach to the next sbatchd.
+func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Client, host string, clk clock.Clock,
+	stopped <-chan struct{}) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Output: one reader per stream; outDone closes when all are at end.
@@ -216,6 +262,8 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	}
 	outDone := make(chan struct{})
 	go func() { wg.Wait(); close(outDone) }()
+	// The session's name, for a re-attach after an sbatchd restart.
+	_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{Host: host, Session: r.token}})
 
 	// The shepherd's states: the final one gives the exit status.
 	final := make(chan *api.JobStatusReport, 1)
@@ -227,7 +275,7 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 				return
 			}
 			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 {
-				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host}})
+				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host, Session: r.token}})
 			}
 			if ev.Status != nil && ev.Status.Final {
 				final <- ev.Status
@@ -238,6 +286,14 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 
 	// The client's input.
 	clientGone := make(chan struct{})
+	stdinClosed := r.stdin == nil // owned by the input goroutine
+	stdinEOF := func() {
+		if !stdinClosed {
+			stdinClosed = true
+			r.stdin.Close()
+			_ = c.StdinEOF() // the shepherd's copy too
+		}
+	}
 	go func() {
 		defer close(clientGone)
 		var seq uint64 = 1 << 62
@@ -246,7 +302,7 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 			if err := st.Recv(&in); err != nil {
 				if errors.Is(err, io.EOF) && !r.pty {
 					// bsub's end of input (the job keeps running).
-					r.stdin.Close()
+					stdinEOF()
 					<-ctx.Done()
 				}
 				return
@@ -256,10 +312,12 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 				if r.pty {
 					w = r.master
 				}
-				_, _ = w.Write(in.Stdin)
+				if r.pty || !stdinClosed {
+					_, _ = w.Write(in.Stdin)
+				}
 			}
 			if in.StdinEOF && !r.pty {
-				r.stdin.Close()
+				stdinEOF()
 			}
 			if in.Resize != nil && r.pty {
 				_ = pty.Setsize(r.master, &pty.Winsize{Rows: uint16(in.Resize.Rows), Cols: uint16(in.Resize.Cols)})
@@ -275,6 +333,11 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	select {
 	case fin = <-final:
 	case <-clientGone:
+		select {
+		case <-stopped:
+			return ctx.Err()
+		default:
+		}
 		// bsub is gone: the job is killed, as LSF kills it.
 		_ = c.Send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER", Seq: 1<<62 - 1})
 		return ctx.Err()

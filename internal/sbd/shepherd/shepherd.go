@@ -153,6 +153,9 @@ type Shepherd struct {
 	tty        *ttyFDs
 	waitingTTY bool
 	ttyTimer   clock.Timer
+	// relay: sbatchd's ends of the job's terminal, held while the job
+	// runs so that its session survives an sbatchd restart (tty.go).
+	relay *relayHold
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -359,6 +362,7 @@ const finalLinger = 5 * time.Second
 // abort closes the shepherd's sockets.
 func (s *Shepherd) abort() {
 	s.releaseSocket()
+	s.relay.close()
 	for c := range s.conns {
 		c.c.Close()
 		delete(s.conns, c)
@@ -453,17 +457,8 @@ func (s *Shepherd) onConn(c net.Conn) {
 				gone()
 				return
 			}
-			if typ == frameTTY {
-				t, err := parseTTY(b, fds)
-				fds = nil
-				if err != nil {
-					s.warnf("%v", err)
-					continue
-				}
-				select {
-				case s.ttys <- ttyEvent{from: sc, fds: t}:
-				case <-s.finished:
-					t.close()
+			if handled, stop := s.ttyFrame(sc, typ, b, &fds); handled {
+				if stop {
 					return
 				}
 				continue
@@ -505,6 +500,7 @@ func (s *Shepherd) drop(sc *sconn) {
 	if s.conns[sc] {
 		delete(s.conns, sc)
 		sc.c.Close()
+		s.relayGone(sc)
 	}
 }
 
