@@ -63,6 +63,11 @@ type TaskOutput struct {
 	Stdout  []byte       `wire:"2"` // with a pty: everything the terminal shows
 	Stderr  []byte       `wire:"3"`
 	Exit    *TaskExit    `wire:"4"`
+	// InputDone (SBatchd.Attach) counts the input this stream has handed
+	// to the job's terminal so far: the bytes of Stdin, and 1 for
+	// StdinEOF. After a re-attach the client sends again what was not
+	// counted.
+	InputDone uint64 `wire:"5"`
 }
 
 // TaskStarted says the task runs.

@@ -480,6 +480,9 @@ func (m *TaskOutput) SizeWire() int {
 	if m.Exit != nil {
 		n += 1 + wire.SizeBytes(m.Exit.SizeWire())
 	}
+	if m.InputDone != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.InputDone))
+	}
 	return n
 }
 
@@ -505,6 +508,10 @@ func (m *TaskOutput) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 4, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Exit.SizeWire()))
 		b = m.Exit.AppendWire(b)
+	}
+	if m.InputDone != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.InputDone))
 	}
 	return b
 }
@@ -569,6 +576,16 @@ func (m *TaskOutput) UnmarshalWire(b []byte) error {
 				return wire.NestedError("TaskOutput", 4, off, err)
 			}
 			m.Exit = x
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("TaskOutput", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskOutput", 5, off, n)
+			}
+			m.InputDone = uint64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

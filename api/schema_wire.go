@@ -122,7 +122,7 @@ var wireSchema = [...]schemaMessage{
 	{"SubmitResult", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, 111}, {5, -1}}},
 	{"TaskExit", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}}},
 	{"TaskInput", []schemaField{{1, 118}, {2, -1}, {3, -1}, {4, -1}, {5, 125}}},
-	{"TaskOutput", []schemaField{{1, 119}, {2, -1}, {3, -1}, {4, 115}}},
+	{"TaskOutput", []schemaField{{1, 119}, {2, -1}, {3, -1}, {4, 115}, {5, -1}}},
 	{"TaskSpec", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}, {6, -1}, {7, -1}, {8, -1}, {9, -1}, {10, -1}, {11, -1}, {12, -1}}},
 	{"TaskStarted", []schemaField{{1, -1}, {2, -1}, {3, -1}}},
 	{"Threshold", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}}},

@@ -200,12 +200,17 @@ type ttySession struct {
 
 	tfd    *os.File
 	isTerm bool
-	token  []byte
 	in     chan []byte // closed at the end of bsub's input
-	// pending is input a broken stream did not take; eofSent: the end of
-	// input went out. Owned by the running stream's sender.
-	pending []byte
-	eofSent bool
+	// inClosed: in was seen closed (owned by the running stream's
+	// sender).
+	inClosed bool
+	// token names the session (set by the receiving loop); unacked is the
+	// input sent that the job has not taken yet, acked what the current
+	// stream counted of it.
+	mu      sync.Mutex
+	token   []byte
+	unacked []inChunk
+	acked   uint64
 	// ended delivers the job's last record once it has finished (watched
 	// through mbatchd from the first break on).
 	ended chan api.JobRecord
@@ -377,7 +382,12 @@ func (s *ttySession) attach(ctx context.Context) (code int, exited bool, err err
 			}
 		}
 		if out.Started != nil && len(out.Started.Session) > 0 {
+			s.mu.Lock()
 			s.token = out.Started.Session
+			s.mu.Unlock()
+		}
+		if out.InputDone > 0 {
+			s.inputDone(out.InputDone)
 		}
 		if len(out.Stdout) > 0 {
 			_, _ = s.env.Stdout.Write(out.Stdout)
@@ -407,44 +417,80 @@ func (s *ttySession) winSize() *api.WindowSize {
 	return nil
 }
 
-// sendInput sends bsub's input on st until ctx ends or st breaks (what it
-// did not take waits for the next stream).
+// inChunk is a piece of bsub's input: bytes, or the end of a pipe's
+// input (StdinEOF, which counts 1 in TaskOutput.InputDone).
+type inChunk struct {
+	b   []byte
+	eof bool
+}
+
+func (c inChunk) size() uint64 {
+	if c.eof {
+		return 1
+	}
+	return uint64(len(c.b))
+}
+
+// sendInput sends bsub's input on st until ctx ends or st breaks: first
+// what the streams before did not hand to the job, then what comes.
 func (s *ttySession) sendInput(ctx context.Context, st *rpc.ClientStream) {
-	for {
-		if s.pending == nil {
-			select {
-			case b, ok := <-s.in:
-				if !ok {
-					s.sendEOF(st)
-					return
-				}
-				s.pending = b
-			case <-ctx.Done():
-				return
-			}
+	send := func(c inChunk) error {
+		if c.eof {
+			return st.Send(&api.TaskInput{StdinEOF: true})
 		}
-		if st.Send(&api.TaskInput{Stdin: s.pending}) != nil {
+		return st.Send(&api.TaskInput{Stdin: c.b})
+	}
+	s.mu.Lock()
+	resend := append([]inChunk(nil), s.unacked...)
+	s.acked = 0
+	s.mu.Unlock()
+	for _, c := range resend {
+		if send(c) != nil {
 			return
 		}
-		s.pending = nil
+	}
+	for !s.inClosed {
+		var c inChunk
+		select {
+		case b, ok := <-s.in:
+			switch {
+			case ok:
+				c.b = b
+			case !s.spec.Pty:
+				c.eof = true
+			case !s.isTerm:
+				// Input piped to a job on a terminal ends as a
+				// terminal's does: ^D.
+				c.b = []byte{4}
+			}
+			s.inClosed = !ok
+			if !ok && c.size() == 0 {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+		s.mu.Lock()
+		if s.token != nil {
+			// Kept until the job has it: a re-attach sends it again.
+			s.unacked = append(s.unacked, c)
+		}
+		s.mu.Unlock()
+		if send(c) != nil {
+			return
+		}
 	}
 }
 
-// sendEOF sends the end of bsub's input once.
-func (s *ttySession) sendEOF(st *rpc.ClientStream) {
-	if s.eofSent {
-		return
+// inputDone drops the input the job has taken (TaskOutput.InputDone n on
+// the current stream).
+func (s *ttySession) inputDone(n uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.unacked) > 0 && s.acked+s.unacked[0].size() <= n {
+		s.acked += s.unacked[0].size()
+		s.unacked = s.unacked[1:]
 	}
-	var err error
-	switch {
-	case !s.spec.Pty:
-		err = st.Send(&api.TaskInput{StdinEOF: true})
-	case !s.isTerm:
-		// Input piped to a job on a terminal ends as a terminal's does:
-		// ^D.
-		err = st.Send(&api.TaskInput{Stdin: []byte{4}})
-	}
-	s.eofSent = err == nil
 }
 
 // forwardSignals sends window changes, and Ctrl-C where it is a signal,

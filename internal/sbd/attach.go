@@ -297,6 +297,7 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	go func() {
 		defer close(clientGone)
 		var seq uint64 = 1 << 62
+		var done uint64 // input handed to the job (TaskOutput.InputDone)
 		for {
 			var in api.TaskInput
 			if err := st.Recv(&in); err != nil {
@@ -307,6 +308,7 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 				}
 				return
 			}
+			took := done
 			if len(in.Stdin) > 0 {
 				w := r.stdin
 				if r.pty {
@@ -315,9 +317,14 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 				if r.pty || !stdinClosed {
 					_, _ = w.Write(in.Stdin)
 				}
+				done += uint64(len(in.Stdin))
 			}
 			if in.StdinEOF && !r.pty {
 				stdinEOF()
+				done++
+			}
+			if done != took {
+				_ = r.send(st, &api.TaskOutput{InputDone: done})
 			}
 			if in.Resize != nil && r.pty {
 				_ = pty.Setsize(r.master, &pty.Winsize{Rows: uint16(in.Resize.Rows), Cols: uint16(in.Resize.Cols)})
