@@ -200,6 +200,8 @@ type ttySession struct {
 
 	tfd    *os.File
 	isTerm bool
+	// sepStderr: LSF_INTERACTIVE_STDERR=y, the job's stderr is bsub's.
+	sepStderr bool
 	in     chan []byte // closed at the end of bsub's input
 	// inClosed: in was seen closed (owned by the running stream's
 	// sender).
@@ -224,6 +226,7 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 	s := &ttySession{env: env, cc: cc, mc: mc, id: id, host: host, spec: spec, sigs: sigs, kill: kill,
 		in: make(chan []byte, 16)}
 	s.tfd, s.isTerm = termFile(env.Stdin)
+	s.sepStderr = confYes(env, cc, "LSF_INTERACTIVE_STDERR")
 	raw := spec.Pty && s.isTerm
 	if raw {
 		// ^C and ^Z go to the job's terminal as bytes.
@@ -393,7 +396,13 @@ func (s *ttySession) attach(ctx context.Context) (code int, exited bool, err err
 			_, _ = s.env.Stdout.Write(out.Stdout)
 		}
 		if len(out.Stderr) > 0 {
-			_, _ = s.env.Stderr.Write(out.Stderr)
+			// LSF writes the job's stderr to bsub's standard output too,
+			// unless LSF_INTERACTIVE_STDERR=y.
+			w := s.env.Stdout
+			if s.sepStderr {
+				w = s.env.Stderr
+			}
+			_, _ = w.Write(out.Stderr)
 		}
 		if out.Exit != nil {
 			if out.Exit.Message != "" {
@@ -520,6 +529,22 @@ func (s *ttySession) forwardSignals(ctx context.Context, st *rpc.ClientStream) {
 func stdoutReader(env *Env) io.Reader {
 	if f, ok := env.Stdout.(*os.File); ok {
 		return f
+	}
+	return nil
+}
+
+// checkTTYOption checks bsub -tty: LSF's sub-option of -I, -Ip and -Is
+// that shows the job's output and error on the terminal as well when -o
+// or -e sends them to a file. Without -o and -e they are on the terminal
+// already.
+func checkTTYOption(spec *api.JobSpec, tty bool) error {
+	switch {
+	case !tty:
+		return nil
+	case !spec.Interactive:
+		return errors.New("The -tty option can only be used with an interactive job (-I, -Ip, -Is)")
+	case spec.OutFile != "" || spec.ErrFile != "":
+		return errors.New("-tty: Option not supported with -o or -e (the output would go only to the file)")
 	}
 	return nil
 }

@@ -537,6 +537,7 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 	}
 	unit := cc.conf.UnitForLimits()
 	limits := &api.Limits{}
+	ttyOpt := false // -tty
 	now := env.Clock.Now()
 	envMode := ""
 	for _, o := range res.Opts {
@@ -680,8 +681,10 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 				}
 				spec.ChkpntPeriod = int64(m) * 60
 			}
-		case "I", "tty":
+		case "I":
 			spec.Interactive = true
+		case "tty":
+			ttyOpt = true
 		case "Ip":
 			spec.Interactive, spec.Pty = true, true
 		case "Is":
@@ -700,6 +703,9 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 	}
 	if spec.Interactive && spec.Wait {
 		return errors.New("Option -K cannot be used with interactive jobs (-I, -Ip, -Is)")
+	}
+	if err := checkTTYOption(spec, ttyOpt); err != nil {
+		return err
 	}
 	if spec.Interactive && strings.Contains(spec.JobName, "[") {
 		return errors.New("Job array doesn't support interactive jobs")
