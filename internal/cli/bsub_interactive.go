@@ -46,13 +46,17 @@ func bsubInteractive(ctx context.Context, env *Env, cc *clientConf, c *rpc.Clien
 		_ = c.Call(kctx, api.MBatchdControl, req, &reply)
 	}
 	fmt.Fprintln(env.Stderr, "<<Waiting for dispatch ...>>")
-	host, code, ok := waitDispatch(ctx, env, c, id, sigs, kill)
+	msgs := newInteractMsgs(env, cc)
+	host, code, ok := waitDispatch(ctx, env, c, id, sigs, kill, msgs)
 	if !ok {
 		return code
 	}
 	fmt.Fprintf(env.Stderr, "<<Starting on %s>>\n", host)
+	stopWatch := msgs.watch(ctx, c, id, spec.Pty && isTerminalReader(env.Stdin))
 	code, err := attachInteractive(ctx, env, cc, c, id, host, spec, sigs, kill)
+	stopWatch()
 	if err == nil {
+		msgs.finished(ctx, c, id, code)
 		return code
 	}
 	// No terminal: the job is killed (as when bsub goes away), and bsub
@@ -97,7 +101,7 @@ func waitEnd(ctx context.Context, c *rpc.Client, id int64) (int, bool) {
 
 // waitDispatch waits until the job runs and returns its first host; when
 // it ends without running, bsub's exit code.
-func waitDispatch(ctx context.Context, env *Env, c *rpc.Client, id int64, sigs chan os.Signal, kill func()) (string, int, bool) {
+func waitDispatch(ctx context.Context, env *Env, c *rpc.Client, id int64, sigs chan os.Signal, kill func(), msgs *interactMsgs) (string, int, bool) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st, err := c.Stream(wctx, api.MBatchdWaitJob, &api.JobRef{JobID: id})
@@ -121,14 +125,28 @@ func waitDispatch(ctx context.Context, env *Env, c *rpc.Client, id int64, sigs c
 			}
 		}
 	}()
+	// LSB_INTERACT_MSG_ENH: the pending reasons, every interval.
+	var tick <-chan time.Time
+	if msgs != nil {
+		clk := env.Clock
+		if clk == nil {
+			clk = clock.Real()
+		}
+		t := clk.NewTicker(msgs.interval)
+		defer t.Stop()
+		tick = t.C()
+	}
 	for {
 		select {
+		case <-tick:
+			msgs.poll(wctx, c, id)
 		case r := <-recs:
 			if len(r.ExecHosts) > 0 && (r.State&(api.StateRun|api.StateSSusp|api.StateUSusp) != 0 || r.StartTime > 0) {
 				return r.ExecHosts[0].Host, 0, true
 			}
 			if r.State == api.StateExit || r.State == api.StateDone {
 				if r.StartTime == 0 {
+					msgs.update(&r)
 					fmt.Fprintln(env.Stderr, "<<Terminated while pending>>")
 					return "", 126, false
 				}
@@ -202,7 +220,7 @@ type ttySession struct {
 	isTerm bool
 	// sepStderr: LSF_INTERACTIVE_STDERR=y, the job's stderr is bsub's.
 	sepStderr bool
-	in     chan []byte // closed at the end of bsub's input
+	in        chan []byte // closed at the end of bsub's input
 	// inClosed: in was seen closed (owned by the running stream's
 	// sender).
 	inClosed bool
@@ -547,4 +565,10 @@ func checkTTYOption(spec *api.JobSpec, tty bool) error {
 		return errors.New("-tty: Option not supported with -o or -e (the output would go only to the file)")
 	}
 	return nil
+}
+
+// isTerminalReader reports whether r is a terminal.
+func isTerminalReader(r io.Reader) bool {
+	_, ok := termFile(r)
+	return ok
 }
