@@ -33,6 +33,9 @@ type TaskSpec struct {
 	// (TaskStarted.Session of the first attach): after an sbatchd restart
 	// bsub joins its job again. Only the job's owner may.
 	Session []byte `wire:"12"`
+	// Tee (bsub -tty) shows on the terminal as well the output and error
+	// that -o and -e send to files (SBatchd.Attach).
+	Tee bool `wire:"13"`
 }
 
 // TaskInput is what a client sends on RES.Run or SBatchd.Attach: the

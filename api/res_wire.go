@@ -48,6 +48,9 @@ func (m *TaskSpec) SizeWire() int {
 	if len(m.Session) > 0 {
 		n += 1 + wire.SizeBytes(len(m.Session))
 	}
+	if m.Tee {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -103,6 +106,10 @@ func (m *TaskSpec) AppendWire(b []byte) []byte {
 	if len(m.Session) > 0 {
 		b = wire.AppendTag(b, 12, wire.BytesType)
 		b = wire.AppendBytes(b, m.Session)
+	}
+	if m.Tee {
+		b = wire.AppendTag(b, 13, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Tee))
 	}
 	return b
 }
@@ -239,6 +246,16 @@ func (m *TaskSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("TaskSpec", 12, off, n)
 			}
 			m.Session = append([]byte(nil), v...)
+			off += n
+		case 13:
+			if typ != wire.VarintType {
+				return wire.TypeError("TaskSpec", 13, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskSpec", 13, off, n)
+			}
+			m.Tee = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

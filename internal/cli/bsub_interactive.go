@@ -28,7 +28,7 @@ import (
 // the job as bkill does. bsub exits with the job's exit status.
 
 // bsubInteractive runs an interactive job submitted as id.
-func bsubInteractive(ctx context.Context, env *Env, cc *clientConf, c *rpc.Client, id int64, spec *api.JobSpec) int {
+func bsubInteractive(ctx context.Context, env *Env, cc *clientConf, c *rpc.Client, id int64, spec *api.JobSpec, tty bool) int {
 	// SIGINT while waiting or with -I kills the job; with a terminal in
 	// raw mode Ctrl-C is not a signal.
 	sigs := make(chan os.Signal, 4)
@@ -53,7 +53,7 @@ func bsubInteractive(ctx context.Context, env *Env, cc *clientConf, c *rpc.Clien
 	}
 	fmt.Fprintf(env.Stderr, "<<Starting on %s>>\n", host)
 	stopWatch := msgs.watch(ctx, c, id, spec.Pty && isTerminalReader(env.Stdin))
-	code, err := attachInteractive(ctx, env, cc, c, id, host, spec, sigs, kill)
+	code, err := attachInteractive(ctx, env, cc, c, id, host, spec, tty, sigs, kill)
 	stopWatch()
 	if err == nil {
 		msgs.finished(ctx, c, id, code)
@@ -213,6 +213,7 @@ type ttySession struct {
 	id   int64
 	host string
 	spec *api.JobSpec
+	tee  bool // -tty
 	sigs chan os.Signal
 	kill func()
 
@@ -240,8 +241,8 @@ type ttySession struct {
 // an error when the terminal could not be joined, or broke and could not
 // be joined again.
 func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Client, id int64, host string, spec *api.JobSpec,
-	sigs chan os.Signal, kill func()) (int, error) {
-	s := &ttySession{env: env, cc: cc, mc: mc, id: id, host: host, spec: spec, sigs: sigs, kill: kill,
+	tee bool, sigs chan os.Signal, kill func()) (int, error) {
+	s := &ttySession{env: env, cc: cc, mc: mc, id: id, host: host, spec: spec, tee: tee, sigs: sigs, kill: kill,
 		in: make(chan []byte, 16)}
 	s.tfd, s.isTerm = termFile(env.Stdin)
 	s.sepStderr = confYes(env, cc, "LSF_INTERACTIVE_STDERR")
@@ -362,7 +363,7 @@ func (s *ttySession) attach(ctx context.Context) (code int, exited bool, err err
 		return 0, false, fmt.Errorf("Unable to contact execution host <%s>: %w", s.host, err)
 	}
 	defer sc.Close()
-	ts := &api.TaskSpec{JobID: s.id, Pty: s.spec.Pty, Term: s.env.Getenv("TERM"), Session: s.token}
+	ts := &api.TaskSpec{JobID: s.id, Pty: s.spec.Pty, Term: s.env.Getenv("TERM"), Session: s.token, Tee: s.tee}
 	ws := s.winSize()
 	if ws != nil {
 		ts.Rows, ts.Cols = ws.Rows, ws.Cols
@@ -553,16 +554,11 @@ func stdoutReader(env *Env) io.Reader {
 
 // checkTTYOption checks bsub -tty: LSF's sub-option of -I, -Ip and -Is
 // that shows the job's output and error on the terminal as well when -o
-// or -e sends them to a file. Without -o and -e they are on the terminal
-// already.
+// or -e sends them to a file (TaskSpec.Tee). Without -o and -e they are on
+// the terminal already.
 func checkTTYOption(spec *api.JobSpec, tty bool) error {
-	switch {
-	case !tty:
-		return nil
-	case !spec.Interactive:
+	if tty && !spec.Interactive {
 		return errors.New("The -tty option can only be used with an interactive job (-I, -Ip, -Is)")
-	case spec.OutFile != "" || spec.ErrFile != "":
-		return errors.New("-tty: Option not supported with -o or -e (the output would go only to the file)")
 	}
 	return nil
 }

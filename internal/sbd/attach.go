@@ -51,6 +51,7 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	k := spool.Key(spec.JobID, spec.JobIndex)
 	// The job: known here, interactive, and the caller's.
 	var owner string
+	var launch *api.JobLaunch
 	var interactive, found, ended bool
 	deadline := d.cfg.Clock.Now().Add(attachWait)
 	for {
@@ -60,7 +61,7 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 			if j == nil || j.launch == nil || j.client == nil && !j.final() {
 				return
 			}
-			found, owner = true, j.launch.User
+			found, owner, launch = true, j.launch.User, j.launch
 			interactive = j.launch.Spec != nil && j.launch.Spec.Interactive
 			ended = j.final()
 		}) {
@@ -85,13 +86,18 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	case ended:
 		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s>: Job has already finished", k)
 	}
+	var tee *teeSpec
+	if spec.Tee {
+		tee = d.newTeeSpec(launch)
+	}
 	if reattach {
-		return d.reattachJob(ctx, st, k, spec.Session, id.User)
+		return d.reattachJob(ctx, st, k, spec.Session, id.User, tee)
 	}
 	r, err := newRelay(spec)
 	if err != nil {
 		return rpc.Errorf(rpc.Internal, "Job <%s>: %v", k, err)
 	}
+	r.tee = tee
 	defer r.close()
 	// A shepherd just started may not accept yet.
 	var c *shepherd.Client
@@ -117,7 +123,7 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 // (sbatchd restarted while the job ran): the shepherd, which kept
 // sbatchd's ends of the terminal, hands them over when the token is the
 // session's.
-func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string, token []byte, user string) error {
+func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string, token []byte, user string, tee *teeSpec) error {
 	c, rl, err := shepherd.Reattach(ctx, shepherd.SocketName(d.cfg.StateDir, k), token)
 	if errors.Is(err, shepherd.ErrReattachRefused) {
 		d.cfg.Log.Warn("interactive job re-attach refused", "job", k, "user", user, "err", err)
@@ -130,7 +136,7 @@ func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string
 		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
 	}
 	defer c.Close()
-	r := &relay{pty: rl.Pty, master: rl.Master, stdin: rl.Stdin, stdout: rl.Stdout, stderr: rl.Stderr, token: token}
+	r := &relay{pty: rl.Pty, master: rl.Master, stdin: rl.Stdin, stdout: rl.Stdout, stderr: rl.Stderr, token: token, tee: tee, reattached: true}
 	defer r.close()
 	d.cfg.Log.Info("interactive job re-attached", "job", k, "user", user, "pty", rl.Pty)
 	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
@@ -146,7 +152,11 @@ type relay struct {
 	stdin, stdout, stderr *os.File
 	jobIn, jobOut, jobErr *os.File
 	// token names the session for a re-attach.
-	token                       []byte
+	token []byte
+	// tee: bsub -tty with -o or -e (attach_tee.go).
+	tee                         *teeSpec
+	teeRun                      teeRun
+	reattached                  bool
 	sendMu                      sync.Mutex
 	closeOnce, closeJobEndsOnce sync.Once
 }
@@ -230,6 +240,8 @@ func (r *relay) send(st *rpc.ServerStream, m *api.TaskOutput) error {
 func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Client, host string, clk clock.Clock,
 	stopped <-chan struct{}) error {
 	ctx, cancel := context.WithCancel(ctx)
+	r.teeRun.ended = make(chan struct{})
+	defer r.teeRun.wg.Wait() // after the cancel below
 	defer cancel()
 	// Output: one reader per stream; outDone closes when all are at end.
 	var wg sync.WaitGroup
@@ -264,6 +276,9 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	go func() { wg.Wait(); close(outDone) }()
 	// The session's name, for a re-attach after an sbatchd restart.
 	_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{Host: host, Session: r.token}})
+	if r.tee != nil && r.reattached {
+		r.startTee(ctx, st, r.tee, nil, clk)
+	}
 
 	// The shepherd's states: the final one gives the exit status.
 	final := make(chan *api.JobStatusReport, 1)
@@ -276,6 +291,9 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 			}
 			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 {
 				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host, Session: r.token}})
+				if r.tee != nil {
+					r.startTee(ctx, st, r.tee, ev.Status, clk)
+				}
 			}
 			if ev.Status != nil && ev.Status.Final {
 				final <- ev.Status
@@ -352,10 +370,18 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	if fin == nil {
 		return rpc.Errorf(rpc.Unavailable, "the job's shepherd went away")
 	}
+	// The output, and what -tty follows up to the job report.
+	close(r.teeRun.ended)
+	teeDone := make(chan struct{})
+	go func() { r.teeRun.wg.Wait(); close(teeDone) }()
 	t := clk.NewTimer(attachDrain)
-	select {
-	case <-outDone:
-	case <-t.C():
+	for _, done := range []chan struct{}{outDone, teeDone} {
+		select {
+		case <-done:
+			continue
+		case <-t.C():
+		}
+		break
 	}
 	t.Stop()
 	r.sendMu.Lock()
