@@ -296,8 +296,12 @@ func attachInteractive(ctx context.Context, env *Env, cc *clientConf, mc *rpc.Cl
 			case <-t.C():
 				break waiting
 			case r := <-s.ended:
-				// The job ended while its terminal was away.
+				// The job ended while its terminal was away: its shepherd
+				// may still hold its last output for a re-attach.
 				t.Stop()
+				if code, exited, _ := s.attach(ctx); exited {
+					return code, nil
+				}
 				return exitCodeOf(&r), nil
 			case sig := <-sigs:
 				if sig != syscall.SIGWINCH {

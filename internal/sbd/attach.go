@@ -53,6 +53,7 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	var owner string
 	var launch *api.JobLaunch
 	var interactive, found, ended bool
+	reattach := len(spec.Session) > 0
 	deadline := d.cfg.Clock.Now().Add(attachWait)
 	for {
 		if !d.query(ctx, func() {
@@ -67,19 +68,28 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 		}) {
 			return rpc.Errorf(rpc.Unavailable, "sbatchd is shutting down")
 		}
-		if found || !d.cfg.Clock.Now().Before(deadline) {
+		// A re-attach's job is re-adopted already, or done here.
+		if found || reattach || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
 		if err := d.pause(ctx, 5*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	reattach := len(spec.Session) > 0
+	if reattach {
+		// The session's owner only. A job this sbatchd has done with
+		// (it ended while sbatchd was down) may still have its shepherd
+		// holding its last output: the shepherd's launch then says whose
+		// it is.
+		if found && (id.User != owner || !interactive) {
+			return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+		}
+		return d.reattachJob(ctx, st, k, spec, id.User, found && !ended)
+	}
 	switch {
 	case !found:
 		return rpc.Errorf(rpc.NotFound, "Job <%s> is not found", k)
-	case reattach && id.User != owner, !id.IsRoot() && id.User != owner:
-		// A re-attach takes over a running session: its owner's only.
+	case !id.IsRoot() && id.User != owner:
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	case !interactive:
 		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s> is not an interactive job", k)
@@ -90,19 +100,20 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	if spec.Tee {
 		tee = d.newTeeSpec(launch)
 	}
-	if reattach {
-		return d.reattachJob(ctx, st, k, spec.Session, id.User, tee)
-	}
 	r, err := newRelay(spec)
 	if err != nil {
 		return rpc.Errorf(rpc.Internal, "Job <%s>: %v", k, err)
 	}
 	r.tee = tee
 	defer r.close()
+	own, err := r.ownFDs()
+	if err != nil {
+		return rpc.Errorf(rpc.Internal, "Job <%s>: %v", k, err)
+	}
 	// A shepherd just started may not accept yet.
 	var c *shepherd.Client
 	for {
-		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs(), r.ownFDs(), r.token)
+		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs(), own, r.token)
 		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
@@ -111,6 +122,7 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 		}
 	}
 	r.closeJobEnds()
+	closeFDs(own)
 	if err != nil {
 		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
 	}
@@ -119,12 +131,13 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
 }
 
-// reattachJob joins a client again to the terminal session token of job k
-// (sbatchd restarted while the job ran): the shepherd, which kept
-// sbatchd's ends of the terminal, hands them over when the token is the
-// session's.
-func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string, token []byte, user string, tee *teeSpec) error {
-	c, rl, err := shepherd.Reattach(ctx, shepherd.SocketName(d.cfg.StateDir, k), token)
+// reattachJob joins user again to the terminal session spec.Session of
+// job k (sbatchd restarted while the job ran; running: this sbatchd has
+// it running): the shepherd, which kept sbatchd's ends of the terminal,
+// hands them over when the token is the session's, and they are relayed
+// when its launch is user's interactive job.
+func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string, spec *api.TaskSpec, user string, running bool) error {
+	c, rl, err := shepherd.Reattach(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Session)
 	if errors.Is(err, shepherd.ErrReattachRefused) {
 		d.cfg.Log.Warn("interactive job re-attach refused", "job", k, "user", user, "err", err)
 		if strings.Contains(err.Error(), "is attached") {
@@ -133,11 +146,22 @@ func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string
 		return rpc.Errorf(rpc.PermissionDenied, "Job <%s>: %s", k, "the terminal session does not match or has ended")
 	}
 	if err != nil {
+		if !running {
+			return rpc.Errorf(rpc.NotFound, "Job <%s> is not found", k)
+		}
 		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
 	}
 	defer c.Close()
-	r := &relay{pty: rl.Pty, master: rl.Master, stdin: rl.Stdin, stdout: rl.Stdout, stderr: rl.Stderr, token: token, tee: tee, reattached: true}
+	r := &relay{first: rl.State, pty: rl.Pty, master: rl.Master, stdin: rl.Stdin, stdout: rl.Stdout, stderr: rl.Stderr,
+		token: spec.Session, reattached: true}
 	defer r.close()
+	if l := rl.Launch; l == nil || l.User != user || l.Spec == nil || !l.Spec.Interactive {
+		d.cfg.Log.Warn("interactive job re-attach refused: not the job's owner", "job", k, "user", user)
+		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+	}
+	if spec.Tee {
+		r.tee = d.newTeeSpec(rl.Launch)
+	}
 	d.cfg.Log.Info("interactive job re-attached", "job", k, "user", user, "pty", rl.Pty)
 	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
 }
@@ -154,9 +178,11 @@ type relay struct {
 	// token names the session for a re-attach.
 	token []byte
 	// tee: bsub -tty with -o or -e (attach_tee.go).
-	tee                         *teeSpec
-	teeRun                      teeRun
-	reattached                  bool
+	tee        *teeSpec
+	teeRun     teeRun
+	reattached bool
+	// first: the job's state at a re-attach (final: read what is left).
+	first                       *api.JobStatusReport
 	sendMu                      sync.Mutex
 	closeOnce, closeJobEndsOnce sync.Once
 }
@@ -168,7 +194,13 @@ func newRelay(spec *api.TaskSpec) (*relay, error) {
 	}
 	if spec.Pty {
 		m, s, err := pty.Open()
+		if err == nil {
+			m, err = pollable(m)
+		}
 		if err != nil {
+			if s != nil {
+				s.Close()
+			}
 			return nil, err
 		}
 		r.master, r.slave = m, s
@@ -201,12 +233,61 @@ func (r *relay) jobFDs() []int {
 	return []int{int(r.jobIn.Fd()), int(r.jobOut.Fd()), int(r.jobErr.Fd())}
 }
 
-// ownFDs are sbatchd's ends, which the shepherd keeps for a re-attach.
-func (r *relay) ownFDs() []int {
-	if r.pty {
-		return []int{int(r.master.Fd())}
+// ownFDs are copies of sbatchd's ends, which the shepherd keeps for a
+// re-attach (the caller closes them). They are duplicated rather than
+// taken with Fd, which would put the files in blocking mode: a read in
+// progress would then outlive their Close.
+func (r *relay) ownFDs() ([]int, error) {
+	files := []*os.File{r.master}
+	if !r.pty {
+		files = []*os.File{r.stdin, r.stdout, r.stderr}
 	}
-	return []int{int(r.stdin.Fd()), int(r.stdout.Fd()), int(r.stderr.Fd())}
+	var fds []int
+	for _, f := range files {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			closeFDs(fds)
+			return nil, err
+		}
+		var dup int
+		var derr error
+		if err := rc.Control(func(fd uintptr) { dup, derr = syscall.Dup(int(fd)) }); err != nil || derr != nil {
+			closeFDs(fds)
+			return nil, errors.Join(err, derr)
+		}
+		syscall.CloseOnExec(dup)
+		fds = append(fds, dup)
+	}
+	return fds, nil
+}
+
+// pollable returns f as a file the runtime polls (its descriptor
+// non-blocking), closing f: a read in progress on a blocking file outlives
+// its Close (pty.Open leaves the master blocking), and after an sbatchd
+// restart such a reader would take the output of the next relay.
+func pollable(f *os.File) (*os.File, error) {
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var dup int
+	var derr error
+	if err := rc.Control(func(fd uintptr) { dup, derr = syscall.Dup(int(fd)) }); err != nil || derr != nil {
+		return nil, errors.Join(err, derr)
+	}
+	syscall.CloseOnExec(dup)
+	if err := syscall.SetNonblock(dup, true); err != nil {
+		syscall.Close(dup)
+		return nil, err
+	}
+	return os.NewFile(uintptr(dup), f.Name()), nil
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
 }
 
 func closeAll(fs ...*os.File) {
@@ -283,6 +364,10 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	// The shepherd's states: the final one gives the exit status.
 	final := make(chan *api.JobStatusReport, 1)
 	go func() {
+		if r.first != nil && r.first.Final {
+			final <- r.first
+			return
+		}
 		for {
 			ev, err := c.Recv()
 			if err != nil {

@@ -297,7 +297,9 @@ func (s *Shepherd) Run(ctx context.Context) error {
 	s.begin()
 	var linger clock.Timer
 	for {
-		if s.done {
+		// (An interactive job's terminal whose relay is gone is held for
+		// a re-attach to take the job's last output: tty.go.)
+		if s.done && !s.holdRelay() {
 			// The final state goes to sbatchd before the socket closes: a
 			// job that ends before sbatchd's first connection was accepted
 			// waits for it (a while; sbatchd may be down, and the spool has
@@ -425,7 +427,7 @@ func (s *Shepherd) onConn(c net.Conn) {
 	sc := &sconn{c: c, w: bufio.NewWriter(c)}
 	s.conns[sc] = true
 	s.connected = true
-	if s.st.Final {
+	if s.st.Final && !s.relayHeld() {
 		s.releaseSocket()
 	}
 	if !s.send(sc, frameStatus, &s.st) || !s.send(sc, frameLaunch, s.l) || !s.send(sc, frameParams, s.p) {
@@ -517,7 +519,7 @@ func (s *Shepherd) update() {
 			s.warnf("%v", err)
 		}
 	}
-	if s.st.Final && len(s.conns) > 0 {
+	if s.st.Final && len(s.conns) > 0 && !s.relayHeld() {
 		s.releaseSocket()
 	}
 	for c := range s.conns {

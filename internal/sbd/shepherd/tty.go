@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sysunix "golang.org/x/sys/unix"
+
+	"github.com/basalt-lsf/basalt/api"
 )
 
 // Interactive batch jobs (bsub -I, -Ip, -Is). The shepherd of an
@@ -85,6 +87,9 @@ type relayHold struct {
 	conn *sconn
 	// lost: the relay went away while the job ran; ttyTimer runs.
 	lost bool
+	// draining: re-attached after the job ended, to take its last output;
+	// the shepherd stays until that connection goes.
+	draining bool
 }
 
 func (r *relayHold) close() {
@@ -246,10 +251,10 @@ func (s *Shepherd) onReattach(sc *sconn, token []byte) {
 		why = "the job has no terminal session to re-attach"
 	case len(token) == 0 || subtle.ConstantTimeCompare(token, r.token) != 1:
 		why = "the terminal session does not match"
-	case s.ended || s.done:
-		why = "the job has ended"
 	case r.conn != nil:
 		why = "the terminal is attached"
+	case (s.ended || s.done) && !r.lost:
+		why = "the job has ended"
 	}
 	if why != "" {
 		s.warnf("re-attach refused: %s", why)
@@ -273,6 +278,13 @@ func (s *Shepherd) onReattach(sc *sconn, token []byte) {
 		return
 	}
 	r.conn = sc
+	if s.ended || s.done {
+		// The job's last output is read; the shepherd waits for that
+		// (bounded by the timer that runs).
+		r.lost, r.draining = false, true
+		s.logf("terminal re-attached after the job's end")
+		return
+	}
 	if r.lost {
 		r.lost = false
 		if s.ttyTimer != nil {
@@ -283,6 +295,26 @@ func (s *Shepherd) onReattach(sc *sconn, token []byte) {
 	s.logf("terminal re-attached")
 }
 
+// relayHeld reports whether the shepherd holds the terminal of a job that
+// has ended by itself for a re-attach (its relay went away while sbatchd
+// was down), or for the re-attached relay reading the job's last output:
+// it then keeps its socket and stays after the job's final state.
+func (s *Shepherd) relayHeld() bool {
+	r := s.relay
+	return r != nil && (s.ended || s.done) && (r.lost || r.draining) && s.term == nil
+}
+
+// holdRelay is relayHeld, with its bound: ttyTimer runs meanwhile.
+func (s *Shepherd) holdRelay() bool {
+	if !s.relayHeld() {
+		return false
+	}
+	if s.ttyTimer == nil {
+		s.ttyTimer = s.clk.NewTimer(AttachTimeout)
+	}
+	return true
+}
+
 // relayGone notes that connection sc, gone, relayed the job's terminal:
 // while the job runs it waits AttachTimeout for a re-attach.
 func (s *Shepherd) relayGone(sc *sconn) {
@@ -291,6 +323,12 @@ func (s *Shepherd) relayGone(sc *sconn) {
 		return
 	}
 	r.conn = nil
+	if r.draining {
+		// The job's last output is out.
+		r.draining = false
+		r.close()
+		return
+	}
 	if !s.started || s.ended || s.done || s.term != nil || s.ttyTimer != nil {
 		return
 	}
@@ -337,9 +375,13 @@ func (s *Shepherd) waitTTY() {
 // terminal nobody re-attached.
 func (s *Shepherd) onTTYTimeout() {
 	s.ttyTimer = nil
-	if r := s.relay; r != nil && r.lost {
-		r.lost = false
-		if r.conn == nil && !s.ended && !s.done && s.term == nil {
+	if r := s.relay; r != nil && (r.lost || r.draining) {
+		r.lost, r.draining = false, false
+		switch {
+		case s.ended || s.done:
+			// Nobody came for the job's last output.
+			r.close()
+		case r.conn == nil && s.term == nil:
 			s.warnf("terminal not re-attached within %v: the submitter is gone", AttachTimeout)
 			s.terminate("TERM_OWNER", false, []step{{sig: syscall.SIGKILL}})
 		}
@@ -403,6 +445,10 @@ var ErrReattachRefused = errors.New("re-attach refused")
 type Relay struct {
 	Pty                           bool
 	Master, Stdin, Stdout, Stderr *os.File
+	// State is the job's state when it was re-attached (Final: it has
+	// ended, the relay has its last output to read), Launch its launch.
+	State  *api.JobStatusReport
+	Launch *api.JobLaunch
 }
 
 // Close closes the relay's files.
@@ -438,6 +484,8 @@ func Reattach(ctx context.Context, name string, token []byte) (*Client, *Relay, 
 		deadline = d
 	}
 	_ = c.SetReadDeadline(deadline)
+	var state *api.JobStatusReport
+	var launch *api.JobLaunch
 	for {
 		typ, b, err := readFrame(r)
 		if err != nil {
@@ -445,6 +493,16 @@ func Reattach(ctx context.Context, name string, token []byte) (*Client, *Relay, 
 			return fail(err)
 		}
 		switch typ {
+		case frameStatus:
+			st := &api.JobStatusReport{}
+			if st.UnmarshalWire(b) == nil {
+				state = st
+			}
+		case frameLaunch:
+			l := &api.JobLaunch{}
+			if l.UnmarshalWire(b) == nil {
+				launch = l
+			}
 		case frameRefused:
 			fr.closeFDs()
 			return fail(fmt.Errorf("%w: %s", ErrReattachRefused, b))
@@ -454,6 +512,7 @@ func Reattach(ctx context.Context, name string, token []byte) (*Client, *Relay, 
 			if err != nil {
 				return fail(err)
 			}
+			rl.State, rl.Launch = state, launch
 			return &Client{conn: c, r: r}, rl, nil
 		}
 		// The job's state, launch and parameters come first.
@@ -465,6 +524,8 @@ func relayOf(payload []byte, fds []int) (*Relay, error) {
 	files := func(names ...string) []*os.File {
 		fs := make([]*os.File, len(fds))
 		for i, fd := range fds {
+			// Polled by the runtime: a read in progress ends with Close.
+			_ = syscall.SetNonblock(fd, true)
 			fs[i] = os.NewFile(uintptr(fd), names[i])
 		}
 		return fs

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,4 +290,49 @@ func readUntil(t *testing.T, f *os.File, want string) string {
 		t.Fatalf("read %q, want %q in it", got.String(), want)
 	}
 	return got.String()
+}
+
+// TestInteractiveReattachAfterEnd: the job ends while its relay is gone
+// (sbatchd down): the shepherd keeps its socket and the terminal's ends
+// after the final state, until a re-attach has read the job's last output.
+func TestInteractiveReattachAfterEnd(t *testing.T) {
+	j := newJob(t, `echo ready; while [ ! -e go ]; do sleep 0.02; done; echo last-words; exit 4`)
+	j.launch.Spec.Interactive = true
+	r := j.start(t)
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	errR, errW, _ := os.Pipe()
+	token := []byte("after-the-end")
+	c, err := AttachTTY(context.Background(), r.sock, false,
+		[]int{int(inR.Fd()), int(outW.Fd()), int(errW.Fd())}, []int{int(inW.Fd()), int(outR.Fd()), int(errR.Fd())}, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	readUntil(t, outR, "ready")
+	c.Close()
+	inW.Close()
+	outR.Close()
+	errR.Close()
+	os.WriteFile(filepath.Join(j.launch.Spec.SubCwd, "go"), nil, 0o644)
+	fin := r.until("final", func(st *api.JobStatusReport) bool { return st.Final })
+	if ws := syscall.WaitStatus(fin.ExitStatus); ws.ExitStatus() != 4 {
+		t.Errorf("final %+v", fin)
+	}
+	c2, rl := reattach(t, r.sock, token)
+	if rl.State == nil || !rl.State.Final {
+		t.Errorf("re-attached state %+v, want the final one", rl.State)
+	}
+	b, _ := io.ReadAll(rl.Stdout)
+	if string(b) != "last-words\n" {
+		t.Errorf("last output %q", b)
+	}
+	rl.Close()
+	c2.Close()
+	// Then the shepherd is done.
+	for range r.events {
+	}
+	r.cmd.Wait()
 }
