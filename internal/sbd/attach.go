@@ -368,13 +368,16 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 			final <- r.first
 			return
 		}
+		started := false
 		for {
 			ev, err := c.Recv()
 			if err != nil {
 				close(final)
 				return
 			}
-			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 {
+			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 && !started {
+				// (Once: the shepherd sends its state at every sample.)
+				started = true
 				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host, Session: r.token}})
 				if r.tee != nil {
 					r.startTee(ctx, st, r.tee, ev.Status, clk)
