@@ -29,6 +29,13 @@ type TaskSpec struct {
 	// mapping). That account's .lsfhosts on RES's host must accept the
 	// caller from the caller's host, else the request is refused.
 	User string `wire:"11"`
+	// Session re-attaches SBatchd.Attach to the terminal session it names
+	// (TaskStarted.Session of the first attach): after an sbatchd restart
+	// bsub joins its job again. Only the job's owner may.
+	Session []byte `wire:"12"`
+	// Tee (bsub -tty) shows on the terminal as well the output and error
+	// that -o and -e send to files (SBatchd.Attach).
+	Tee bool `wire:"13"`
 }
 
 // TaskInput is what a client sends on RES.Run or SBatchd.Attach: the
@@ -59,12 +66,20 @@ type TaskOutput struct {
 	Stdout  []byte       `wire:"2"` // with a pty: everything the terminal shows
 	Stderr  []byte       `wire:"3"`
 	Exit    *TaskExit    `wire:"4"`
+	// InputDone (SBatchd.Attach) counts the input this stream has handed
+	// to the job's terminal so far: the bytes of Stdin, and 1 for
+	// StdinEOF. After a re-attach the client sends again what was not
+	// counted.
+	InputDone uint64 `wire:"5"`
 }
 
 // TaskStarted says the task runs.
 type TaskStarted struct {
 	PID  int32  `wire:"1"`
 	Host string `wire:"2"`
+	// Session names an interactive job's terminal session for a re-attach
+	// (TaskSpec.Session); SBatchd.Attach only.
+	Session []byte `wire:"3"`
 }
 
 // TaskExit is how the task ended: its exit code, or the signal that

@@ -45,6 +45,12 @@ func (m *TaskSpec) SizeWire() int {
 	if m.User != "" {
 		n += 1 + wire.SizeBytes(len(m.User))
 	}
+	if len(m.Session) > 0 {
+		n += 1 + wire.SizeBytes(len(m.Session))
+	}
+	if m.Tee {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -96,6 +102,14 @@ func (m *TaskSpec) AppendWire(b []byte) []byte {
 	if m.User != "" {
 		b = wire.AppendTag(b, 11, wire.BytesType)
 		b = wire.AppendString(b, m.User)
+	}
+	if len(m.Session) > 0 {
+		b = wire.AppendTag(b, 12, wire.BytesType)
+		b = wire.AppendBytes(b, m.Session)
+	}
+	if m.Tee {
+		b = wire.AppendTag(b, 13, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Tee))
 	}
 	return b
 }
@@ -222,6 +236,26 @@ func (m *TaskSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("TaskSpec", 11, off, n)
 			}
 			m.User = string(v)
+			off += n
+		case 12:
+			if typ != wire.BytesType {
+				return wire.TypeError("TaskSpec", 12, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskSpec", 12, off, n)
+			}
+			m.Session = append([]byte(nil), v...)
+			off += n
+		case 13:
+			if typ != wire.VarintType {
+				return wire.TypeError("TaskSpec", 13, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskSpec", 13, off, n)
+			}
+			m.Tee = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -463,6 +497,9 @@ func (m *TaskOutput) SizeWire() int {
 	if m.Exit != nil {
 		n += 1 + wire.SizeBytes(m.Exit.SizeWire())
 	}
+	if m.InputDone != 0 {
+		n += 1 + wire.SizeVarint(uint64(m.InputDone))
+	}
 	return n
 }
 
@@ -488,6 +525,10 @@ func (m *TaskOutput) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 4, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Exit.SizeWire()))
 		b = m.Exit.AppendWire(b)
+	}
+	if m.InputDone != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(m.InputDone))
 	}
 	return b
 }
@@ -553,6 +594,16 @@ func (m *TaskOutput) UnmarshalWire(b []byte) error {
 			}
 			m.Exit = x
 			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("TaskOutput", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskOutput", 5, off, n)
+			}
+			m.InputDone = uint64(x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
@@ -576,6 +627,9 @@ func (m *TaskStarted) SizeWire() int {
 	if m.Host != "" {
 		n += 1 + wire.SizeBytes(len(m.Host))
 	}
+	if len(m.Session) > 0 {
+		n += 1 + wire.SizeBytes(len(m.Session))
+	}
 	return n
 }
 
@@ -591,6 +645,10 @@ func (m *TaskStarted) AppendWire(b []byte) []byte {
 	if m.Host != "" {
 		b = wire.AppendTag(b, 2, wire.BytesType)
 		b = wire.AppendString(b, m.Host)
+	}
+	if len(m.Session) > 0 {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendBytes(b, m.Session)
 	}
 	return b
 }
@@ -627,6 +685,16 @@ func (m *TaskStarted) UnmarshalWire(b []byte) error {
 				return wire.Errorf("TaskStarted", 2, off, n)
 			}
 			m.Host = string(v)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("TaskStarted", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("TaskStarted", 3, off, n)
+			}
+			m.Session = append([]byte(nil), v...)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

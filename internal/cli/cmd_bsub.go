@@ -107,7 +107,7 @@ func runBsub(ctx context.Context, env *Env, args []string) int {
 	if spec, err = runEsub(ctx, env, cc, spec); err != nil {
 		return bsubEsubFailed(env, err)
 	}
-	return bsubSubmit(ctx, env, cc, []*api.JobSpec{spec})
+	return bsubSubmit(ctx, env, cc, []*api.JobSpec{spec}, res.Has("tty"))
 }
 
 // runEsub runs LSF_SERVERDIR/esub and the esub methods (LSB_ESUB_METHOD,
@@ -142,8 +142,8 @@ func bsubEsubFailed(env *Env, err error) int {
 }
 
 // bsubSubmit sends the jobs and prints LSF's lines; with one job and -K it
-// waits for the job to finish.
-func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobSpec) int {
+// waits for the job to finish, with -I* it joins it (tty: -tty).
+func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobSpec, tty bool) int {
 	c, err := cc.dialMbd(ctx, env)
 	if err != nil {
 		return notSubmitted(env, "Cannot connect to LSF. Please wait ...: %v", err)
@@ -151,7 +151,7 @@ func bsubSubmit(ctx context.Context, env *Env, cc *clientConf, specs []*api.JobS
 	defer func() { c.Close() }()
 	results, status := submitPack(ctx, env, cc, &c, specs)
 	if len(specs) == 1 && specs[0].Interactive && status == 0 {
-		return bsubInteractive(ctx, env, cc, c, results[0].JobID, specs[0])
+		return bsubInteractive(ctx, env, cc, c, results[0].JobID, specs[0], tty)
 	}
 	if len(specs) == 1 && specs[0].Wait && status == 0 {
 		return bsubWait(ctx, env, cc, c, results[0].JobID)
@@ -443,6 +443,9 @@ func bsubJobSpec(env *Env, cc *clientConf, res *lsfopt.Result, allowStdin bool) 
 		if err != nil {
 			return nil, fmt.Errorf("job script: %v", err)
 		}
+		if sres.Has("tty") {
+			return nil, errors.New("job script: -tty: give it on the command line")
+		}
 		res = mergeOptions(sres, res)
 	}
 	if strings.TrimSpace(spec.Command) == "" {
@@ -537,6 +540,7 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 	}
 	unit := cc.conf.UnitForLimits()
 	limits := &api.Limits{}
+	ttyOpt := false // -tty
 	now := env.Clock.Now()
 	envMode := ""
 	for _, o := range res.Opts {
@@ -684,8 +688,10 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 				}
 				spec.ChkpntPeriod = int64(m) * 60
 			}
-		case "I", "tty":
+		case "I":
 			spec.Interactive = true
+		case "tty":
+			ttyOpt = true
 		case "Ip":
 			spec.Interactive, spec.Pty = true, true
 		case "Is":
@@ -704,6 +710,9 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 	}
 	if spec.Interactive && spec.Wait {
 		return errors.New("Option -K cannot be used with interactive jobs (-I, -Ip, -Is)")
+	}
+	if err := checkTTYOption(spec, ttyOpt); err != nil {
+		return err
 	}
 	if spec.Interactive && strings.Contains(spec.JobName, "[") {
 		return errors.New("Job array doesn't support interactive jobs")

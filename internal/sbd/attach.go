@@ -2,9 +2,11 @@ package sbd
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -49,7 +51,9 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	k := spool.Key(spec.JobID, spec.JobIndex)
 	// The job: known here, interactive, and the caller's.
 	var owner string
+	var launch *api.JobLaunch
 	var interactive, found, ended bool
+	reattach := len(spec.Session) > 0
 	deadline := d.cfg.Clock.Now().Add(attachWait)
 	for {
 		if !d.query(ctx, func() {
@@ -58,18 +62,29 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 			if j == nil || j.launch == nil || j.client == nil && !j.final() {
 				return
 			}
-			found, owner = true, j.launch.User
+			found, owner, launch = true, j.launch.User, j.launch
 			interactive = j.launch.Spec != nil && j.launch.Spec.Interactive
 			ended = j.final()
 		}) {
 			return rpc.Errorf(rpc.Unavailable, "sbatchd is shutting down")
 		}
-		if found || !d.cfg.Clock.Now().Before(deadline) {
+		// A re-attach's job is re-adopted already, or done here.
+		if found || reattach || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
 		if err := d.pause(ctx, 5*time.Millisecond); err != nil {
 			return err
 		}
+	}
+	if reattach {
+		// The session's owner only. A job this sbatchd has done with
+		// (it ended while sbatchd was down) may still have its shepherd
+		// holding its last output: the shepherd's launch then says whose
+		// it is.
+		if found && (id.User != owner || !interactive) {
+			return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+		}
+		return d.reattachJob(ctx, st, k, spec, id.User, found && !ended)
 	}
 	switch {
 	case !found:
@@ -81,15 +96,24 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 	case ended:
 		return rpc.Errorf(rpc.FailedPrecondition, "Job <%s>: Job has already finished", k)
 	}
+	var tee *teeSpec
+	if spec.Tee {
+		tee = d.newTeeSpec(launch)
+	}
 	r, err := newRelay(spec)
 	if err != nil {
 		return rpc.Errorf(rpc.Internal, "Job <%s>: %v", k, err)
 	}
+	r.tee = tee
 	defer r.close()
+	own, err := r.ownFDs()
+	if err != nil {
+		return rpc.Errorf(rpc.Internal, "Job <%s>: %v", k, err)
+	}
 	// A shepherd just started may not accept yet.
 	var c *shepherd.Client
 	for {
-		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs())
+		c, err = shepherd.AttachTTY(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Pty, r.jobFDs(), own, r.token)
 		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !d.cfg.Clock.Now().Before(deadline) {
 			break
 		}
@@ -98,12 +122,48 @@ func (d *Daemon) attachJob(ctx context.Context, st *rpc.ServerStream) error {
 		}
 	}
 	r.closeJobEnds()
+	closeFDs(own)
 	if err != nil {
 		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
 	}
 	defer c.Close()
 	d.cfg.Log.Info("interactive job attached", "job", k, "user", id.User, "pty", spec.Pty)
-	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock)
+	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
+}
+
+// reattachJob joins user again to the terminal session spec.Session of
+// job k (sbatchd restarted while the job ran; running: this sbatchd has
+// it running): the shepherd, which kept sbatchd's ends of the terminal,
+// hands them over when the token is the session's, and they are relayed
+// when its launch is user's interactive job.
+func (d *Daemon) reattachJob(ctx context.Context, st *rpc.ServerStream, k string, spec *api.TaskSpec, user string, running bool) error {
+	c, rl, err := shepherd.Reattach(ctx, shepherd.SocketName(d.cfg.StateDir, k), spec.Session)
+	if errors.Is(err, shepherd.ErrReattachRefused) {
+		d.cfg.Log.Warn("interactive job re-attach refused", "job", k, "user", user, "err", err)
+		if strings.Contains(err.Error(), "is attached") {
+			return rpc.Errorf(rpc.Unavailable, "Job <%s>: the terminal is attached", k)
+		}
+		return rpc.Errorf(rpc.PermissionDenied, "Job <%s>: %s", k, "the terminal session does not match or has ended")
+	}
+	if err != nil {
+		if !running {
+			return rpc.Errorf(rpc.NotFound, "Job <%s> is not found", k)
+		}
+		return rpc.Errorf(rpc.Unavailable, "Job <%s>: %v", k, err)
+	}
+	defer c.Close()
+	r := &relay{first: rl.State, pty: rl.Pty, master: rl.Master, stdin: rl.Stdin, stdout: rl.Stdout, stderr: rl.Stderr,
+		token: spec.Session, reattached: true}
+	defer r.close()
+	if l := rl.Launch; l == nil || l.User != user || l.Spec == nil || !l.Spec.Interactive {
+		d.cfg.Log.Warn("interactive job re-attach refused: not the job's owner", "job", k, "user", user)
+		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
+	}
+	if spec.Tee {
+		r.tee = d.newTeeSpec(rl.Launch)
+	}
+	d.cfg.Log.Info("interactive job re-attached", "job", k, "user", user, "pty", rl.Pty)
+	return r.run(ctx, st, c, d.cfg.Host, d.cfg.Clock, d.done)
 }
 
 // relay is sbatchd's side of an interactive job's streams.
@@ -111,19 +171,36 @@ type relay struct {
 	pty bool
 	// master: the terminal's master (pty); else stdin, stdout, stderr are
 	// sbatchd's ends of the pipes and job* the job's.
-	master                      *os.File
-	slave                       *os.File
-	stdin, stdout, stderr       *os.File
-	jobIn, jobOut, jobErr       *os.File
+	master                *os.File
+	slave                 *os.File
+	stdin, stdout, stderr *os.File
+	jobIn, jobOut, jobErr *os.File
+	// token names the session for a re-attach.
+	token []byte
+	// tee: bsub -tty with -o or -e (attach_tee.go).
+	tee        *teeSpec
+	teeRun     teeRun
+	reattached bool
+	// first: the job's state at a re-attach (final: read what is left).
+	first                       *api.JobStatusReport
 	sendMu                      sync.Mutex
 	closeOnce, closeJobEndsOnce sync.Once
 }
 
 func newRelay(spec *api.TaskSpec) (*relay, error) {
-	r := &relay{pty: spec.Pty}
+	r := &relay{pty: spec.Pty, token: make([]byte, 16)}
+	if _, err := rand.Read(r.token); err != nil {
+		return nil, err
+	}
 	if spec.Pty {
 		m, s, err := pty.Open()
+		if err == nil {
+			m, err = pollable(m)
+		}
 		if err != nil {
+			if s != nil {
+				s.Close()
+			}
 			return nil, err
 		}
 		r.master, r.slave = m, s
@@ -156,6 +233,63 @@ func (r *relay) jobFDs() []int {
 	return []int{int(r.jobIn.Fd()), int(r.jobOut.Fd()), int(r.jobErr.Fd())}
 }
 
+// ownFDs are copies of sbatchd's ends, which the shepherd keeps for a
+// re-attach (the caller closes them). They are duplicated rather than
+// taken with Fd, which would put the files in blocking mode: a read in
+// progress would then outlive their Close.
+func (r *relay) ownFDs() ([]int, error) {
+	files := []*os.File{r.master}
+	if !r.pty {
+		files = []*os.File{r.stdin, r.stdout, r.stderr}
+	}
+	var fds []int
+	for _, f := range files {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			closeFDs(fds)
+			return nil, err
+		}
+		var dup int
+		var derr error
+		if err := rc.Control(func(fd uintptr) { dup, derr = syscall.Dup(int(fd)) }); err != nil || derr != nil {
+			closeFDs(fds)
+			return nil, errors.Join(err, derr)
+		}
+		syscall.CloseOnExec(dup)
+		fds = append(fds, dup)
+	}
+	return fds, nil
+}
+
+// pollable returns f as a file the runtime polls (its descriptor
+// non-blocking), closing f: a read in progress on a blocking file outlives
+// its Close (pty.Open leaves the master blocking), and after an sbatchd
+// restart such a reader would take the output of the next relay.
+func pollable(f *os.File) (*os.File, error) {
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var dup int
+	var derr error
+	if err := rc.Control(func(fd uintptr) { dup, derr = syscall.Dup(int(fd)) }); err != nil || derr != nil {
+		return nil, errors.Join(err, derr)
+	}
+	syscall.CloseOnExec(dup)
+	if err := syscall.SetNonblock(dup, true); err != nil {
+		syscall.Close(dup)
+		return nil, err
+	}
+	return os.NewFile(uintptr(dup), f.Name()), nil
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
+}
+
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		if f != nil {
@@ -181,9 +315,14 @@ func (r *relay) send(st *rpc.ServerStream, m *api.TaskOutput) error {
 }
 
 // run relays until the job has ended and its output is out, then sends
-// the exit status.
-func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Client, host string, clk clock.Clock) error {
+// the exit status. A client that goes away has the job killed, unless
+// sbatchd is stopping (closed stopped): the shepherd keeps the terminal
+// for the client's re-attach to the next sbatchd.
+func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Client, host string, clk clock.Clock,
+	stopped <-chan struct{}) error {
 	ctx, cancel := context.WithCancel(ctx)
+	r.teeRun.ended = make(chan struct{})
+	defer r.teeRun.wg.Wait() // after the cancel below
 	defer cancel()
 	// Output: one reader per stream; outDone closes when all are at end.
 	var wg sync.WaitGroup
@@ -216,18 +355,33 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	}
 	outDone := make(chan struct{})
 	go func() { wg.Wait(); close(outDone) }()
+	// The session's name, for a re-attach after an sbatchd restart.
+	_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{Host: host, Session: r.token}})
+	if r.tee != nil && r.reattached {
+		r.startTee(ctx, st, r.tee, nil, clk)
+	}
 
 	// The shepherd's states: the final one gives the exit status.
 	final := make(chan *api.JobStatusReport, 1)
 	go func() {
+		if r.first != nil && r.first.Final {
+			final <- r.first
+			return
+		}
+		started := false
 		for {
 			ev, err := c.Recv()
 			if err != nil {
 				close(final)
 				return
 			}
-			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 {
-				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host}})
+			if ev.Status != nil && ev.Status.State == api.StateRun && ev.Status.PID > 0 && !started {
+				// (Once: the shepherd sends its state at every sample.)
+				started = true
+				_ = r.send(st, &api.TaskOutput{Started: &api.TaskStarted{PID: ev.Status.PID, Host: host, Session: r.token}})
+				if r.tee != nil {
+					r.startTee(ctx, st, r.tee, ev.Status, clk)
+				}
 			}
 			if ev.Status != nil && ev.Status.Final {
 				final <- ev.Status
@@ -238,28 +392,45 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 
 	// The client's input.
 	clientGone := make(chan struct{})
+	stdinClosed := r.stdin == nil // owned by the input goroutine
+	stdinEOF := func() {
+		if !stdinClosed {
+			stdinClosed = true
+			r.stdin.Close()
+			_ = c.StdinEOF() // the shepherd's copy too
+		}
+	}
 	go func() {
 		defer close(clientGone)
 		var seq uint64 = 1 << 62
+		var done uint64 // input handed to the job (TaskOutput.InputDone)
 		for {
 			var in api.TaskInput
 			if err := st.Recv(&in); err != nil {
 				if errors.Is(err, io.EOF) && !r.pty {
 					// bsub's end of input (the job keeps running).
-					r.stdin.Close()
+					stdinEOF()
 					<-ctx.Done()
 				}
 				return
 			}
+			took := done
 			if len(in.Stdin) > 0 {
 				w := r.stdin
 				if r.pty {
 					w = r.master
 				}
-				_, _ = w.Write(in.Stdin)
+				if r.pty || !stdinClosed {
+					_, _ = w.Write(in.Stdin)
+				}
+				done += uint64(len(in.Stdin))
 			}
 			if in.StdinEOF && !r.pty {
-				r.stdin.Close()
+				stdinEOF()
+				done++
+			}
+			if done != took {
+				_ = r.send(st, &api.TaskOutput{InputDone: done})
 			}
 			if in.Resize != nil && r.pty {
 				_ = pty.Setsize(r.master, &pty.Winsize{Rows: uint16(in.Resize.Rows), Cols: uint16(in.Resize.Cols)})
@@ -275,6 +446,11 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	select {
 	case fin = <-final:
 	case <-clientGone:
+		select {
+		case <-stopped:
+			return ctx.Err()
+		default:
+		}
 		// bsub is gone: the job is killed, as LSF kills it.
 		_ = c.Send(&sbdwire.Command{Op: sbdwire.OpTerminate, TermReason: "TERM_OWNER", Seq: 1<<62 - 1})
 		return ctx.Err()
@@ -282,10 +458,18 @@ func (r *relay) run(ctx context.Context, st *rpc.ServerStream, c *shepherd.Clien
 	if fin == nil {
 		return rpc.Errorf(rpc.Unavailable, "the job's shepherd went away")
 	}
+	// The output, and what -tty follows up to the job report.
+	close(r.teeRun.ended)
+	teeDone := make(chan struct{})
+	go func() { r.teeRun.wg.Wait(); close(teeDone) }()
 	t := clk.NewTimer(attachDrain)
-	select {
-	case <-outDone:
-	case <-t.C():
+	for _, done := range []chan struct{}{outDone, teeDone} {
+		select {
+		case <-done:
+			continue
+		case <-t.C():
+		}
+		break
 	}
 	t.Stop()
 	r.sendMu.Lock()

@@ -2,6 +2,8 @@ package sbd
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -156,4 +158,32 @@ func TestAttachRefusals(t *testing.T) {
 	a.s.launch(l)
 	st, err = a.cl.Bidi(context.Background(), api.SBatchdAttach, &api.TaskInput{Spec: &api.TaskSpec{JobID: 86}})
 	refused("another user's job", st, err, rpc.PermissionDenied, "User permission denied")
+}
+
+// TestAttachTee: bsub -I -tty -o -e: the job's output and error go to
+// their files, and to the terminal as well, without what the pre-execution
+// wrote before the job and without the job report.
+func TestAttachTee(t *testing.T) {
+	e := newAttachEnv(t, "root", 0)
+	l := jobLaunch(87, "root", e.sub, `echo to-out; echo to-err >&2; sleep 0.3; echo more-out; exit 2`)
+	l.Spec.Interactive = true
+	l.Spec.OutFile, l.Spec.ErrFile = "out.%J", "err.%J"
+	l.Spec.PreExec = "echo from-pre-exec"
+	e.s.launch(l)
+	st, err := e.cl.Bidi(context.Background(), api.SBatchdAttach, &api.TaskInput{Spec: &api.TaskSpec{JobID: 87, Tee: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Send(&api.TaskInput{StdinEOF: true})
+	o, errOut, exit, _ := collect(t, st, nil)
+	if o != "to-out\nmore-out\n" || errOut != "to-err\n" || exit.ExitCode != 2 {
+		t.Errorf("terminal stdout %q stderr %q exit %+v", o, errOut, exit)
+	}
+	out, _ := os.ReadFile(filepath.Join(e.sub, "out.87"))
+	if !strings.Contains(string(out), "from-pre-exec\nto-out\nmore-out\n") || !strings.Contains(string(out), "Exited with exit code 2") {
+		t.Errorf("-o file %q", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.sub, "err.87")); string(b) != "to-err\n" {
+		t.Errorf("-e file %q", b)
+	}
 }

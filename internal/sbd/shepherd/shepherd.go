@@ -158,6 +158,9 @@ type Shepherd struct {
 	tty        *ttyFDs
 	waitingTTY bool
 	ttyTimer   clock.Timer
+	// relay: sbatchd's ends of the job's terminal, held while the job
+	// runs so that its session survives an sbatchd restart (tty.go).
+	relay *relayHold
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -304,7 +307,9 @@ func (s *Shepherd) Run(ctx context.Context) error {
 	s.begin()
 	var linger clock.Timer
 	for {
-		if s.done {
+		// (An interactive job's terminal whose relay is gone is held for
+		// a re-attach to take the job's last output: tty.go.)
+		if s.done && !s.holdRelay() {
 			// The final state goes to sbatchd before the socket closes: a
 			// job that ends before sbatchd's first connection was accepted
 			// waits for it (a while; sbatchd may be down, and the spool has
@@ -371,6 +376,7 @@ const finalLinger = 5 * time.Second
 // abort closes the shepherd's sockets.
 func (s *Shepherd) abort() {
 	s.releaseSocket()
+	s.relay.close()
 	for c := range s.conns {
 		c.c.Close()
 		delete(s.conns, c)
@@ -433,7 +439,7 @@ func (s *Shepherd) onConn(c net.Conn) {
 	sc := &sconn{c: c, w: bufio.NewWriter(c)}
 	s.conns[sc] = true
 	s.connected = true
-	if s.st.Final {
+	if s.st.Final && !s.relayHeld() {
 		s.releaseSocket()
 	}
 	if !s.send(sc, frameStatus, &s.st) || !s.send(sc, frameLaunch, s.l) || !s.send(sc, frameParams, s.p) {
@@ -465,17 +471,8 @@ func (s *Shepherd) onConn(c net.Conn) {
 				gone()
 				return
 			}
-			if typ == frameTTY {
-				t, err := parseTTY(b, fds)
-				fds = nil
-				if err != nil {
-					s.warnf("%v", err)
-					continue
-				}
-				select {
-				case s.ttys <- ttyEvent{from: sc, fds: t}:
-				case <-s.finished:
-					t.close()
+			if handled, stop := s.ttyFrame(sc, typ, b, &fds); handled {
+				if stop {
 					return
 				}
 				continue
@@ -517,6 +514,7 @@ func (s *Shepherd) drop(sc *sconn) {
 	if s.conns[sc] {
 		delete(s.conns, sc)
 		sc.c.Close()
+		s.relayGone(sc)
 	}
 }
 
@@ -533,7 +531,7 @@ func (s *Shepherd) update() {
 			s.warnf("%v", err)
 		}
 	}
-	if s.st.Final && len(s.conns) > 0 {
+	if s.st.Final && len(s.conns) > 0 && !s.relayHeld() {
 		s.releaseSocket()
 	}
 	for c := range s.conns {
