@@ -68,7 +68,7 @@ func TestStagingAsJobUser(t *testing.T) {
 	if got, mode, err := fetchAll(sbd, "basalt1", mine); err != nil || got != "alice's data" || mode != 0o750 {
 		t.Errorf("sbatchd for basalt1 fetching basalt1's file: %q %o %v", got, mode, err)
 	}
-	if _, _, err := fetchAll(sbd, "basalt1", theirs); rpc.CodeOf(err) != rpc.PermissionDenied || !strings.Contains(err.Error(), "permission denied") {
+	if _, _, err := fetchAll(sbd, "basalt1", theirs); rpc.CodeOf(err) != rpc.PermissionDenied || !strings.Contains(err.Error(), "Permission denied") {
 		t.Errorf("sbatchd for basalt1 fetching basalt2's 0600 file: %v, want permission denied", err)
 	}
 	out := filepath.Join(dir, "out")
@@ -114,13 +114,13 @@ func TestStagingRefusals(t *testing.T) {
 		path string
 		want string
 	}{
-		{"user naming another user", asAlice, "basalt2", theirs, "does not accept basalt1"},
-		{"user naming root", asAlice, "root", rootOnly, "root is never mapped to"},
-		{"user reading another's file as itself", asAlice, "", theirs, "permission denied"},
+		{"user naming another user", asAlice, "basalt2", theirs, "User permission denied"}, // account mapping refuses: LSF's text (the reason is logged)
+		{"user naming root", asAlice, "root", rootOnly, "User permission denied"},
+		{"user reading another's file as itself", asAlice, "", theirs, "Permission denied"},
 		{"lim acting for a user", fileClient(addr, &api.ConnHello{User: "root", Scheme: "lim"}), "basalt2", theirs, "a lim does not copy users' files"},
 		{"mbatchd acting for a user", fileClient(addr, &api.ConnHello{User: "root", Scheme: "mbatchd"}), "basalt2", theirs, "a mbatchd does not copy users' files"},
 		{"sbatchd naming no user", fileClient(addr, &api.ConnHello{User: "root", Scheme: "sbatchd"}), "", rootOnly, "names no user"},
-		{"sbatchd acting for root", fileClient(addr, &api.ConnHello{User: "root", Scheme: "sbatchd"}), "root", rootOnly, "LSF_ROOT_REX"},
+		{"sbatchd acting for root", fileClient(addr, &api.ConnHello{User: "root", Scheme: "sbatchd"}), "root", rootOnly, "Root user rejected"},
 		{"sbatchd acting for an unknown user", fileClient(addr, &api.ConnHello{User: "root", Scheme: "sbatchd"}), "nosuchuser", rootOnly, "is not known"},
 		{"sbatchd with a relative path", fileClient(addr, &api.ConnHello{User: "root", Scheme: "sbatchd"}), "basalt2", "theirs", "must be absolute"},
 	} {
