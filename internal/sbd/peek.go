@@ -3,6 +3,7 @@ package sbd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd/report"
+	"github.com/basalt-lsf/basalt/internal/sbd/shepherd"
 	"github.com/basalt-lsf/basalt/internal/sbd/spool"
 )
 
@@ -46,7 +48,8 @@ func reportPrefix(data []byte) int {
 // read that could begin it).
 func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekRequest, send func(*api.PeekChunk) error) error {
 	k := spool.Key(req.JobID, req.Index)
-	var path, owner, queue string
+	var path, spoolOut, owner, queue string
+	var acct *shepherd.Account
 	var found bool
 	var start int64
 	done := func() bool {
@@ -64,6 +67,8 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 			return
 		}
 		found, path, owner = true, j.outputPath(), j.launch.User
+		spoolOut = j.userDir.Output()
+		acct, _ = d.execAccount(j.launch)
 		if j.launch.Queue != nil {
 			queue = j.launch.Queue.Name
 		}
@@ -79,7 +84,14 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 	if !id.IsRoot() && id.User != owner && (d.cfg.MayPeek == nil || !d.cfg.MayPeek(id.User, owner, queue)) {
 		return rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
-	f, err := os.Open(path)
+	// Opened as the job's account, not as sbatchd (root): a job whose -o
+	// names a file its user may not read (bsub -o /etc/shadow: the job
+	// itself writes to its spool instead) must not show it through bpeek.
+	f, err := d.openAsJobUser(path, acct)
+	if err != nil && path != spoolOut {
+		// A -o its user cannot open: the job writes to the spool.
+		f, err = d.openAsJobUser(spoolOut, acct)
+	}
 	if err != nil {
 		return rpc.Errorf(rpc.NotFound, "Job <%s>: no output yet: %v", k, err)
 	}
@@ -138,4 +150,16 @@ func (d *Daemon) peek(ctx context.Context, id auth.Identity, req *api.PeekReques
 			return nil
 		}
 	}
+}
+
+// openAsJobUser opens path for reading with the file system permissions of
+// the job's account (sbatchd's own when it runs jobs as itself).
+func (d *Daemon) openAsJobUser(path string, a *shepherd.Account) (*os.File, error) {
+	if d.nonRoot {
+		return os.Open(path)
+	}
+	if a == nil {
+		return nil, fmt.Errorf("%s: no account to read it as", path)
+	}
+	return shepherd.OpenAs(path, os.O_RDONLY, 0, int(a.UID), int(a.GID), a.Groups)
 }
