@@ -51,7 +51,7 @@ func ParseSpec(s string) (Spec, error) {
 				return Spec{}, &ParseError{Col: w.col, Msg: fmt.Sprintf("unexpected %q", w.s)}
 			}
 			m, err := strconv.Atoi(w.s)
-			if err != nil || m <= 0 || m > 1<<30 {
+			if err != nil || m <= 0 || m > maxPeriodMinutes {
 				return Spec{}, &ParseError{Col: w.col, Msg: fmt.Sprintf("%s: Bad checkpoint period value", w.s)}
 			}
 			sp.Period, havePeriod = time.Duration(m)*time.Minute, true
@@ -106,3 +106,7 @@ func JobDir(dir string, jobID int64, index int32) string {
 	}
 	return filepath.Join(dir, name)
 }
+
+// maxPeriodMinutes bounds a checkpoint period (about 19 years), far below
+// what a time.Duration holds.
+const maxPeriodMinutes = 10_000_000
