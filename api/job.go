@@ -118,6 +118,14 @@ type JobSpec struct {
 	// as "host user" pairs: on a host it names, the job runs as that
 	// account if the account's own .lsfhosts there accepts the submitter.
 	UserMap []string `wire:"56"`
+	// ChkpntMethod is bsub -k's method=name (echkpnt.<name>); "" uses
+	// LSB_ECHKPNT_METHOD, else the default method.
+	ChkpntMethod string `wire:"70"`
+	// RestartDir is set on a job brestart submitted: the checkpoint
+	// directory (checkpoint_dir/<old job ID>) it restarts from.
+	RestartDir string `wire:"71"`
+	// RestartForce is brestart -f.
+	RestartForce bool `wire:"72"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -554,6 +554,15 @@ func (m *JobSpec) SizeWire() int {
 	for _, x := range m.UserMap {
 		n += 2 + wire.SizeBytes(len(x))
 	}
+	if m.ChkpntMethod != "" {
+		n += 2 + wire.SizeBytes(len(m.ChkpntMethod))
+	}
+	if m.RestartDir != "" {
+		n += 2 + wire.SizeBytes(len(m.RestartDir))
+	}
+	if m.RestartForce {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -791,6 +800,18 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	for _, x := range m.UserMap {
 		b = wire.AppendTag(b, 56, wire.BytesType)
 		b = wire.AppendString(b, x)
+	}
+	if m.ChkpntMethod != "" {
+		b = wire.AppendTag(b, 70, wire.BytesType)
+		b = wire.AppendString(b, m.ChkpntMethod)
+	}
+	if m.RestartDir != "" {
+		b = wire.AppendTag(b, 71, wire.BytesType)
+		b = wire.AppendString(b, m.RestartDir)
+	}
+	if m.RestartForce {
+		b = wire.AppendTag(b, 72, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
 	}
 	return b
 }
@@ -1385,6 +1406,36 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 56, off, n)
 			}
 			m.UserMap = append(m.UserMap, string(v))
+			off += n
+		case 70:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 70, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 70, off, n)
+			}
+			m.ChkpntMethod = string(v)
+			off += n
+		case 71:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 71, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 71, off, n)
+			}
+			m.RestartDir = string(v)
+			off += n
+		case 72:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 72, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 72, off, n)
+			}
+			m.RestartForce = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

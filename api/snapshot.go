@@ -126,4 +126,11 @@ type SnapJob struct {
 	PendSince       int64       `wire:"40"`
 	BackfillLimit   int64       `wire:"41"` // interruptible backfill run limit, seconds
 	EffectiveResReq string      `wire:"42"`
+	// Checkpointing (60-): the period bchkpnt -p set, the successful
+	// checkpoints and the last one's time, the hosts bmig -m asked for.
+	ChkpntPeriod    int64    `wire:"60"`
+	ChkpntPeriodSet bool     `wire:"61"`
+	Chkpnts         int32    `wire:"62"`
+	ChkpntTime      int64    `wire:"63"`
+	MigHosts        []string `wire:"64"`
 }

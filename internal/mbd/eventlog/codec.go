@@ -550,6 +550,12 @@ func newLog(typ string) Log {
 		return new(JobClean)
 	case TypeJobForce:
 		return new(JobForce)
+	case TypeJobSigAct:
+		return new(JobSigAct)
+	case TypeChkpnt:
+		return new(Chkpnt)
+	case TypeMig:
+		return new(Mig)
 	case TypeLogSwitch:
 		return new(LogSwitch)
 	case TypeJobModify2:

@@ -441,6 +441,13 @@ func (h *History) apply(j *hist, r *Record) {
 		rec.State = api.StatePend
 		rec.PendReasons = []*api.PendReason{{Code: pendJobRequeued}}
 		ev.State, ev.Reason = api.StatePend, pendJobRequeued
+	case *JobSigAct:
+		if l.SignalSymbol != "CHKPNT" {
+			return
+		}
+		ev.PID, ev.Text = int32(l.PID), sigActText(l)
+	case *Mig:
+		ev.User, ev.Text = l.UserName, migText(l)
 	case *JobForce:
 		rec.Forced = true
 		ev.User = l.UserName

@@ -110,6 +110,14 @@ type Job struct {
 	PreemptCount  int32
 	PostDone      bool
 	PostFailed    bool
+	// Checkpointing: the period bchkpnt -p set (ChkpntPeriodSet; seconds,
+	// 0 none), the successful checkpoints and the last one's time, the
+	// hosts a bmig -m asked for.
+	ChkpntPeriod    int64
+	ChkpntPeriodSet bool
+	Chkpnts         int32
+	ChkpntTime      int64
+	MigHosts        []string
 
 	gen    uint64 // generation of this record (see generations)
 	listed bool   // in its queue's pending list

@@ -102,6 +102,8 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		PostDone: j.PostDone, PostFailed: j.PostFailed, ExecRusage: j.ExecRusage, StateTime: j.StateTime,
 		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
 		EffectiveResReq: j.EffectiveResReq,
+		ChkpntPeriod: j.ChkpntPeriod, ChkpntPeriodSet: j.ChkpntPeriodSet, Chkpnts: j.Chkpnts, ChkpntTime: j.ChkpntTime,
+		MigHosts: j.MigHosts,
 	}
 }
 
@@ -240,6 +242,8 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
 		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen,
+		ChkpntPeriod: sj.ChkpntPeriod, ChkpntPeriodSet: sj.ChkpntPeriodSet, Chkpnts: sj.Chkpnts, ChkpntTime: sj.ChkpntTime,
+		MigHosts: sj.MigHosts,
 	}
 	for _, h := range j.ExecHosts {
 		h.Host = ns.strs.get(h.Host)
