@@ -81,15 +81,15 @@ type ControlOp int32
 
 // Control operations.
 const (
-	OpKill       ControlOp = 1 // bkill
-	OpStop       ControlOp = 2 // bstop
-	OpResume     ControlOp = 3 // bresume
-	OpRequeue    ControlOp = 4 // brequeue
-	OpForceRun   ControlOp = 5 // brun
-	OpSwitch     ControlOp = 6 // bswitch
-	OpMoveTop    ControlOp = 7 // btop
-	OpMoveBottom ControlOp = 8 // bbot
-	OpMigrate    ControlOp = 9 // bmig
+	OpKill       ControlOp = 1  // bkill
+	OpStop       ControlOp = 2  // bstop
+	OpResume     ControlOp = 3  // bresume
+	OpRequeue    ControlOp = 4  // brequeue
+	OpForceRun   ControlOp = 5  // brun
+	OpSwitch     ControlOp = 6  // bswitch
+	OpMoveTop    ControlOp = 7  // btop
+	OpMoveBottom ControlOp = 8  // bbot
+	OpMigrate    ControlOp = 9  // bmig
 	OpChkpnt     ControlOp = 10 // bchkpnt
 )
 
