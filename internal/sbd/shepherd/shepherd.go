@@ -153,6 +153,8 @@ type Shepherd struct {
 	tty        *ttyFDs
 	waitingTTY bool
 	ttyTimer   clock.Timer
+	// chk is the checkpoint in progress (chkpnt.go).
+	chk *chkpntRun
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -1038,6 +1040,8 @@ func (s *Shepherd) complete(c *child) {
 		if failed || !(c.ws.Exited() && c.ws.ExitStatus() == 0) {
 			s.warnf("job control command failed (status %#x)", int(c.ws))
 		}
+	case kindChkpnt:
+		s.chkpntDone(c, failed)
 	}
 }
 
@@ -1494,6 +1498,9 @@ func (s *Shepherd) stopTimers() {
 // ---- control
 
 func (s *Shepherd) onCommand(ce cmdEvent) {
+	if s.chkpntCommand(ce) {
+		return // answered when echkpnt ends
+	}
 	err := s.command(ce.cmd)
 	ack := &sbdwire.Ack{Seq: ce.cmd.Seq}
 	if err != nil {
@@ -1748,7 +1755,7 @@ func (s *Shepherd) jobPIDs() []int {
 		}
 	}
 	for pid, c := range s.children {
-		if c.kind != kindControl && c.kind != kindEexecEnd {
+		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindChkpnt {
 			add(pid)
 			add(tab.Descendants(pid)...)
 		}

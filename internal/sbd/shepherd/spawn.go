@@ -20,11 +20,12 @@ const (
 	kindQueuePost
 	kindEexecEnd
 	kindControl // a JOB_CONTROLS command
+	kindChkpnt  // echkpnt
 )
 
 func (k childKind) String() string {
 	return [...]string{"?", "queue pre-exec", "job pre-exec", "job", "job post-exec", "queue post-exec",
-		"eexec END", "job control command"}[k]
+		"eexec END", "job control command", "echkpnt"}[k]
 }
 
 // child is a process the shepherd started through the exec helper.
