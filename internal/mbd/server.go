@@ -108,6 +108,9 @@ type Server struct {
 
 	sched *sched.Scheduler
 
+	// chk holds the checkpoints in progress (chkpnt.go).
+	chk chkpntTracker
+
 	// unknown counts what applied log entries held that this version does
 	// not know (unknown.go).
 	unknown unknownLog

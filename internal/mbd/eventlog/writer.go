@@ -478,6 +478,8 @@ func (w *Writer) jobFor(ev *api.Event) *Job {
 		return w.opts.Jobs.Job(ev.JobModify.JobID, ev.JobModify.Index)
 	case ev.JobSignal != nil:
 		return w.opts.Jobs.Job(ev.JobSignal.JobID, ev.JobSignal.Index)
+	case ev.JobChkpnt != nil:
+		return w.opts.Jobs.Job(ev.JobChkpnt.JobID, ev.JobChkpnt.Index)
 	}
 	return nil
 }
