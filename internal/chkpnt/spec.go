@@ -110,3 +110,21 @@ func JobDir(dir string, jobID int64, index int32) string {
 // maxPeriodMinutes bounds a checkpoint period (about 19 years), far below
 // what a time.Duration holds.
 const maxPeriodMinutes = 10_000_000
+
+// ParseJobDir reads a job's checkpoint directory name (JobDir's last
+// element): "123" or "123_4".
+func ParseJobDir(name string) (jobID int64, index int32, ok bool) {
+	id, idx, arr := strings.Cut(name, "_")
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, 0, false
+	}
+	if !arr {
+		return n, 0, true
+	}
+	i, err := strconv.ParseInt(idx, 10, 32)
+	if err != nil || i <= 0 {
+		return 0, 0, false
+	}
+	return n, int32(i), true
+}
