@@ -189,6 +189,9 @@ func (s *Server) startChkpnt(id auth.Identity, t target, c chkpntSpec, kill, for
 		k.Phase = api.ChkpntInitiated
 		if done.Phase == api.ChkpntFailed {
 			s.log.Warn("checkpoint failed", "job", t.key, "host", t.host, "err", done.Message)
+			if migrate {
+				s.mig.take(t.key) // the job goes on where it is
+			}
 		}
 		ev := func(x *api.EvJobChkpnt) *api.Event {
 			return &api.Event{User: id.User, UID: int32(id.UID), JobChkpnt: x}

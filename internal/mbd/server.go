@@ -108,8 +108,10 @@ type Server struct {
 
 	sched *sched.Scheduler
 
-	// chk holds the checkpoints in progress (chkpnt.go).
+	// chk and mig hold the checkpoints and migrations in progress
+	// (chkpnt.go, migrate.go).
 	chk chkpntTracker
+	mig migTracker
 
 	// unknown counts what applied log entries held that this version does
 	// not know (unknown.go).
