@@ -28,10 +28,36 @@ import (
 // long, but not for ever.
 const chkpntWait = 30 * time.Minute
 
-// chkpntTracker is the set of checkpoints in progress.
+// chkpntTracker is the set of checkpoints in progress, and when periodic
+// checkpoints were last tried (a failing one is tried again a period
+// later, not at every tick).
 type chkpntTracker struct {
-	mu  sync.Mutex
-	now map[state.Key]bool
+	mu    sync.Mutex
+	now   map[state.Key]bool
+	tried map[state.Key]int64
+}
+
+// lastTried is when a periodic checkpoint of k was last tried.
+func (c *chkpntTracker) lastTried(k state.Key) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tried[k]
+}
+
+// tryAt notes a periodic checkpoint of k tried at t, and forgets the jobs
+// not in keep.
+func (c *chkpntTracker) tryAt(k state.Key, t int64, keep func(state.Key) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tried == nil {
+		c.tried = map[state.Key]int64{}
+	}
+	for o := range c.tried {
+		if !keep(o) {
+			delete(c.tried, o)
+		}
+	}
+	c.tried[k] = t
 }
 
 func (c *chkpntTracker) begin(k state.Key) bool {
@@ -201,4 +227,46 @@ func (s *Server) startChkpnt(id auth.Identity, t target, c chkpntSpec, kill, for
 		}
 	}()
 	return nil
+}
+
+// chkpntDue reports whether a running job's periodic checkpoint is due at
+// now (Unix seconds): a period has passed since its last checkpoint, or
+// since its run started.
+func chkpntDue(j *state.Job, c chkpntSpec, now, tried int64) bool {
+	if c.dir == "" || c.period <= 0 || j.State != api.StateRun {
+		return false
+	}
+	since := max(j.StartTime, j.ChkpntTime, tried)
+	return now-since >= c.period
+}
+
+// periodicChkpnts starts the periodic checkpoints that are due (from the
+// housekeeping tick, every 10 seconds: periods are in minutes).
+func (s *Server) periodicChkpnts(cfg *config.Config) {
+	now := s.clock.Now().Unix()
+	var due []target
+	var specs []chkpntSpec
+	running := map[state.Key]bool{}
+	s.st.View(func(v *state.View) {
+		v.Jobs(func(j *state.Job) bool {
+			if j.State != api.StateRun || len(j.ExecHosts) == 0 {
+				return true
+			}
+			c := effectiveChkpnt(cfg, j)
+			if c.period > 0 {
+				running[j.Key] = true
+			}
+			if chkpntDue(j, c, now, s.chk.lastTried(j.Key)) {
+				due = append(due, target{key: j.Key, state: j.State, queue: j.Queue, user: j.User, host: j.ExecHosts[0].Host, run: j.RunCount})
+				specs = append(specs, c)
+			}
+			return true
+		})
+	})
+	for i, t := range due {
+		// Busy (a checkpoint in progress), unreachable or failing: tried
+		// again a period later.
+		s.chk.tryAt(t.key, now, func(k state.Key) bool { return running[k] })
+		_ = s.startChkpnt(auth.Identity{}, t, specs[i], false, false, false)
+	}
 }

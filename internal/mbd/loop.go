@@ -360,6 +360,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 			}
 		}
 		s.clean(ctx, cfg)
+		s.periodicChkpnts(cfg) // chkpnt.go
 	}
 }
 
