@@ -206,6 +206,26 @@ func TestDefaultMethod(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ck, "count")); string(b) != "41\n" {
 		t.Errorf("saved state = %q", b)
 	}
+	// A suspended job is let run to save its state, then stopped again.
+	if err := syscall.Kill(-job.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; !processStopped(job.Process.Pid); i++ {
+		if i > 200 {
+			t.Fatal("the job does not stop")
+		}
+		time.Sleep(10 * time.Millisecond) // waiting on a real process
+	}
+	if err := Echkpnt(context.Background(), Args{PGID: job.Process.Pid}, env); err != nil {
+		t.Fatalf("checkpoint of a stopped job: %v", err)
+	}
+	for i := 0; !processStopped(job.Process.Pid); i++ {
+		if i > 200 {
+			t.Fatal("the job is not stopped again after its checkpoint")
+		}
+		time.Sleep(10 * time.Millisecond) // the stop is delivered asynchronously
+	}
+	_ = syscall.Kill(-job.Process.Pid, syscall.SIGCONT)
 	cmd, used, err := Erestart(context.Background(), ck, nil, env)
 	if err != nil || cmd != "./count.sh" || used != ck {
 		t.Errorf("Erestart = %q, %q, %v", cmd, used, err)

@@ -279,8 +279,15 @@ func appCheckpoint(ctx context.Context, dir string, pgid int, env Env) error {
 	if err := os.Remove(done); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	// A suspended job (SIGSTOP) is let run while it saves its state, and
+	// stopped again after.
+	stopped := processStopped(pgid)
 	if err := syscall.Kill(-pgid, sig); err != nil {
 		return fmt.Errorf("signalling process group %d: %w", pgid, err)
+	}
+	if stopped {
+		_ = syscall.Kill(-pgid, syscall.SIGCONT)
+		defer syscall.Kill(-pgid, syscall.SIGSTOP)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -296,6 +303,17 @@ func appCheckpoint(ctx context.Context, dir string, pgid int, env Env) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// processStopped reports whether process pid is stopped (state T in
+// /proc/<pid>/stat).
+func processStopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'T'
 }
 
 var signals = map[string]syscall.Signal{

@@ -116,3 +116,38 @@ func TestChkpntDue(t *testing.T) {
 		}
 	}
 }
+
+// MIG: the lower of the queue's and the execution host's threshold, for
+// jobs the system suspended.
+func TestMigThreshold(t *testing.T) {
+	cfg := &config.Config{
+		Queues:     []*config.Queue{{Name: "q", Mig: 10}},
+		BatchHosts: []*config.BatchHost{{Name: "h1", Mig: 5}, {Name: "h2", Mig: -1}},
+	}
+	j := chkpntStateJob(t, &api.JobSpec{}, &api.Event{JobStart: &api.EvJobStart{JobID: 1, ExecHosts: []*api.ExecHost{{Host: "h1", Slots: 1}}}})
+	if m := effectiveMig(cfg, j); m != 5 {
+		t.Errorf("MIG on h1 = %d, want 5", m)
+	}
+	j2 := chkpntStateJob(t, &api.JobSpec{}, &api.Event{JobStart: &api.EvJobStart{JobID: 1, ExecHosts: []*api.ExecHost{{Host: "h2", Slots: 1}}}})
+	if m := effectiveMig(cfg, j2); m != 10 {
+		t.Errorf("MIG on h2 = %d, want the queue's 10", m)
+	}
+	if m := effectiveMig(&config.Config{Queues: []*config.Queue{{Name: "q", Mig: -1}}}, j2); m != -1 {
+		t.Errorf("no MIG anywhere = %d", m)
+	}
+	s := &state.Job{State: api.StateSSusp, StateTime: 1000}
+	for _, tt := range []struct {
+		st   api.JobState
+		mig  int
+		now  int64
+		want bool
+	}{
+		{api.StateSSusp, 5, 1299, false}, {api.StateSSusp, 5, 1300, true}, {api.StateSSusp, 0, 1000, true},
+		{api.StateSSusp, -1, 9999, false}, {api.StateUSusp, 0, 9999, false}, {api.StateRun, 0, 9999, false},
+	} {
+		s.State = tt.st
+		if got := migDue(s, tt.mig, tt.now); got != tt.want {
+			t.Errorf("%+v: due %v", tt, got)
+		}
+	}
+}

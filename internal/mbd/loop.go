@@ -360,7 +360,8 @@ func (s *Server) housekeeping(ctx context.Context) {
 			}
 		}
 		s.clean(ctx, cfg)
-		s.periodicChkpnts(cfg) // chkpnt.go
+		s.periodicChkpnts(cfg)    // chkpnt.go
+		s.migThresholds(ctx, cfg) // migrate.go
 	}
 }
 

@@ -28,10 +28,33 @@ type migration struct {
 	hosts []string
 }
 
-// migTracker holds the migrations in progress.
+// migTracker holds the migrations in progress, and the suspensions a MIG
+// threshold already tried to migrate (by the time they began: one try per
+// suspension).
 type migTracker struct {
-	mu  sync.Mutex
-	now map[state.Key]migration
+	mu    sync.Mutex
+	now   map[state.Key]migration
+	tried map[state.Key]int64
+}
+
+// tryOnce reports whether the suspension of k that began at since has not
+// been tried yet, and notes it; it forgets the jobs not in keep.
+func (m *migTracker) tryOnce(k state.Key, since int64, keep map[state.Key]bool) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tried == nil {
+		m.tried = map[state.Key]int64{}
+	}
+	for o := range m.tried {
+		if !keep[o] {
+			delete(m.tried, o)
+		}
+	}
+	if m.tried[k] == since {
+		return false
+	}
+	m.tried[k] = since
+	return true
 }
 
 func (m *migTracker) begin(k state.Key, mg migration) bool {
@@ -159,5 +182,60 @@ func (s *Server) launchMigrated(ctx context.Context, evs []*api.Event, errs []er
 			s.hosts.dispatched(h.Host, s.clock.Now())
 		}
 		go s.launch(context.WithoutCancel(ctx), k)
+	}
+}
+
+// effectiveMig is a job's MIG threshold in minutes: the lower of its
+// queue's and its execution host's (lsb.hosts), -1 when neither sets one.
+func effectiveMig(cfg *config.Config, j *state.Job) int {
+	m := -1
+	if q := cfg.Queue(j.Queue); q != nil && q.Mig >= 0 {
+		m = q.Mig
+	}
+	if len(j.ExecHosts) > 0 {
+		if h := cfg.BatchHost(j.ExecHosts[0].Host); h != nil && h.Mig >= 0 && (m < 0 || h.Mig < m) {
+			m = h.Mig
+		}
+	}
+	return m
+}
+
+// migDue reports whether a job suspended by the system (SSUSP) has been
+// so for longer than its MIG threshold at now (Unix seconds).
+func migDue(j *state.Job, mig int, now int64) bool {
+	return j.State == api.StateSSusp && mig >= 0 && now-j.StateTime >= int64(mig)*60
+}
+
+// migThresholds migrates the checkpointable or rerunnable jobs suspended by
+// the system longer than their MIG threshold (from the housekeeping tick),
+// each suspension once.
+func (s *Server) migThresholds(ctx context.Context, cfg *config.Config) {
+	now := s.clock.Now().Unix()
+	var due []target
+	var since []int64
+	susp := map[state.Key]bool{}
+	s.st.View(func(v *state.View) {
+		v.Jobs(func(j *state.Job) bool {
+			if j.State != api.StateSSusp || len(j.ExecHosts) == 0 {
+				return true
+			}
+			susp[j.Key] = true
+			if !migDue(j, effectiveMig(cfg, j), now) {
+				return true
+			}
+			if c, rerun := migratable(cfg, j); c.dir != "" || rerun {
+				due = append(due, target{key: j.Key, state: j.State, queue: j.Queue, user: j.User, host: j.ExecHosts[0].Host, run: j.RunCount})
+				since = append(since, j.StateTime)
+			}
+			return true
+		})
+	})
+	for i, t := range due {
+		if !s.mig.tryOnce(t.key, since[i], susp) {
+			continue
+		}
+		if err := s.migrateJob(ctx, cfg, auth.Identity{}, &api.ControlRequest{Op: api.OpMigrate}, t); err != nil {
+			s.log.Warn("MIG threshold: the job stays suspended", "job", t.key, "err", err)
+		}
 	}
 }
