@@ -20,6 +20,9 @@ type chkpntRun struct {
 	kill    bool
 	requeue bool
 	reason  string
+	// after is the signal a JOB_CONTROLS CHKPNT action sends once the
+	// checkpoint has ended (from is nil then).
+	after syscall.Signal
 }
 
 // chkpntCommand handles an OpChkpnt command: it starts echkpnt and keeps
@@ -56,19 +59,48 @@ func (s *Shepherd) startChkpnt(ce cmdEvent) error {
 	case s.term != nil:
 		return errors.New("the job is being terminated")
 	}
+	ch, err := s.spawnChkpnt(c.ChkpntForce)
+	if err != nil {
+		return err
+	}
+	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
+	s.logf("checkpoint started (echkpnt pid %d, kill %v, requeue %v)", ch.pid, c.ChkpntKill, c.Requeue)
+	return nil
+}
+
+// localChkpnt is a JOB_CONTROLS CHKPNT action: checkpoint the job, then
+// send it sig whatever the outcome (the signal at once when the job cannot
+// be checkpointed). Nobody waits for the answer.
+func (s *Shepherd) localChkpnt(sig syscall.Signal) {
+	if s.chk != nil || !s.started || s.job == nil {
+		s.signal(sig)
+		return
+	}
+	ch, err := s.spawnChkpnt(false)
+	if err != nil {
+		s.warnf("JOB_CONTROLS CHKPNT: %v", err)
+		s.signal(sig)
+		return
+	}
+	s.chk = &chkpntRun{pid: ch.pid, after: sig}
+	s.logf("JOB_CONTROLS checkpoint started (echkpnt pid %d), then %s", ch.pid, sig)
+}
+
+// spawnChkpnt starts echkpnt.
+func (s *Shepherd) spawnChkpnt(force bool) (*child, error) {
 	dir := envValue(s.env, "LSB_CHKPNT_DIR")
 	if dir == "" {
-		return errors.New("Job is not checkpointable")
+		return nil, errors.New("Job is not checkpointable")
 	}
 	if s.p.ServerDir == "" {
-		return errors.New("LSF_SERVERDIR is not defined: no echkpnt")
+		return nil, errors.New("LSF_SERVERDIR is not defined: no echkpnt")
 	}
 	prog := filepath.Join(s.p.ServerDir, "echkpnt")
 	if _, err := os.Stat(prog); err != nil {
-		return fmt.Errorf("echkpnt: %w", err)
+		return nil, fmt.Errorf("echkpnt: %w", err)
 	}
 	argv := []string{prog}
-	if c.ChkpntForce {
+	if force {
 		argv = append(argv, "-f")
 	}
 	argv = append(argv, "-d", dir, strconv.Itoa(s.job.pid))
@@ -78,13 +110,7 @@ func (s *Shepherd) startChkpnt(ce cmdEvent) error {
 	env := append(s.env[:len(s.env):len(s.env)], "LSB_JOBPIDS="+joinInts(u.PIDs), "LSB_JOBPGIDS="+joinInts(u.PGIDs))
 	spec := s.baseSpec(argv, env)
 	spec.Dirs = []string{"/tmp"}
-	ch, err := s.spawn(kindChkpnt, spec, nil)
-	if err != nil {
-		return err
-	}
-	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
-	s.logf("checkpoint started (echkpnt pid %d, kill %v, requeue %v)", ch.pid, c.ChkpntKill, c.Requeue)
-	return nil
+	return s.spawn(kindChkpnt, spec, nil)
 }
 
 // chkpntDone answers the checkpoint's request with echkpnt's outcome and,
@@ -105,6 +131,12 @@ func (s *Shepherd) chkpntDone(c *child, failed bool) {
 		ack.Err = fmt.Sprintf("echkpnt exited with status %d", c.ws.ExitStatus())
 	}
 	s.logf("checkpoint ended (echkpnt pid %d): %q", c.pid, ack.Err)
+	if k.from == nil {
+		if !s.ended {
+			s.signal(k.after)
+		}
+		return
+	}
 	if s.conns[k.from] {
 		s.send(k.from, frameAck, ack)
 	}

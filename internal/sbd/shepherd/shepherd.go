@@ -1660,6 +1660,10 @@ func (s *Shepherd) limitExceeded(reason string) {
 
 // apply carries out one job control step.
 func (s *Shepherd) apply(st step, extraEnv []string) {
+	if st.chkpnt {
+		s.localChkpnt(st.sig) // chkpnt.go
+		return
+	}
 	if st.cmd != "" {
 		s.runControl(st.cmd, extraEnv)
 		return
