@@ -259,3 +259,23 @@ func TestCRIU(t *testing.T) {
 		t.Errorf("Erestart = %q, %v", cmd, err)
 	}
 }
+
+func TestExecForm(t *testing.T) {
+	for in, want := range map[string]string{
+		"./count.sh":                "exec ./count.sh",
+		" ./a b > out ":             "exec ./a b > out",
+		"a; b":                      "a; b",
+		"a && b":                    "a && b",
+		"a | b":                     "a | b",
+		"a &":                       "a &",
+		"exec criu restore -D '/x'": "exec criu restore -D '/x'",
+		"while :; do :; done":       "while :; do :; done",
+		"if x":                      "if x",
+		"(a)":                       "(a)",
+		"a\nb":                      "a\nb",
+	} {
+		if got := ExecForm(in); got != want {
+			t.Errorf("ExecForm(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -210,6 +210,24 @@ func Erestart(ctx context.Context, dir string, flags []string, env Env) (cmd, us
 	return cmd, used, nil
 }
 
+// ExecForm is a restart command as erestart gives it to /bin/sh -c: a
+// simple command (no list, pipeline or background) is prefixed with exec,
+// so that the restarted job is the command itself and no shell stays
+// between it and the signals of its next checkpoint (a shell would die of
+// the default method's SIGUSR1).
+func ExecForm(cmd string) string {
+	c := strings.TrimSpace(cmd)
+	if c == "" || strings.ContainsAny(c, ";&|\n(){}`") || strings.HasPrefix(c, "exec ") {
+		return cmd
+	}
+	for _, kw := range []string{"if", "for", "while", "until", "case", "!"} {
+		if c == kw || strings.HasPrefix(c, kw+" ") {
+			return cmd
+		}
+	}
+	return "exec " + c
+}
+
 func readRestartCmd(p string) (string, error) {
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {

@@ -53,7 +53,7 @@ func runErestart(ctx context.Context, env *Env, args []string) int {
 	}
 	// The restart command replaces erestart, as the job's own process.
 	vars := append(append([]string(nil), ce.Environ...), "LSB_RESTART=Y", "LSB_CHKPNT_DIR="+used)
-	err = syscall.Exec("/bin/sh", []string{"/bin/sh", "-c", cmd}, vars)
+	err = syscall.Exec("/bin/sh", []string{"/bin/sh", "-c", chkpnt.ExecForm(cmd)}, vars)
 	env.Errorf("erestart: %s: %v", cmd, err)
 	return 1
 }
