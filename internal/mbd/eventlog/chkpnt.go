@@ -22,6 +22,13 @@ const (
 	ActFail    = 4
 )
 
+// Submission options of a job brestart submitted (lsbatch.h SUB_RESTART,
+// SUB_RESTART_FORCE), in JOB_NEW's options.
+const (
+	SubRestartForce = 0x1000
+	SubRestart      = 0x2000
+)
+
 // Checkpoint flags (lsbatch.h LSB_CHKPNT_*).
 const (
 	ChkpntKill  = 0x1

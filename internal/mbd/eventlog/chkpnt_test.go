@@ -58,3 +58,22 @@ func TestChkpntRecords(t *testing.T) {
 		t.Errorf("MIG text %q", got)
 	}
 }
+
+// A job brestart submitted has SUB_RESTART (and SUB_RESTART_FORCE for -f)
+// in its JOB_NEW options.
+func TestRestartOptions(t *testing.T) {
+	for _, tt := range []struct {
+		spec *api.JobSpec
+		want int64
+	}{
+		{&api.JobSpec{Command: "x"}, 0},
+		{&api.JobSpec{Command: "x", ChkpntDir: "/ck", RestartDir: "/ck/7"}, SubRestart},
+		{&api.JobSpec{Command: "x", ChkpntDir: "/ck", RestartDir: "/ck/7", RestartForce: true}, SubRestart | SubRestartForce},
+	} {
+		evs, _ := Render(&api.Event{Time: t0 * 1e9, User: "u", JobNew: &api.EvJobNew{JobID: 8, Spec: tt.spec, Queue: "q"}}, nil)
+		n := evs[0].Log.(*JobNew)
+		if got := n.Options & (SubRestart | SubRestartForce); got != tt.want {
+			t.Errorf("%+v: restart options %#x, want %#x", tt.spec, got, tt.want)
+		}
+	}
+}
