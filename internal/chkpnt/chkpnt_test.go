@@ -279,3 +279,41 @@ func TestExecForm(t *testing.T) {
 		}
 	}
 }
+
+func TestParseJobDir(t *testing.T) {
+	for in, want := range map[string][2]int64{"12": {12, 0}, "12_3": {12, 3}} {
+		id, idx, ok := ParseJobDir(in)
+		if !ok || id != want[0] || int64(idx) != want[1] {
+			t.Errorf("ParseJobDir(%q) = %d %d %v", in, id, idx, ok)
+		}
+		if got := JobDir("/d", id, idx); got != "/d/"+in {
+			t.Errorf("JobDir(ParseJobDir(%q)) = %s", in, got)
+		}
+	}
+	for _, bad := range []string{"", "x", "0", "-1", "1_", "1_0", "1_x", "_2"} {
+		if _, _, ok := ParseJobDir(bad); ok {
+			t.Errorf("ParseJobDir(%q) accepted", bad)
+		}
+	}
+}
+
+// FuzzParseArgs: echkpnt's and erestart's command lines never panic, and
+// what echkpnt accepts renders back to itself.
+func FuzzParseArgs(f *testing.F) {
+	for _, s := range []string{"-f -k -d /x 5", "-s 1", "-d", "-c -x 9", "-f /dir"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args := strings.Fields(s)
+		if a, err := ParseArgs(args); err == nil {
+			b, err := ParseArgs(a.Argv())
+			if err != nil || b != a {
+				t.Fatalf("%q: %+v renders as %q, read back as %+v, %v", s, a, a.Argv(), b, err)
+			}
+		}
+		_, _, _ = ParseRestartArgs(args)
+		if id, idx, ok := ParseJobDir(s); ok && (id <= 0 || idx < 0) {
+			t.Fatalf("ParseJobDir(%q) = %d %d", s, id, idx)
+		}
+	})
+}
