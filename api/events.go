@@ -57,6 +57,9 @@ type EvJobChkpnt struct {
 	SetPeriod bool   `wire:"8"`
 	Message   string `wire:"9"` // why it failed
 	RunCount  int32  `wire:"10"`
+	// JobState is the job's state when the checkpoint was asked for (LSF's
+	// JOB_SIGACT jStatus).
+	JobState JobState `wire:"11"`
 }
 
 // EvJobMig is a migration request (LSF MIG): bmig, or a MIG threshold.

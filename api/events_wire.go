@@ -571,6 +571,9 @@ func (m *EvJobChkpnt) SizeWire() int {
 	if m.RunCount != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.RunCount)))
 	}
+	if m.JobState != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.JobState)))
+	}
 	return n
 }
 
@@ -618,6 +621,10 @@ func (m *EvJobChkpnt) AppendWire(b []byte) []byte {
 	if m.RunCount != 0 {
 		b = wire.AppendTag(b, 10, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.RunCount)))
+	}
+	if m.JobState != 0 {
+		b = wire.AppendTag(b, 11, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.JobState)))
 	}
 	return b
 }
@@ -734,6 +741,16 @@ func (m *EvJobChkpnt) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobChkpnt", 10, off, n)
 			}
 			m.RunCount = int32(x)
+			off += n
+		case 11:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 11, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 11, off, n)
+			}
+			m.JobState = JobState(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

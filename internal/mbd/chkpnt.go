@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -191,9 +192,11 @@ func (s *Server) startChkpnt(id auth.Identity, t target, c chkpntSpec, kill, for
 		defer s.chk.end(t.key)
 		ctx, cancel := context.WithTimeout(context.Background(), chkpntWait)
 		defer cancel()
-		k := &api.EvJobChkpnt{JobID: t.key.ID, Index: t.key.Index, Kill: kill, Migrate: migrate, Period: c.period, RunCount: t.run}
-		sig := &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActChkpnt, ChkpntKill: kill,
-			ChkpntRequeue: migrate, ChkpntForce: force, TermReason: "TERM_CHKPNT"}
+		k := &api.EvJobChkpnt{JobID: t.key.ID, Index: t.key.Index, Kill: kill, Migrate: migrate, Period: c.period,
+			RunCount: t.run, JobState: t.state}
+		// The job is killed (-k, bmig) only once the checkpoint is
+		// recorded, so that its next run is known to restart from it.
+		sig := &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActChkpnt, ChkpntForce: force}
 		var ack *api.Ack
 		var err error
 		if sess := s.sess.get(t.host); sess == nil {
@@ -224,6 +227,20 @@ func (s *Server) startChkpnt(id auth.Identity, t target, c chkpntSpec, kill, for
 		}
 		if _, err := s.prop.Propose(ctx, ev(k), ev(&done)); err != nil {
 			s.log.Warn("recording a checkpoint", "job", t.key, "err", err)
+			if migrate {
+				s.mig.take(t.key)
+			}
+			return
+		}
+		if done.Phase != api.ChkpntSucceeded || !kill && !migrate {
+			return
+		}
+		end := &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActSignal, Signal: int32(syscall.SIGKILL), TermReason: "TERM_CHKPNT"}
+		if migrate {
+			end = &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActRequeue, TermReason: "TERM_CHKPNT"}
+		}
+		if err := s.signalSbd(ctx, t.host, end); err != nil {
+			s.log.Warn("ending a checkpointed job", "job", t.key, "host", t.host, "err", err)
 		}
 	}()
 	return nil

@@ -111,8 +111,8 @@ func renderChkpnt(k *api.EvJobChkpnt, job *Job, rec func(string, Log) *Record) [
 	if k.Migrate {
 		flags |= ChkpntMig
 	}
-	var st int64
-	if job != nil {
+	st := int64(k.JobState)
+	if st == 0 && job != nil {
 		st = int64(job.State)
 	}
 	act := int64(ActStart)
