@@ -31,8 +31,8 @@ type Event struct {
 	MbdStart   *EvMbdStart   `wire:"23"`
 	Reconfig   *EvReconfig   `wire:"24"`
 	// 25-39 are left to other event kinds; checkpointing begins at 40.
-	JobChkpnt *EvJobChkpnt `wire:"40"`
-	JobMig    *EvJobMig    `wire:"41"`
+	JobChkpnt *EvJobChkpnt `wire:"42"`
+	JobMig    *EvJobMig    `wire:"43"`
 }
 
 // Checkpoint phases (EvJobChkpnt.Phase), as LSF's JOB_SIGACT actStatus.

@@ -231,12 +231,12 @@ func (m *Event) AppendWire(b []byte) []byte {
 		b = m.Reconfig.AppendWire(b)
 	}
 	if m.JobChkpnt != nil {
-		b = wire.AppendTag(b, 40, wire.BytesType)
+		b = wire.AppendTag(b, 42, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.JobChkpnt.SizeWire()))
 		b = m.JobChkpnt.AppendWire(b)
 	}
 	if m.JobMig != nil {
-		b = wire.AppendTag(b, 41, wire.BytesType)
+		b = wire.AppendTag(b, 43, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.JobMig.SizeWire()))
 		b = m.JobMig.AppendWire(b)
 	}
@@ -496,31 +496,31 @@ func (m *Event) UnmarshalWire(b []byte) error {
 			}
 			m.Reconfig = x
 			off += n
-		case 40:
+		case 42:
 			if typ != wire.BytesType {
-				return wire.TypeError("Event", 40, start, typ)
+				return wire.TypeError("Event", 42, start, typ)
 			}
 			v, n := wire.ConsumeBytes(b[off:])
 			if n < 0 {
-				return wire.Errorf("Event", 40, off, n)
+				return wire.Errorf("Event", 42, off, n)
 			}
 			x := new(EvJobChkpnt)
 			if err := x.UnmarshalWire(v); err != nil {
-				return wire.NestedError("Event", 40, off, err)
+				return wire.NestedError("Event", 42, off, err)
 			}
 			m.JobChkpnt = x
 			off += n
-		case 41:
+		case 43:
 			if typ != wire.BytesType {
-				return wire.TypeError("Event", 41, start, typ)
+				return wire.TypeError("Event", 43, start, typ)
 			}
 			v, n := wire.ConsumeBytes(b[off:])
 			if n < 0 {
-				return wire.Errorf("Event", 41, off, n)
+				return wire.Errorf("Event", 43, off, n)
 			}
 			x := new(EvJobMig)
 			if err := x.UnmarshalWire(v); err != nil {
-				return wire.NestedError("Event", 41, off, err)
+				return wire.NestedError("Event", 43, off, err)
 			}
 			m.JobMig = x
 			off += n

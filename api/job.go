@@ -120,12 +120,12 @@ type JobSpec struct {
 	UserMap []string `wire:"56"`
 	// ChkpntMethod is bsub -k's method=name (echkpnt.<name>); "" uses
 	// LSB_ECHKPNT_METHOD, else the default method.
-	ChkpntMethod string `wire:"70"`
+	ChkpntMethod string `wire:"73"`
 	// RestartDir is set on a job brestart submitted: the checkpoint
 	// directory (checkpoint_dir/<old job ID>) it restarts from.
-	RestartDir string `wire:"71"`
+	RestartDir string `wire:"74"`
 	// RestartForce is brestart -f.
-	RestartForce bool `wire:"72"`
+	RestartForce bool `wire:"75"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

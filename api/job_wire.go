@@ -802,15 +802,15 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 		b = wire.AppendString(b, x)
 	}
 	if m.ChkpntMethod != "" {
-		b = wire.AppendTag(b, 70, wire.BytesType)
+		b = wire.AppendTag(b, 73, wire.BytesType)
 		b = wire.AppendString(b, m.ChkpntMethod)
 	}
 	if m.RestartDir != "" {
-		b = wire.AppendTag(b, 71, wire.BytesType)
+		b = wire.AppendTag(b, 74, wire.BytesType)
 		b = wire.AppendString(b, m.RestartDir)
 	}
 	if m.RestartForce {
-		b = wire.AppendTag(b, 72, wire.VarintType)
+		b = wire.AppendTag(b, 75, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
 	}
 	return b
@@ -1407,33 +1407,33 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 			}
 			m.UserMap = append(m.UserMap, string(v))
 			off += n
-		case 70:
+		case 73:
 			if typ != wire.BytesType {
-				return wire.TypeError("JobSpec", 70, start, typ)
+				return wire.TypeError("JobSpec", 73, start, typ)
 			}
 			v, n := wire.ConsumeBytes(b[off:])
 			if n < 0 {
-				return wire.Errorf("JobSpec", 70, off, n)
+				return wire.Errorf("JobSpec", 73, off, n)
 			}
 			m.ChkpntMethod = string(v)
 			off += n
-		case 71:
+		case 74:
 			if typ != wire.BytesType {
-				return wire.TypeError("JobSpec", 71, start, typ)
+				return wire.TypeError("JobSpec", 74, start, typ)
 			}
 			v, n := wire.ConsumeBytes(b[off:])
 			if n < 0 {
-				return wire.Errorf("JobSpec", 71, off, n)
+				return wire.Errorf("JobSpec", 74, off, n)
 			}
 			m.RestartDir = string(v)
 			off += n
-		case 72:
+		case 75:
 			if typ != wire.VarintType {
-				return wire.TypeError("JobSpec", 72, start, typ)
+				return wire.TypeError("JobSpec", 75, start, typ)
 			}
 			x, n := wire.ConsumeVarint(b[off:])
 			if n < 0 {
-				return wire.Errorf("JobSpec", 72, off, n)
+				return wire.Errorf("JobSpec", 75, off, n)
 			}
 			m.RestartForce = wire.Bool(x)
 			off += n
