@@ -37,6 +37,43 @@ type Event struct {
 	// MultiCluster job forwarding (api/mc.go).
 	JobForward   *EvJobForward   `wire:"90"`
 	JobFwdUpdate *EvJobFwdUpdate `wire:"91"`
+	// 25-39 are left to other event kinds; checkpointing begins at 40.
+	JobChkpnt *EvJobChkpnt `wire:"42"`
+	JobMig    *EvJobMig    `wire:"43"`
+}
+
+// Checkpoint phases (EvJobChkpnt.Phase), as LSF's JOB_SIGACT actStatus.
+const (
+	ChkpntInitiated int32 = 1
+	ChkpntSucceeded int32 = 3
+	ChkpntFailed    int32 = 4
+)
+
+// EvJobChkpnt is a step of a job's checkpoint (LSF JOB_SIGACT with the
+// CHKPNT action, and CHKPNT once it succeeded): initiated (by bchkpnt,
+// bmig or a periodic checkpoint), then succeeded or failed. A bchkpnt -p
+// without a checkpoint only changes the period.
+type EvJobChkpnt struct {
+	JobID     int64  `wire:"1"`
+	Index     int32  `wire:"2"`
+	Phase     int32  `wire:"3"`
+	ActPID    int32  `wire:"4"` // echkpnt's PID
+	Kill      bool   `wire:"5"` // -k: the job is killed after it
+	Migrate   bool   `wire:"6"` // bmig's checkpoint: the job is requeued after it
+	Period    int64  `wire:"7"` // the job's checkpoint period from now on, seconds
+	SetPeriod bool   `wire:"8"`
+	Message   string `wire:"9"` // why it failed
+	RunCount  int32  `wire:"10"`
+	// JobState is the job's state when the checkpoint was asked for (LSF's
+	// JOB_SIGACT jStatus).
+	JobState JobState `wire:"11"`
+}
+
+// EvJobMig is a migration request (LSF MIG): bmig, or a MIG threshold.
+type EvJobMig struct {
+	JobID int64    `wire:"1"`
+	Index int32    `wire:"2"`
+	Hosts []string `wire:"3"` // bmig -m
 }
 
 // EvJobNew is a submission (LSF JOB_NEW).

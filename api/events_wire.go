@@ -141,6 +141,12 @@ func (m *Event) SizeWire() int {
 	if m.JobFwdUpdate != nil {
 		n += 2 + wire.SizeBytes(m.JobFwdUpdate.SizeWire())
 	}
+	if m.JobChkpnt != nil {
+		n += 2 + wire.SizeBytes(m.JobChkpnt.SizeWire())
+	}
+	if m.JobMig != nil {
+		n += 2 + wire.SizeBytes(m.JobMig.SizeWire())
+	}
 	return n
 }
 
@@ -255,6 +261,16 @@ func (m *Event) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 91, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.JobFwdUpdate.SizeWire()))
 		b = m.JobFwdUpdate.AppendWire(b)
+	}
+	if m.JobChkpnt != nil {
+		b = wire.AppendTag(b, 42, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.JobChkpnt.SizeWire()))
+		b = m.JobChkpnt.AppendWire(b)
+	}
+	if m.JobMig != nil {
+		b = wire.AppendTag(b, 43, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.JobMig.SizeWire()))
+		b = m.JobMig.AppendWire(b)
 	}
 	return b
 }
@@ -568,10 +584,358 @@ func (m *Event) UnmarshalWire(b []byte) error {
 			}
 			m.JobFwdUpdate = x
 			off += n
+		case 42:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 42, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 42, off, n)
+			}
+			x := new(EvJobChkpnt)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 42, off, err)
+			}
+			m.JobChkpnt = x
+			off += n
+		case 43:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 43, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 43, off, n)
+			}
+			x := new(EvJobMig)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 43, off, err)
+			}
+			m.JobMig = x
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("Event", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *EvJobChkpnt) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.JobID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.JobID)))
+	}
+	if m.Index != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Index)))
+	}
+	if m.Phase != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Phase)))
+	}
+	if m.ActPID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.ActPID)))
+	}
+	if m.Kill {
+		n += 1 + 1
+	}
+	if m.Migrate {
+		n += 1 + 1
+	}
+	if m.Period != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Period)))
+	}
+	if m.SetPeriod {
+		n += 1 + 1
+	}
+	if m.Message != "" {
+		n += 1 + wire.SizeBytes(len(m.Message))
+	}
+	if m.RunCount != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.RunCount)))
+	}
+	if m.JobState != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.JobState)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *EvJobChkpnt) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.JobID != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.JobID)))
+	}
+	if m.Index != 0 {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Index)))
+	}
+	if m.Phase != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Phase)))
+	}
+	if m.ActPID != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ActPID)))
+	}
+	if m.Kill {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Kill))
+	}
+	if m.Migrate {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Migrate))
+	}
+	if m.Period != 0 {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Period)))
+	}
+	if m.SetPeriod {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.SetPeriod))
+	}
+	if m.Message != "" {
+		b = wire.AppendTag(b, 9, wire.BytesType)
+		b = wire.AppendString(b, m.Message)
+	}
+	if m.RunCount != 0 {
+		b = wire.AppendTag(b, 10, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.RunCount)))
+	}
+	if m.JobState != 0 {
+		b = wire.AppendTag(b, 11, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.JobState)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *EvJobChkpnt) UnmarshalWire(b []byte) error {
+	*m = EvJobChkpnt{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("EvJobChkpnt", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 1, off, n)
+			}
+			m.JobID = int64(x)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 2, off, n)
+			}
+			m.Index = int32(x)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 3, off, n)
+			}
+			m.Phase = int32(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 4, off, n)
+			}
+			m.ActPID = int32(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 5, off, n)
+			}
+			m.Kill = wire.Bool(x)
+			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 6, off, n)
+			}
+			m.Migrate = wire.Bool(x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 7, off, n)
+			}
+			m.Period = int64(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 8, off, n)
+			}
+			m.SetPeriod = wire.Bool(x)
+			off += n
+		case 9:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvJobChkpnt", 9, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 9, off, n)
+			}
+			m.Message = string(v)
+			off += n
+		case 10:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 10, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 10, off, n)
+			}
+			m.RunCount = int32(x)
+			off += n
+		case 11:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 11, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 11, off, n)
+			}
+			m.JobState = JobState(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *EvJobMig) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.JobID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.JobID)))
+	}
+	if m.Index != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Index)))
+	}
+	for _, x := range m.Hosts {
+		n += 1 + wire.SizeBytes(len(x))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *EvJobMig) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.JobID != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.JobID)))
+	}
+	if m.Index != 0 {
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Index)))
+	}
+	for _, x := range m.Hosts {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendString(b, x)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *EvJobMig) UnmarshalWire(b []byte) error {
+	*m = EvJobMig{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("EvJobMig", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobMig", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobMig", 1, off, n)
+			}
+			m.JobID = int64(x)
+			off += n
+		case 2:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobMig", 2, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobMig", 2, off, n)
+			}
+			m.Index = int32(x)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("EvJobMig", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobMig", 3, off, n)
+			}
+			m.Hosts = append(m.Hosts, string(v))
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobMig", num, off, n)
 			}
 			off += n
 		}

@@ -136,6 +136,14 @@ type JobSpec struct {
 	SrcJobID   int64    `wire:"92"`
 	// Reservation is bsub -U: the advance reservation the job runs in.
 	Reservation string `wire:"93"`
+	// ChkpntMethod is bsub -k's method=name (echkpnt.<name>); "" uses
+	// LSB_ECHKPNT_METHOD, else the default method.
+	ChkpntMethod string `wire:"73"`
+	// RestartDir is set on a job brestart submitted: the checkpoint
+	// directory (checkpoint_dir/<old job ID>) it restarts from.
+	RestartDir string `wire:"74"`
+	// RestartForce is brestart -f.
+	RestartForce bool `wire:"75"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.

@@ -575,6 +575,15 @@ func (m *JobSpec) SizeWire() int {
 	if m.Reservation != "" {
 		n += 2 + wire.SizeBytes(len(m.Reservation))
 	}
+	if m.ChkpntMethod != "" {
+		n += 2 + wire.SizeBytes(len(m.ChkpntMethod))
+	}
+	if m.RestartDir != "" {
+		n += 2 + wire.SizeBytes(len(m.RestartDir))
+	}
+	if m.RestartForce {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -840,6 +849,18 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.Reservation != "" {
 		b = wire.AppendTag(b, 93, wire.BytesType)
 		b = wire.AppendString(b, m.Reservation)
+	}
+	if m.ChkpntMethod != "" {
+		b = wire.AppendTag(b, 73, wire.BytesType)
+		b = wire.AppendString(b, m.ChkpntMethod)
+	}
+	if m.RestartDir != "" {
+		b = wire.AppendTag(b, 74, wire.BytesType)
+		b = wire.AppendString(b, m.RestartDir)
+	}
+	if m.RestartForce {
+		b = wire.AppendTag(b, 75, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
 	}
 	return b
 }
@@ -1504,6 +1525,36 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 93, off, n)
 			}
 			m.Reservation = string(v)
+			off += n
+		case 73:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 73, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 73, off, n)
+			}
+			m.ChkpntMethod = string(v)
+			off += n
+		case 74:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 74, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 74, off, n)
+			}
+			m.RestartDir = string(v)
+			off += n
+		case 75:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 75, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 75, off, n)
+			}
+			m.RestartForce = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -81,15 +81,16 @@ type ControlOp int32
 
 // Control operations.
 const (
-	OpKill       ControlOp = 1 // bkill
-	OpStop       ControlOp = 2 // bstop
-	OpResume     ControlOp = 3 // bresume
-	OpRequeue    ControlOp = 4 // brequeue
-	OpForceRun   ControlOp = 5 // brun
-	OpSwitch     ControlOp = 6 // bswitch
-	OpMoveTop    ControlOp = 7 // btop
-	OpMoveBottom ControlOp = 8 // bbot
-	OpMigrate    ControlOp = 9 // bmig
+	OpKill       ControlOp = 1  // bkill
+	OpStop       ControlOp = 2  // bstop
+	OpResume     ControlOp = 3  // bresume
+	OpRequeue    ControlOp = 4  // brequeue
+	OpForceRun   ControlOp = 5  // brun
+	OpSwitch     ControlOp = 6  // bswitch
+	OpMoveTop    ControlOp = 7  // btop
+	OpMoveBottom ControlOp = 8  // bbot
+	OpMigrate    ControlOp = 9  // bmig
+	OpChkpnt     ControlOp = 10 // bchkpnt
 )
 
 // ControlRequest acts on jobs.
@@ -118,6 +119,13 @@ type ControlRequest struct {
 	JobGroup  string `wire:"19"`
 	SLA       string `wire:"20"`
 	StateMask uint32 `wire:"21"`
+	// bchkpnt: -p (a new checkpoint period in seconds, 0 disables
+	// periodic checkpoints; SetChkpntPeriod says -p was given), -k (kill
+	// the job after a successful checkpoint), -f (force).
+	ChkpntPeriod    int64 `wire:"30"`
+	SetChkpntPeriod bool  `wire:"31"`
+	ChkpntKill      bool  `wire:"32"`
+	ChkpntForce     bool  `wire:"33"`
 }
 
 // ControlResult is the outcome for one job.

@@ -1021,6 +1021,18 @@ func (m *ControlRequest) SizeWire() int {
 	if m.StateMask != 0 {
 		n += 2 + wire.SizeVarint(uint64(m.StateMask))
 	}
+	if m.ChkpntPeriod != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntPeriod)))
+	}
+	if m.SetChkpntPeriod {
+		n += 2 + 1
+	}
+	if m.ChkpntKill {
+		n += 2 + 1
+	}
+	if m.ChkpntForce {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -1113,6 +1125,22 @@ func (m *ControlRequest) AppendWire(b []byte) []byte {
 	if m.StateMask != 0 {
 		b = wire.AppendTag(b, 21, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(m.StateMask))
+	}
+	if m.ChkpntPeriod != 0 {
+		b = wire.AppendTag(b, 30, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntPeriod)))
+	}
+	if m.SetChkpntPeriod {
+		b = wire.AppendTag(b, 31, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.SetChkpntPeriod))
+	}
+	if m.ChkpntKill {
+		b = wire.AppendTag(b, 32, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntKill))
+	}
+	if m.ChkpntForce {
+		b = wire.AppendTag(b, 33, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntForce))
 	}
 	return b
 }
@@ -1343,6 +1371,46 @@ func (m *ControlRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ControlRequest", 21, off, n)
 			}
 			m.StateMask = uint32(x)
+			off += n
+		case 30:
+			if typ != wire.VarintType {
+				return wire.TypeError("ControlRequest", 30, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 30, off, n)
+			}
+			m.ChkpntPeriod = int64(x)
+			off += n
+		case 31:
+			if typ != wire.VarintType {
+				return wire.TypeError("ControlRequest", 31, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 31, off, n)
+			}
+			m.SetChkpntPeriod = wire.Bool(x)
+			off += n
+		case 32:
+			if typ != wire.VarintType {
+				return wire.TypeError("ControlRequest", 32, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 32, off, n)
+			}
+			m.ChkpntKill = wire.Bool(x)
+			off += n
+		case 33:
+			if typ != wire.VarintType {
+				return wire.TypeError("ControlRequest", 33, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ControlRequest", 33, off, n)
+			}
+			m.ChkpntForce = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -137,6 +137,7 @@ const (
 	ActTerminate SignalAction = 3 // JOB_CONTROLS TERMINATE (default SIGINT, SIGTERM, SIGKILL)
 	ActSignal    SignalAction = 4 // bkill -s
 	ActRequeue   SignalAction = 5 // kill, and report the run as requeued
+	ActChkpnt    SignalAction = 6 // run echkpnt; acknowledged when it ends (Ack.PID: its PID)
 )
 
 // JobSignal asks sbatchd to act on a running job.
@@ -148,6 +149,11 @@ type JobSignal struct {
 	SuspReasons   int32        `wire:"5"`
 	SuspSubreason int32        `wire:"6"`
 	TermReason    string       `wire:"7"` // TERM_* recorded if the job dies of this
+	// ActChkpnt: kill the job after a successful checkpoint (TERM_CHKPNT),
+	// and then report the run requeued (bmig); force the checkpoint.
+	ChkpntKill    bool `wire:"30"`
+	ChkpntRequeue bool `wire:"31"`
+	ChkpntForce   bool `wire:"32"`
 }
 
 // SbdControl asks sbatchd to reconfigure or shut down.

@@ -1889,6 +1889,15 @@ func (m *JobSignal) SizeWire() int {
 	if m.TermReason != "" {
 		n += 1 + wire.SizeBytes(len(m.TermReason))
 	}
+	if m.ChkpntKill {
+		n += 2 + 1
+	}
+	if m.ChkpntRequeue {
+		n += 2 + 1
+	}
+	if m.ChkpntForce {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -1924,6 +1933,18 @@ func (m *JobSignal) AppendWire(b []byte) []byte {
 	if m.TermReason != "" {
 		b = wire.AppendTag(b, 7, wire.BytesType)
 		b = wire.AppendString(b, m.TermReason)
+	}
+	if m.ChkpntKill {
+		b = wire.AppendTag(b, 30, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntKill))
+	}
+	if m.ChkpntRequeue {
+		b = wire.AppendTag(b, 31, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntRequeue))
+	}
+	if m.ChkpntForce {
+		b = wire.AppendTag(b, 32, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntForce))
 	}
 	return b
 }
@@ -2010,6 +2031,36 @@ func (m *JobSignal) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSignal", 7, off, n)
 			}
 			m.TermReason = string(v)
+			off += n
+		case 30:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSignal", 30, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSignal", 30, off, n)
+			}
+			m.ChkpntKill = wire.Bool(x)
+			off += n
+		case 31:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSignal", 31, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSignal", 31, off, n)
+			}
+			m.ChkpntRequeue = wire.Bool(x)
+			off += n
+		case 32:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSignal", 32, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSignal", 32, off, n)
+			}
+			m.ChkpntForce = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

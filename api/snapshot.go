@@ -147,4 +147,11 @@ type SnapJob struct {
 	FwdRemoteID int64    `wire:"94"`
 	FwdHosts    []string `wire:"95"`
 	FwdCount    int32    `wire:"96"`
+	// Checkpointing (60-): the period bchkpnt -p set, the successful
+	// checkpoints and the last one's time, the hosts bmig -m asked for.
+	ChkpntPeriod    int64    `wire:"60"`
+	ChkpntPeriodSet bool     `wire:"61"`
+	Chkpnts         int32    `wire:"62"`
+	ChkpntTime      int64    `wire:"63"`
+	MigHosts        []string `wire:"64"`
 }

@@ -1426,6 +1426,21 @@ func (m *SnapJob) SizeWire() int {
 	if m.FwdCount != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.FwdCount)))
 	}
+	if m.ChkpntPeriod != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntPeriod)))
+	}
+	if m.ChkpntPeriodSet {
+		n += 2 + 1
+	}
+	if m.Chkpnts != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.Chkpnts)))
+	}
+	if m.ChkpntTime != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntTime)))
+	}
+	for _, x := range m.MigHosts {
+		n += 2 + wire.SizeBytes(len(x))
+	}
 	return n
 }
 
@@ -1631,6 +1646,26 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	if m.FwdCount != 0 {
 		b = wire.AppendTag(b, 96, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.FwdCount)))
+	}
+	if m.ChkpntPeriod != 0 {
+		b = wire.AppendTag(b, 60, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntPeriod)))
+	}
+	if m.ChkpntPeriodSet {
+		b = wire.AppendTag(b, 61, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntPeriodSet))
+	}
+	if m.Chkpnts != 0 {
+		b = wire.AppendTag(b, 62, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Chkpnts)))
+	}
+	if m.ChkpntTime != 0 {
+		b = wire.AppendTag(b, 63, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntTime)))
+	}
+	for _, x := range m.MigHosts {
+		b = wire.AppendTag(b, 64, wire.BytesType)
+		b = wire.AppendString(b, x)
 	}
 	return b
 }
@@ -2145,6 +2180,56 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapJob", 96, off, n)
 			}
 			m.FwdCount = int32(x)
+			off += n
+		case 60:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 60, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 60, off, n)
+			}
+			m.ChkpntPeriod = int64(x)
+			off += n
+		case 61:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 61, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 61, off, n)
+			}
+			m.ChkpntPeriodSet = wire.Bool(x)
+			off += n
+		case 62:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 62, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 62, off, n)
+			}
+			m.Chkpnts = int32(x)
+			off += n
+		case 63:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 63, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 63, off, n)
+			}
+			m.ChkpntTime = int64(x)
+			off += n
+		case 64:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 64, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 64, off, n)
+			}
+			m.MigHosts = append(m.MigHosts, string(v))
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/chkpnt"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/clock"
 	"github.com/basalt-lsf/basalt/internal/config"
@@ -677,17 +678,15 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 		case "U":
 			spec.Reservation = v
 		case "k":
-			f := strings.Fields(v)
-			if len(f) > 0 {
-				spec.ChkpntDir = f[0]
-			}
-			if len(f) > 1 {
-				var m int
-				if m, err = strconv.Atoi(f[1]); err != nil || m <= 0 {
-					err = fmt.Errorf("%s: Bad checkpoint period value", f[1])
+			// "dir [period] [method=name]" (internal/chkpnt).
+			var ck chkpnt.Spec
+			if ck, err = chkpnt.ParseSpec(v); err != nil {
+				var pe *chkpnt.ParseError
+				if errors.As(err, &pe) {
+					err = errors.New(pe.Msg)
 				}
-				spec.ChkpntPeriod = int64(m) * 60
 			}
+			spec.ChkpntDir, spec.ChkpntPeriod, spec.ChkpntMethod = ck.Dir, int64(ck.Period/time.Second), ck.Method
 		case "I":
 			spec.Interactive = true
 		case "tty":

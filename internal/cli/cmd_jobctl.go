@@ -150,6 +150,14 @@ var jobCtls = []*jobCtl{
 		usage: "bmig [-f] [-J job_name] [-m \"host_name ...\"] [-u user_name | -u all] [0] [job_ID ...]",
 		done: func(ref string, req *api.ControlRequest, r *api.ControlResult) string {
 			return fmt.Sprintf("Job <%s> is being migrated", ref)
+		},
+		extra: func(env *Env, res *lsfopt.Result, req *api.ControlRequest) ([]string, error) {
+			// -m names the hosts to migrate to, not a selector.
+			if m, ok := res.Last("m"); ok {
+				req.Host, req.Hosts = "", strings.Fields(m)
+			}
+			req.Force = res.Has("f")
+			return res.Operands, nil
 		}},
 }
 

@@ -360,6 +360,19 @@ func (c *Cluster) links() error {
 			return fmt.Errorf("creating %s's links: %v: %s", b[1], err, out)
 		}
 	}
+	// LSF_SERVERDIR/echkpnt and erestart, the checkpoint method
+	// framework's programs (internal/chkpnt), are names of the command
+	// binary.
+	if err := os.MkdirAll(filepath.Join(c.Opts.Dir, "sbin"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"echkpnt", "erestart"} {
+		p := filepath.Join(c.Opts.Dir, "sbin", name)
+		_ = os.Remove(p)
+		if err := os.Symlink(c.Opts.Exe, p); err != nil {
+			return fmt.Errorf("linking %s: %w", p, err)
+		}
+	}
 	// LSF_SERVERDIR/eauth is Basalt's eauth, a name of the daemon binary:
 	// a link to sbin/basaltd, itself a link to the binary, so that commands
 	// see by its name that it is Basalt's own and do not run it.

@@ -151,7 +151,7 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 		Version:   version.Banner(),
 	}
 	cfg.ExtraEnv = append(cfg.ExtraEnv, "LSF_ENVDIR="+envDir)
-	for _, k := range []string{"LSF_SERVERDIR", "LSF_BINDIR", "LSF_LIBDIR"} {
+	for _, k := range []string{"LSF_SERVERDIR", "LSF_BINDIR", "LSF_LIBDIR", "LSB_ECHKPNT_METHOD", "LSB_ECHKPNT_METHOD_DIR", "LSB_ECHKPNT_KEEP_OUTPUT"} {
 		if v := conf.Get(k); v != "" {
 			cfg.ExtraEnv = append(cfg.ExtraEnv, k+"="+v)
 		}

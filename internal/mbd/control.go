@@ -415,7 +415,9 @@ func (s *Server) controlOne(ctx context.Context, cfg *config.Config, id auth.Ide
 		res.Detail = fmt.Sprint(pos)
 		return s.propose(ctx, ev(&api.Event{JobMove: &api.EvJobMove{JobID: t.key.ID, Index: t.key.Index, Position: pos, Bottom: req.Op == api.OpMoveBottom}}))
 	case api.OpMigrate:
-		return lsberr.New(lsberr.NotChkpntable)
+		return s.migrateJob(ctx, cfg, id, req, t)
+	case api.OpChkpnt:
+		return s.chkpntJob(ctx, cfg, id, req, t)
 	}
 	return lsberr.New(lsberr.BadArg)
 }

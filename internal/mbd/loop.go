@@ -192,6 +192,7 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 			setRequeue(l.Queue, r)
 		}
 	}
+	foldChkpnt(cfg, l, j)
 	l.Limits = effectiveLimits(l.Spec.Limits, app, q)
 	if b := j.BackfillLimit; b > 0 && (l.Limits.Run <= 0 || b < l.Limits.Run) {
 		// Interruptible backfill: the job must leave the reserved slots
@@ -361,6 +362,8 @@ func (s *Server) housekeeping(ctx context.Context) {
 		}
 		s.clean(ctx, cfg)
 		s.rsvTick(ctx)
+		s.periodicChkpnts(cfg)    // chkpnt.go
+		s.migThresholds(ctx, cfg) // migrate.go
 	}
 }
 

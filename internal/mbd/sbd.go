@@ -224,6 +224,7 @@ func (s *Server) reports(ctx context.Context, sess *session, rs []*api.JobStatus
 				s.log.Debug("status report", "event", evs[i], "err", e)
 			}
 		}
+		s.launchMigrated(ctx, evs, errs)
 	}
 	for _, r := range rs {
 		if r.Final || job.Finished(r.State) {
@@ -292,6 +293,7 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 	}
 	st := &api.EvJobStatus{JobID: k.ID, Index: k.Index, State: r.State, SuspReasons: r.SuspReasons,
 		SuspSubreason: r.SuspSubreason, RunCount: j.RunCount}
+	var migEvs []*api.Event
 	switch {
 	case r.State == api.StatePend || r.Requeue:
 		st.State = api.StatePend
@@ -302,6 +304,7 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 		if r.ExcludeHost {
 			st.ExcludeHost = sess.host
 		}
+		migEvs = s.migrated(s.cfg.Current(), k, sess.host, st) // bmig (migrate.go)
 	case job.Finished(r.State):
 		if r.TermReason == "TERM_UNKNOWN" && (j.PID == 0 && r.PID == 0 || rerunnable(j)) {
 			// Lost before it ever started, or rerunnable: run it again.
@@ -320,7 +323,7 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 		cur.state, cur.susp = st.State, st.SuspReasons
 		evs = append(evs, &api.Event{JobStatus: st})
 	}
-	return evs
+	return append(evs, migEvs...)
 }
 
 func rerunnable(j *state.Job) bool { return j.Spec.Rerunnable }

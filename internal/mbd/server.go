@@ -111,6 +111,11 @@ type Server struct {
 
 	sched *sched.Scheduler
 
+	// chk and mig hold the checkpoints and migrations in progress
+	// (chkpnt.go, migrate.go).
+	chk chkpntTracker
+	mig migTracker
+
 	// unknown counts what applied log entries held that this version does
 	// not know (unknown.go).
 	unknown unknownLog

@@ -60,6 +60,13 @@ func (s *Server) submit(ctx context.Context, id auth.Identity, req *api.SubmitRe
 			}
 			res := &api.SubmitResult{}
 			reply.Results[i] = res
+			if spec.RestartDir != "" { // brestart (restart.go)
+				var err error
+				if spec, err = s.restartSpec(v, cfg, id, spec); err != nil {
+					res.Status = lsbStatus(err)
+					continue
+				}
+			}
 			ev, err := s.validate(v, cfg, id, spec, res)
 			if err != nil {
 				res.Status = lsbStatus(err)

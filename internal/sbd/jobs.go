@@ -399,7 +399,7 @@ func (d *Daemon) onShepherd(ctx context.Context, e shepEvent) {
 		if ms == 0 {
 			return
 		}
-		ack := &api.Ack{Seq: ms}
+		ack := &api.Ack{Seq: ms, PID: e.ev.Ack.PID}
 		if e.ev.Ack.Err != "" {
 			code := int32(LSBESbatchd)
 			if e.ev.Ack.Err == shepherd.ErrFinished.Error() {
@@ -648,6 +648,10 @@ func (d *Daemon) signal(seq uint64, s *api.JobSignal) *api.Status {
 		c.Op, c.Requeue = sbdwire.OpTerminate, true
 		if c.TermReason == "" {
 			c.TermReason = "TERM_REQUEUE_OWNER"
+		}
+	case api.ActChkpnt:
+		if st := chkpntCommand(j, s, c); st != nil {
+			return st
 		}
 	default:
 		return &api.Status{Code: LSBESbatchd, Message: fmt.Sprintf("unknown job control action %d", s.Action)}

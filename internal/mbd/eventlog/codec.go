@@ -552,6 +552,12 @@ func newLog(typ string) Log {
 		return new(JobForce)
 	case TypeJobForward:
 		return new(JobForward)
+	case TypeJobSigAct:
+		return new(JobSigAct)
+	case TypeChkpnt:
+		return new(Chkpnt)
+	case TypeMig:
+		return new(Mig)
 	case TypeLogSwitch:
 		return new(LogSwitch)
 	case TypeJobModify2:

@@ -448,6 +448,13 @@ func (h *History) apply(j *hist, r *Record) {
 			ref += "[" + strconv.FormatInt(l.Idx, 10) + "]"
 		}
 		ev.Text = fmt.Sprintf("Job <%s> forwarded to cluster <%s>;", ref, l.Cluster)
+	case *JobSigAct:
+		if l.SignalSymbol != "CHKPNT" {
+			return
+		}
+		ev.PID, ev.Text = int32(l.PID), sigActText(l)
+	case *Mig:
+		ev.User, ev.Text = l.UserName, migText(l)
 	case *JobForce:
 		rec.Forced = true
 		ev.User = l.UserName

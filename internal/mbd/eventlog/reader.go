@@ -164,7 +164,8 @@ func peekJobID(line []byte) (id int64, isJob, ok bool) {
 	}
 	switch string(typ) {
 	case TypeJobNew, TypeJobStart, TypeJobStartAccept, TypeJobExecute, TypeJobStatus,
-		TypeJobSignal, TypeJobRequeue, TypeJobClean, TypeJobForce, TypeJobFinish, TypeJobForward:
+		TypeJobSignal, TypeJobRequeue, TypeJobClean, TypeJobForce, TypeJobFinish, TypeJobForward,
+		TypeJobSigAct, TypeChkpnt, TypeMig:
 	case TypeJobSwitch, TypeJobMove:
 		if _, ok := tok(); !ok { // userId
 			return 0, false, false

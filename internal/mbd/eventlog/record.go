@@ -75,6 +75,12 @@ func (r *Record) JobID() (id int64, idx int32, ok bool) {
 		return l.JobID, int32(l.Idx), true
 	case *JobForce:
 		return l.JobID, int32(l.Idx), true
+	case *JobSigAct:
+		return l.JobID, int32(l.Idx), true
+	case *Chkpnt:
+		return l.JobID, int32(l.Idx), true
+	case *Mig:
+		return l.JobID, int32(l.Idx), true
 	case *JobForward:
 		return l.JobID, int32(l.Idx), true
 	case *JobModify2:

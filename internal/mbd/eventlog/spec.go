@@ -63,6 +63,8 @@ func specOptions(s *api.JobSpec, project string) (opts, opts2 int64) {
 	set(s.ChkpntPeriod > 0, SubChkpntPeriod)
 	set(s.ChkpntDir != "", SubChkpntDir)
 	set(s.Rerunnable, SubRerunnable)
+	set(s.RestartDir != "", SubRestart)
+	set(s.RestartForce, SubRestartForce)
 	set(hostSpec(s.Limits) != "", SubHostSpec)
 	set(s.Dependency != "", SubDependCond)
 	set(len(s.ResReq) > 0, SubResReq)

@@ -480,6 +480,8 @@ func (w *Writer) jobFor(ev *api.Event) *Job {
 		return w.opts.Jobs.Job(ev.JobSignal.JobID, ev.JobSignal.Index)
 	case ev.JobFwdUpdate != nil:
 		return w.opts.Jobs.Job(ev.JobFwdUpdate.JobID, ev.JobFwdUpdate.Index)
+	case ev.JobChkpnt != nil:
+		return w.opts.Jobs.Job(ev.JobChkpnt.JobID, ev.JobChkpnt.Index)
 	}
 	return nil
 }

@@ -66,6 +66,10 @@ func (s *State) apply(ev *api.Event) error {
 	case ev.JobForce != nil:
 		_, err := s.get(ev.JobForce.JobID, ev.JobForce.Index)
 		return err
+	case ev.JobChkpnt != nil:
+		return s.jobChkpnt(t, ev.JobChkpnt)
+	case ev.JobMig != nil:
+		return s.jobMig(ev.JobMig)
 	case ev.QueueCtrl != nil:
 		q := s.queues.m[ev.QueueCtrl.Queue]
 		switch ev.QueueCtrl.Op {

@@ -114,6 +114,14 @@ type Job struct {
 	// its forwards (each forward's key is new).
 	Fwd      *Forward
 	FwdCount int32
+	// Checkpointing: the period bchkpnt -p set (ChkpntPeriodSet; seconds,
+	// 0 none), the successful checkpoints and the last one's time, the
+	// hosts a bmig -m asked for.
+	ChkpntPeriod    int64
+	ChkpntPeriodSet bool
+	Chkpnts         int32
+	ChkpntTime      int64
+	MigHosts        []string
 
 	gen    uint64 // generation of this record (see generations)
 	listed bool   // in its queue's pending list

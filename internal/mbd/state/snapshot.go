@@ -104,6 +104,8 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		PostDone: j.PostDone, PostFailed: j.PostFailed, ExecRusage: j.ExecRusage, StateTime: j.StateTime,
 		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
 		EffectiveResReq: j.EffectiveResReq,
+		ChkpntPeriod:    j.ChkpntPeriod, ChkpntPeriodSet: j.ChkpntPeriodSet, Chkpnts: j.Chkpnts, ChkpntTime: j.ChkpntTime,
+		MigHosts: j.MigHosts,
 	}
 	if f := j.Fwd; f != nil {
 		sj.FwdCluster, sj.FwdQueue, sj.FwdKey, sj.FwdTime, sj.FwdRemoteID, sj.FwdHosts = f.Cluster, f.Queue, f.Key, f.Time, f.RemoteID, f.ExecHosts
@@ -252,6 +254,8 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		Forced: sj.Forced, NoSuspend: sj.NoSuspend, ExcludedHosts: sj.ExcludedHosts, PreemptCount: sj.PreemptCount,
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
 		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen, FwdCount: sj.FwdCount,
+		ChkpntPeriod: sj.ChkpntPeriod, ChkpntPeriodSet: sj.ChkpntPeriodSet, Chkpnts: sj.Chkpnts, ChkpntTime: sj.ChkpntTime,
+		MigHosts: sj.MigHosts,
 	}
 	if sj.FwdKey != "" {
 		j.Fwd = &Forward{Cluster: ns.strs.get(sj.FwdCluster), Queue: ns.strs.get(sj.FwdQueue), Key: sj.FwdKey, Time: sj.FwdTime,

@@ -1,6 +1,7 @@
 package jobenv
 
 import (
+	"github.com/basalt-lsf/basalt/internal/chkpnt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -123,9 +124,13 @@ func Env(l *api.JobLaunch, h Host, f Files) []string {
 		e.Set("LSB_RESTART", "Y")
 	}
 	if spec.ChkpntDir != "" {
-		e.Set("LSB_CHKPNT_DIR", filepath.Join(spec.ChkpntDir, strconv.FormatInt(l.JobID, 10)))
+		e.Set("LSB_CHKPNT_DIR", chkpnt.JobDir(spec.ChkpntDir, l.JobID, l.Index))
 		if spec.ChkpntPeriod > 0 {
 			e.Set("LSB_CHKPNT_PERIOD", strconv.FormatInt(spec.ChkpntPeriod, 10))
+		}
+		if spec.ChkpntMethod != "" {
+			// bsub -k method=name, over lsf.conf's LSB_ECHKPNT_METHOD.
+			e.Set("LSB_ECHKPNT_METHOD", spec.ChkpntMethod)
 		}
 	}
 	if spec.Interactive {

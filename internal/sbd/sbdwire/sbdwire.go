@@ -57,6 +57,7 @@ const (
 	OpSignal     = 4 // send Signal to every job process
 	OpUserResume = 5 // bresume of a USUSP job: becomes SSUSP, resumed later by load
 	OpPersist    = 6 // rewrite the spool files (sbatchd lost them)
+	OpChkpnt     = 7 // run echkpnt; the Ack comes when it ends
 )
 
 // Command is what sbatchd asks of a shepherd. The shepherd answers every
@@ -70,12 +71,17 @@ type Command struct {
 	Requeue       bool   `wire:"6"` // brequeue: the run ends requeued
 	User          bool   `wire:"7"` // suspended by a user or administrator (USUSP)
 	Seq           uint64 `wire:"8"`
+	// OpChkpnt: kill the job after a successful checkpoint (TERM_CHKPNT;
+	// Requeue: the run ends requeued, bmig), echkpnt -f.
+	ChkpntKill  bool `wire:"9"`
+	ChkpntForce bool `wire:"10"`
 }
 
 // Ack answers a Command; Err is empty on success.
 type Ack struct {
 	Seq uint64 `wire:"1"`
 	Err string `wire:"2"`
+	PID int32  `wire:"3"` // OpChkpnt: echkpnt's PID
 }
 
 // ExecSpec tells the helper how to become a job process: join the job's

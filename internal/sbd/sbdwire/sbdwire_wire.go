@@ -580,6 +580,12 @@ func (m *Command) SizeWire() int {
 	if m.Seq != 0 {
 		n += 1 + wire.SizeVarint(uint64(m.Seq))
 	}
+	if m.ChkpntKill {
+		n += 1 + 1
+	}
+	if m.ChkpntForce {
+		n += 1 + 1
+	}
 	return n
 }
 
@@ -619,6 +625,14 @@ func (m *Command) AppendWire(b []byte) []byte {
 	if m.Seq != 0 {
 		b = wire.AppendTag(b, 8, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(m.Seq))
+	}
+	if m.ChkpntKill {
+		b = wire.AppendTag(b, 9, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntKill))
+	}
+	if m.ChkpntForce {
+		b = wire.AppendTag(b, 10, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntForce))
 	}
 	return b
 }
@@ -716,6 +730,26 @@ func (m *Command) UnmarshalWire(b []byte) error {
 			}
 			m.Seq = uint64(x)
 			off += n
+		case 9:
+			if typ != wire.VarintType {
+				return wire.TypeError("Command", 9, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Command", 9, off, n)
+			}
+			m.ChkpntKill = wire.Bool(x)
+			off += n
+		case 10:
+			if typ != wire.VarintType {
+				return wire.TypeError("Command", 10, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Command", 10, off, n)
+			}
+			m.ChkpntForce = wire.Bool(x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
@@ -739,6 +773,9 @@ func (m *Ack) SizeWire() int {
 	if m.Err != "" {
 		n += 1 + wire.SizeBytes(len(m.Err))
 	}
+	if m.PID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.PID)))
+	}
 	return n
 }
 
@@ -754,6 +791,10 @@ func (m *Ack) AppendWire(b []byte) []byte {
 	if m.Err != "" {
 		b = wire.AppendTag(b, 2, wire.BytesType)
 		b = wire.AppendString(b, m.Err)
+	}
+	if m.PID != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.PID)))
 	}
 	return b
 }
@@ -790,6 +831,16 @@ func (m *Ack) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Ack", 2, off, n)
 			}
 			m.Err = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("Ack", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Ack", 3, off, n)
+			}
+			m.PID = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

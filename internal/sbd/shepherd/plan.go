@@ -13,22 +13,32 @@ import (
 type step struct {
 	sig syscall.Signal
 	cmd string
+	// chkpnt: checkpoint the job first (JOB_CONTROLS CHKPNT), then send
+	// sig (chkpnt.go).
+	chkpnt bool
 }
 
 func (s step) String() string {
 	if s.cmd != "" {
 		return "command " + s.cmd
 	}
+	if s.chkpnt {
+		return "checkpoint, then signal " + report.SignalText(s.sig)
+	}
 	return "signal " + report.SignalText(s.sig)
 }
 
 // action parses a JOB_CONTROLS action as mbatchd forwards it: "" or
-// "default" (LSF's default), "CHKPNT" (checkpointing: not supported, so the
-// default), a signal name with or without SIG, or a command.
+// "default" (LSF's default), "CHKPNT" (checkpoint, then the default
+// action's signal: the callers fill it in), a signal name with or without
+// SIG, or a command.
 func action(a string) (step, bool) {
 	a = strings.TrimSpace(a)
-	if a == "" || strings.EqualFold(a, "default") || strings.EqualFold(a, "CHKPNT") {
+	if a == "" || strings.EqualFold(a, "default") {
 		return step{}, false
+	}
+	if strings.EqualFold(a, "CHKPNT") {
+		return step{chkpnt: true}, true
 	}
 	if !strings.ContainsAny(a, " \t") {
 		if sig, ok := report.ParseSignal(a); ok {
@@ -62,6 +72,9 @@ var defaultTerminate = []step{{sig: syscall.SIGINT}, {sig: syscall.SIGTERM}, {si
 func terminatePlan(q *api.QueueExec) []step {
 	if q != nil {
 		if s, ok := action(q.TerminateAction); ok {
+			if s.chkpnt {
+				s.sig = syscall.SIGKILL // TERMINATE[CHKPNT]: checkpoint, then kill
+			}
 			return []step{s}
 		}
 	}
@@ -75,6 +88,9 @@ func terminatePlan(q *api.QueueExec) []step {
 func limitPlan(q *api.QueueExec, reason string) []step {
 	if q != nil {
 		if s, ok := action(q.TerminateAction); ok {
+			if s.chkpnt {
+				s.sig = syscall.SIGKILL
+			}
 			return []step{s}
 		}
 	}
@@ -98,6 +114,14 @@ func limitPlan(q *api.QueueExec, reason string) []step {
 func suspendStep(l *api.JobLaunch) step {
 	if l.Queue != nil {
 		if s, ok := action(l.Queue.SuspendAction); ok {
+			if !s.chkpnt {
+				return s
+			}
+			// SUSPEND[CHKPNT]: checkpoint, then the default signal.
+			d := l.Queue.SuspendAction
+			l.Queue.SuspendAction = ""
+			s.sig = suspendStep(l).sig
+			l.Queue.SuspendAction = d
 			return s
 		}
 	}
@@ -114,7 +138,7 @@ func suspendStep(l *api.JobLaunch) step {
 // resumeStep is the queue's RESUME action, or SIGCONT.
 func resumeStep(q *api.QueueExec) step {
 	if q != nil {
-		if s, ok := action(q.ResumeAction); ok {
+		if s, ok := action(q.ResumeAction); ok && !s.chkpnt {
 			return s
 		}
 	}

@@ -19,7 +19,7 @@ func TestAction(t *testing.T) {
 	}{
 		{"", step{}, false},
 		{"default", step{}, false},
-		{"CHKPNT", step{}, false},
+		{"CHKPNT", step{chkpnt: true}, true},
 		{"SIGTSTP", step{sig: syscall.SIGTSTP}, true},
 		{"tstp", step{sig: syscall.SIGTSTP}, true},
 		{" SIGUSR1 ", step{sig: syscall.SIGUSR1}, true},
@@ -66,6 +66,12 @@ func TestPlans(t *testing.T) {
 	if got := terminatePlan(nil); !reflect.DeepEqual(got, sigs(syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL)) {
 		t.Errorf("terminatePlan(nil) = %v", got)
 	}
+	if got := terminatePlan(&api.QueueExec{TerminateAction: "CHKPNT"}); !reflect.DeepEqual(got, []step{{chkpnt: true, sig: syscall.SIGKILL}}) {
+		t.Errorf("TERMINATE[CHKPNT] = %v", got)
+	}
+	if got := resumeStep(&api.QueueExec{ResumeAction: "CHKPNT"}); got != (step{sig: syscall.SIGCONT}) {
+		t.Errorf("RESUME[CHKPNT] = %v (not a RESUME action)", got)
+	}
 	if got := terminatePlan(&api.QueueExec{TerminateAction: "kill -9 $LSB_JOBPIDS"}); !reflect.DeepEqual(got, []step{{cmd: "kill -9 $LSB_JOBPIDS"}}) {
 		t.Errorf("terminatePlan(command) = %v", got)
 	}
@@ -81,7 +87,8 @@ func TestSuspendResumeSteps(t *testing.T) {
 		{&api.JobLaunch{ExecHosts: []*api.ExecHost{{Host: "a"}, {Host: "b"}}}, step{sig: syscall.SIGTSTP}},
 		{&api.JobLaunch{Spec: &api.JobSpec{Interactive: true}}, step{sig: syscall.SIGTSTP}},
 		{&api.JobLaunch{Queue: &api.QueueExec{SuspendAction: "SIGUSR1"}}, step{sig: syscall.SIGUSR1}},
-		{&api.JobLaunch{Queue: &api.QueueExec{SuspendAction: "CHKPNT"}}, step{sig: syscall.SIGSTOP}},
+		{&api.JobLaunch{Queue: &api.QueueExec{SuspendAction: "CHKPNT"}}, step{chkpnt: true, sig: syscall.SIGSTOP}},
+		{&api.JobLaunch{Queue: &api.QueueExec{SuspendAction: "CHKPNT"}, Spec: &api.JobSpec{Interactive: true}}, step{chkpnt: true, sig: syscall.SIGTSTP}},
 	}
 	for i, tt := range tests {
 		if got := suspendStep(tt.l); got != tt.want {

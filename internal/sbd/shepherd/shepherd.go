@@ -161,6 +161,8 @@ type Shepherd struct {
 	// relay: sbatchd's ends of the job's terminal, held while the job
 	// runs so that its session survives an sbatchd restart (tty.go).
 	relay *relayHold
+	// chk is the checkpoint in progress (chkpnt.go).
+	chk *chkpntRun
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -1099,6 +1101,8 @@ func (s *Shepherd) complete(c *child) {
 		}
 	case kindMailEnd:
 		s.endMailed(c.res, c.ws)
+	case kindChkpnt:
+		s.chkpntDone(c, failed)
 	}
 }
 
@@ -1574,6 +1578,9 @@ func (s *Shepherd) stopTimers() {
 // ---- control
 
 func (s *Shepherd) onCommand(ce cmdEvent) {
+	if s.chkpntCommand(ce) {
+		return // answered when echkpnt ends
+	}
 	err := s.command(ce.cmd)
 	ack := &sbdwire.Ack{Seq: ce.cmd.Seq}
 	if err != nil {
@@ -1739,6 +1746,10 @@ func (s *Shepherd) limitExceeded(reason string) {
 
 // apply carries out one job control step.
 func (s *Shepherd) apply(st step, extraEnv []string) {
+	if st.chkpnt {
+		s.localChkpnt(st.sig) // chkpnt.go
+		return
+	}
 	if st.cmd != "" {
 		s.runControl(st.cmd, extraEnv)
 		return
@@ -1834,7 +1845,7 @@ func (s *Shepherd) jobPIDs() []int {
 		}
 	}
 	for pid, c := range s.children {
-		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd {
+		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd && c.kind != kindChkpnt {
 			add(pid)
 			add(tab.Descendants(pid)...)
 		}

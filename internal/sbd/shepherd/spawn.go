@@ -22,11 +22,12 @@ const (
 	kindControl   // a JOB_CONTROLS command
 	kindMailBegin // the mail program sending the -B notice
 	kindMailEnd   // the mail program sending the job report
+	kindChkpnt    // echkpnt
 )
 
 func (k childKind) String() string {
 	return [...]string{"?", "queue pre-exec", "job pre-exec", "job", "job post-exec", "queue post-exec",
-		"eexec END", "job control command", "start notice mail", "job report mail"}[k]
+		"eexec END", "job control command", "start notice mail", "job report mail", "echkpnt"}[k]
 }
 
 // child is a process the shepherd started through the exec helper.

@@ -1,0 +1,155 @@
+package shepherd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
+)
+
+// chkpntRun is a checkpoint in progress: who asked (answered when echkpnt
+// ends), and what follows a success.
+type chkpntRun struct {
+	from    *sconn
+	seq     uint64
+	pid     int
+	kill    bool
+	requeue bool
+	reason  string
+	// after is the signal a JOB_CONTROLS CHKPNT action sends once the
+	// checkpoint has ended (from is nil then).
+	after syscall.Signal
+}
+
+// chkpntCommand handles an OpChkpnt command: it starts echkpnt and keeps
+// the answer for its end, or answers at once when it cannot start. It
+// reports whether the command was one.
+func (s *Shepherd) chkpntCommand(ce cmdEvent) bool {
+	c := ce.cmd
+	if c.Op != sbdwire.OpChkpnt {
+		return false
+	}
+	if err := s.startChkpnt(ce); err != nil {
+		s.warnf("checkpoint: %v", err)
+		if s.conns[ce.from] {
+			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, Err: err.Error()})
+		}
+	}
+	return true
+}
+
+// startChkpnt runs LSF_SERVERDIR/echkpnt [-f] -d LSB_CHKPNT_DIR pgid as
+// the job user, outside the job's cgroup, with the job's environment.
+// -k is not passed on: the shepherd itself kills the job after a
+// successful checkpoint, so that the run ends TERM_CHKPNT (or requeued,
+// for bmig) and never as killed by an unknown signal.
+func (s *Shepherd) startChkpnt(ce cmdEvent) error {
+	c := ce.cmd
+	switch {
+	case s.ended || s.done:
+		return ErrFinished
+	case !s.started || s.job == nil:
+		return errors.New("Job has not started yet")
+	case s.chk != nil:
+		return errors.New("the job is already being checkpointed")
+	case s.term != nil:
+		return errors.New("the job is being terminated")
+	}
+	ch, err := s.spawnChkpnt(c.ChkpntForce)
+	if err != nil {
+		return err
+	}
+	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
+	s.logf("checkpoint started (echkpnt pid %d, kill %v, requeue %v)", ch.pid, c.ChkpntKill, c.Requeue)
+	return nil
+}
+
+// localChkpnt is a JOB_CONTROLS CHKPNT action: checkpoint the job, then
+// send it sig whatever the outcome (the signal at once when the job cannot
+// be checkpointed). Nobody waits for the answer.
+func (s *Shepherd) localChkpnt(sig syscall.Signal) {
+	if s.chk != nil || !s.started || s.job == nil {
+		s.signal(sig)
+		return
+	}
+	ch, err := s.spawnChkpnt(false)
+	if err != nil {
+		s.warnf("JOB_CONTROLS CHKPNT: %v", err)
+		s.signal(sig)
+		return
+	}
+	s.chk = &chkpntRun{pid: ch.pid, after: sig}
+	s.logf("JOB_CONTROLS checkpoint started (echkpnt pid %d), then %s", ch.pid, sig)
+}
+
+// spawnChkpnt starts echkpnt.
+func (s *Shepherd) spawnChkpnt(force bool) (*child, error) {
+	dir := envValue(s.env, "LSB_CHKPNT_DIR")
+	if dir == "" {
+		return nil, errors.New("Job is not checkpointable")
+	}
+	if s.p.ServerDir == "" {
+		return nil, errors.New("LSF_SERVERDIR is not defined: no echkpnt")
+	}
+	prog := filepath.Join(s.p.ServerDir, "echkpnt")
+	if _, err := os.Stat(prog); err != nil {
+		return nil, fmt.Errorf("echkpnt: %w", err)
+	}
+	argv := []string{prog}
+	if force {
+		argv = append(argv, "-f")
+	}
+	argv = append(argv, "-d", dir, strconv.Itoa(s.job.pid))
+	pids := s.jobPIDs()
+	tab, _ := s.table(pids)
+	u := tab.Sum(pids)
+	env := append(s.env[:len(s.env):len(s.env)], "LSB_JOBPIDS="+joinInts(u.PIDs), "LSB_JOBPGIDS="+joinInts(u.PGIDs))
+	spec := s.baseSpec(argv, env)
+	spec.Dirs = []string{"/tmp"}
+	return s.spawn(kindChkpnt, spec, nil)
+}
+
+// chkpntDone answers the checkpoint's request with echkpnt's outcome and,
+// after a success with -k (or bmig), kills the job.
+func (s *Shepherd) chkpntDone(c *child, failed bool) {
+	k := s.chk
+	s.chk = nil
+	if k == nil || k.pid != c.pid {
+		return
+	}
+	ack := &sbdwire.Ack{Seq: k.seq, PID: int32(c.pid)}
+	switch {
+	case failed:
+		ack.Err = fmt.Sprintf("echkpnt could not run: %s", c.res.Err)
+	case !c.ws.Exited():
+		ack.Err = fmt.Sprintf("echkpnt was killed by signal %d", c.ws.Signal())
+	case c.ws.ExitStatus() != 0:
+		ack.Err = fmt.Sprintf("echkpnt exited with status %d", c.ws.ExitStatus())
+	}
+	s.logf("checkpoint ended (echkpnt pid %d): %q", c.pid, ack.Err)
+	if k.from == nil {
+		if !s.ended {
+			s.signal(k.after)
+		}
+		return
+	}
+	if s.conns[k.from] {
+		s.send(k.from, frameAck, ack)
+	}
+	if ack.Err == "" && k.kill && !s.ended {
+		s.terminate(k.reason, k.requeue, []step{{sig: syscall.SIGKILL}})
+	}
+}
+
+func envValue(env []string, k string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if len(env[i]) > len(k) && env[i][len(k)] == '=' && env[i][:len(k)] == k {
+			return env[i][len(k)+1:]
+		}
+	}
+	return ""
+}
