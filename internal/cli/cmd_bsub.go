@@ -41,7 +41,7 @@ const bsubOptions = "" +
 	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|tty|Zs|" +
 	// value options
 	"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
-	"o:|oo:|P:|p:|pack:|Q:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
+	"gpu:|o:|oo:|P:|p:|pack:|Q:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
 	unsupportedBsubOptions
 
 // unsupportedBsubOptions are IBM LSF 10.1's other bsub options. They are
@@ -52,7 +52,7 @@ const bsubOptions = "" +
 const unsupportedBsubOptions = "" +
 	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
 	"alloc_flags:|clusters:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
-	"freq:|gpu:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
+	"freq:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
 	"ptl:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
 
 // unsupportedBsubOption returns the first option of res that Basalt's bsub
@@ -565,6 +565,8 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 			}
 		case "R":
 			spec.ResReq = append(spec.ResReq, v)
+		case "gpu":
+			spec.GPUReq, err = bsubGPU(v)
 		case "m":
 			spec.AskedHosts = append(spec.AskedHosts, strings.Fields(v)...)
 		case "o":

@@ -134,7 +134,7 @@ func (r *Req) set(key, val string, kpos, vpos int) error {
 		switch unit {
 		case "", "host":
 		case "task":
-			r.PerTask = true
+			return &Error{vpos + len(n) + 1, "num=N/task is not supported"}
 		default:
 			return &Error{vpos + len(n) + 1, fmt.Sprintf("num takes /task or /host, not /%s", unit)}
 		}
