@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s|" + unsupportedBhostsOptions)
+var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s|gpu|" + unsupportedBhostsOptions)
 
 func init() {
 	Register(&Command{Name: "bhosts", Summary: "display information about batch hosts", Run: runBhosts})
@@ -50,6 +50,9 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("s") {
 		return bhostsShared(ctx, env, res.Operands)
+	}
+	if res.Has("gpu") {
+		return bhostsGPU(ctx, env, res)
 	}
 	req := &api.HostsRequest{Hosts: res.Operands}
 	req.ResReq, _ = res.Last("R")

@@ -208,13 +208,13 @@ func parseIndexList(s string) ([]int32, error) {
 // refString is "123" or "123[4]".
 func refString(r *api.JobRef) string { return output.LongJobRef(r.JobID, r.Index) }
 
-var bjobsSpec = lsfopt.New("a|A|d|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
+var bjobsSpec = lsfopt.New("a|A|d|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|gpu|" +
 	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Jd:|" + unsupportedBjobsOptions)
 
 // unsupportedBjobsOptions are IBM LSF 10.1's other bjobs options, parsed as
 // themselves and refused by name: otherwise "-psum" would read as -p -s -u m
 // and print another user's jobs, or none.
-const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|fwd|gpu|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
+const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|fwd|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
 	"Lp:|rusage:"
 
 func init() {
@@ -254,7 +254,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	wide := res.Has("w")
 	_, hasFormat := res.Last("o")
 	json := res.Has("json")
-	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) {
+	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) || res.Has("gpu") && !long {
 		bjobsUsage(env)
 		return ExitUsage
 	}
@@ -383,6 +383,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	case hasFormat:
 		err = output.WriteJobsCustom(env.Stdout, jobs, f, o)
 	case long:
+		bjobsGPU(ctx, env, res.Has("gpu"), jobs, &fl)
 		err = output.WriteJobsLong(env.Stdout, jobs, o, fl)
 	case res.Has("A"):
 		err = output.WriteArraySummary(env.Stdout, jobs, o)

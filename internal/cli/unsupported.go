@@ -9,7 +9,7 @@ import "github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 // as a job operand and "lsload -gpuload" as an illegal letter.
 const (
 	unsupportedBqueuesOptions = "alloc"
-	unsupportedBhostsOptions  = "a|aff|alloc|cname|e|gpu|rc|rconly|x"
+	unsupportedBhostsOptions  = "a|aff|alloc|cname|e|rc|rconly|x"
 	unsupportedBhistOptions   = "aff|cname|data|e|gpu|hostfile|t|x|app:|f:|G:|Jd:|Lp:|n:|N:|T:"
 	unsupportedBacctOptions   = "aff|cname|E|gpu|x|app:|f:|Lp:|M:|N:|rcacct:|rcalloc:|sla:|U:"
 	unsupportedBusersOptions  = "alloc"

@@ -2,15 +2,21 @@ package lim
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/lim/gpu"
 )
 
 // detectGPUs finds the host's GPUs once, at start (loop goroutine): the
-// fake inventory of lsf.conf's BASALT_GPU_INVENTORY, else nvidia-smi.
+// fake inventory of lsf.conf's BASALT_GPU_INVENTORY (a path relative to
+// LSF_ENVDIR, or absolute), else nvidia-smi.
 func (l *LIM) detectGPUs(ctx context.Context) {
-	gs, err := gpu.Detect(ctx, gpu.Options{Host: l.host, Inventory: l.base.Conf.Get(gpu.InventoryParam)})
+	inv := l.base.Conf.Get(gpu.InventoryParam)
+	if inv != "" && !filepath.IsAbs(inv) {
+		inv = filepath.Join(l.base.EnvDir, inv) // relative to LSF_ENVDIR
+	}
+	gs, err := gpu.Detect(ctx, gpu.Options{Host: l.host, Inventory: inv})
 	if err != nil {
 		l.log.Warn("GPU detection", "err", err)
 		return
