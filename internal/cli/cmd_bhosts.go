@@ -19,6 +19,7 @@ func bhostsUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bhosts [-h] [-V] [-w | -l | -o "field[:[-][width]] ... [delimiter='c']" [-json]] [-X] [-noheader]
               [-R "res_req"] [host_name | host_group ...]`)
 	fmt.Fprintln(env.Stderr, `       bhosts [-h] [-V] -s [resource_name ...]`)
+	fmt.Fprintln(env.Stderr, `       bhosts [-h] [-V] -gpu [-w] [-noheader] [-R "res_req"] [host_name | host_group ...]`)
 }
 
 func runBhosts(ctx context.Context, env *Env, args []string) int {

@@ -222,7 +222,7 @@ func init() {
 }
 
 func bjobsUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, `Usage: bjobs [-h] [-V] [-w | -l | -W | -o "field ... [delimiter='c']" [-json] [-hms]] [-noheader]
+	fmt.Fprintln(env.Stderr, `Usage: bjobs [-h] [-V] [-w | -l [-gpu] | -W | -o "field ... [delimiter='c']" [-json] [-hms]] [-noheader]
              [-a] [-d] [-p] [-s] [-r] [-A] [-X] [-x] [-sum]
              [-m host_name | -m host_group] [-q queue_name] [-u user_name | -u user_group | -u all]
              [-P project_name] [-J job_name] [-G user_group] [-g job_group] [-app application_profile]

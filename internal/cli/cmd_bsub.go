@@ -989,7 +989,8 @@ func parseFileTransfer(v string) (*api.FileTransfer, error) {
 func bsubUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bsub [-h] [-V] [-H] [-x] [-r | -rn] [-N] [-B] [-K]
             [-q "queue_name ..."] [-m "host_name[+[pref_level]] | host_group[+[pref_level]] ..."]
-            [-n min_proc[,max_proc]] [-R "res_req"] [-J job_name | -J "name[index_list]%job_limit"]
+            [-n min_proc[,max_proc]] [-R "res_req"] [-gpu - | "num=N:mode=shared|exclusive_process:mps=yes|no:j_exclusive=yes|no"]
+            [-J job_name | -J "name[index_list]%job_limit"]
             [-b [[month:]day:]hour:minute] [-t [[month:]day:]hour:minute] [-w 'dependency_expression']
             [-i input_file | -is input_file] [-o output_file | -oo output_file] [-e error_file | -eo error_file]
             [-cwd "dir"] [-env "none" | "all" | "[all,]var_name[=var_value][,var_name[=var_value] ...]"]
