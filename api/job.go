@@ -144,12 +144,22 @@ type JobSpec struct {
 	RestartDir string `wire:"74"`
 	// RestartForce is brestart -f.
 	RestartForce bool `wire:"75"`
+	// GPUReq is bsub -gpu as given ("-" for the default; empty: the job
+	// asks for no GPUs). The scheduler merges it over LSB_GPU_REQ option
+	// by option (internal/resreq/gpureq).
+	GPUReq string `wire:"80"`
 }
 
 // ExecHost is one execution host and the slots a job holds on it.
 type ExecHost struct {
 	Host  string `wire:"1"`
 	Slots int32  `wire:"2"`
+	// GPUs are the indices of the GPUs allocated to the job on this host
+	// (bsub -gpu), in CUDA_VISIBLE_DEVICES order.
+	GPUs []int32 `wire:"80"`
+	// GPUReq is the job's effective GPU requirement as allocated
+	// ("num=2:mode=shared:mps=no:j_exclusive=no"), on the first host only.
+	GPUReq string `wire:"81"`
 }
 
 // Usage is a job's resource usage, as sampled on its execution hosts.

@@ -584,6 +584,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.RestartForce {
 		n += 2 + 1
 	}
+	if m.GPUReq != "" {
+		n += 2 + wire.SizeBytes(len(m.GPUReq))
+	}
 	return n
 }
 
@@ -861,6 +864,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.RestartForce {
 		b = wire.AppendTag(b, 75, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
+	}
+	if m.GPUReq != "" {
+		b = wire.AppendTag(b, 80, wire.BytesType)
+		b = wire.AppendString(b, m.GPUReq)
 	}
 	return b
 }
@@ -1556,6 +1563,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 			}
 			m.RestartForce = wire.Bool(x)
 			off += n
+		case 80:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 80, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 80, off, n)
+			}
+			m.GPUReq = string(v)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
@@ -1579,6 +1596,16 @@ func (m *ExecHost) SizeWire() int {
 	if m.Slots != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.Slots)))
 	}
+	if len(m.GPUs) > 0 {
+		s := 0
+		for _, x := range m.GPUs {
+			s += wire.SizeVarint(uint64(int64(x)))
+		}
+		n += 2 + wire.SizeBytes(s)
+	}
+	if m.GPUReq != "" {
+		n += 2 + wire.SizeBytes(len(m.GPUReq))
+	}
 	return n
 }
 
@@ -1594,6 +1621,21 @@ func (m *ExecHost) AppendWire(b []byte) []byte {
 	if m.Slots != 0 {
 		b = wire.AppendTag(b, 2, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.Slots)))
+	}
+	if len(m.GPUs) > 0 {
+		b = wire.AppendTag(b, 80, wire.BytesType)
+		s := 0
+		for _, x := range m.GPUs {
+			s += wire.SizeVarint(uint64(int64(x)))
+		}
+		b = wire.AppendVarint(b, uint64(s))
+		for _, x := range m.GPUs {
+			b = wire.AppendVarint(b, uint64(int64(x)))
+		}
+	}
+	if m.GPUReq != "" {
+		b = wire.AppendTag(b, 81, wire.BytesType)
+		b = wire.AppendString(b, m.GPUReq)
 	}
 	return b
 }
@@ -1630,6 +1672,42 @@ func (m *ExecHost) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ExecHost", 2, off, n)
 			}
 			m.Slots = int32(x)
+			off += n
+		case 80:
+			switch typ {
+			case wire.BytesType:
+				v, n := wire.ConsumeBytes(b[off:])
+				if n < 0 {
+					return wire.Errorf("ExecHost", 80, off, n)
+				}
+				for len(v) > 0 {
+					x, k := wire.ConsumeVarint(v)
+					if k < 0 {
+						return wire.Errorf("ExecHost", 80, off, k)
+					}
+					m.GPUs = append(m.GPUs, int32(x))
+					v = v[k:]
+				}
+				off += n
+			case wire.VarintType:
+				x, n := wire.ConsumeVarint(b[off:])
+				if n < 0 {
+					return wire.Errorf("ExecHost", 80, off, n)
+				}
+				m.GPUs = append(m.GPUs, int32(x))
+				off += n
+			default:
+				return wire.TypeError("ExecHost", 80, start, typ)
+			}
+		case 81:
+			if typ != wire.BytesType {
+				return wire.TypeError("ExecHost", 81, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ExecHost", 81, off, n)
+			}
+			m.GPUReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

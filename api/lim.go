@@ -66,6 +66,17 @@ type LoadReport struct {
 	// NotServing: the LIM cannot accept connections (descriptors run
 	// out, ...); the master shows the host unavail until it can.
 	NotServing bool `wire:"11"`
+	// GPUs are the host's GPUs (nvidia-smi, or the configured fake
+	// inventory BASALT_GPU_INVENTORY), in index order.
+	GPUs []*GPUDevice `wire:"80"`
+}
+
+// GPUDevice is one GPU of a host as its LIM detected it.
+type GPUDevice struct {
+	Index    int32  `wire:"1"`
+	Model    string `wire:"2"` // LSF's gpu_model: the name without blanks
+	MemTotal int64  `wire:"3"` // MB
+	Vendor   string `wire:"4"` // Nvidia, AMD
 }
 
 // ReportReply answers a LoadReport.
@@ -134,6 +145,7 @@ type HostLoad struct {
 	Thresholds []*LoadThresholdValue `wire:"14"`
 	LastReport int64                 `wire:"15"` // unix seconds
 	ND         int32                 `wire:"16"` // configured nd
+	GPUs       []*GPUDevice          `wire:"80"` // detected GPUs (LoadReport.GPUs)
 }
 
 // SharedInstance is one instance of a shared resource: its value and the

@@ -331,6 +331,9 @@ func (m *LoadReport) SizeWire() int {
 	if m.NotServing {
 		n += 1 + 1
 	}
+	for _, x := range m.GPUs {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -388,6 +391,11 @@ func (m *LoadReport) AppendWire(b []byte) []byte {
 	if m.NotServing {
 		b = wire.AppendTag(b, 11, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.NotServing))
+	}
+	for _, x := range m.GPUs {
+		b = wire.AppendTag(b, 80, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
 	}
 	return b
 }
@@ -543,10 +551,133 @@ func (m *LoadReport) UnmarshalWire(b []byte) error {
 			}
 			m.NotServing = wire.Bool(x)
 			off += n
+		case 80:
+			if typ != wire.BytesType {
+				return wire.TypeError("LoadReport", 80, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("LoadReport", 80, off, n)
+			}
+			x := new(GPUDevice)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("LoadReport", 80, off, err)
+			}
+			m.GPUs = append(m.GPUs, x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("LoadReport", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *GPUDevice) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Index != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Index)))
+	}
+	if m.Model != "" {
+		n += 1 + wire.SizeBytes(len(m.Model))
+	}
+	if m.MemTotal != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.MemTotal)))
+	}
+	if m.Vendor != "" {
+		n += 1 + wire.SizeBytes(len(m.Vendor))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *GPUDevice) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Index != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Index)))
+	}
+	if m.Model != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Model)
+	}
+	if m.MemTotal != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.MemTotal)))
+	}
+	if m.Vendor != "" {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendString(b, m.Vendor)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *GPUDevice) UnmarshalWire(b []byte) error {
+	*m = GPUDevice{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("GPUDevice", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("GPUDevice", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("GPUDevice", 1, off, n)
+			}
+			m.Index = int32(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("GPUDevice", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("GPUDevice", 2, off, n)
+			}
+			m.Model = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("GPUDevice", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("GPUDevice", 3, off, n)
+			}
+			m.MemTotal = int64(x)
+			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("GPUDevice", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("GPUDevice", 4, off, n)
+			}
+			m.Vendor = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("GPUDevice", num, off, n)
 			}
 			off += n
 		}
@@ -1085,6 +1216,9 @@ func (m *HostLoad) SizeWire() int {
 	if m.ND != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.ND)))
 	}
+	for _, x := range m.GPUs {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -1162,6 +1296,11 @@ func (m *HostLoad) AppendWire(b []byte) []byte {
 	if m.ND != 0 {
 		b = wire.AppendTag(b, 16, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.ND)))
+	}
+	for _, x := range m.GPUs {
+		b = wire.AppendTag(b, 80, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
 	}
 	return b
 }
@@ -1366,6 +1505,20 @@ func (m *HostLoad) UnmarshalWire(b []byte) error {
 				return wire.Errorf("HostLoad", 16, off, n)
 			}
 			m.ND = int32(x)
+			off += n
+		case 80:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostLoad", 80, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostLoad", 80, off, n)
+			}
+			x := new(GPUDevice)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("HostLoad", 80, off, err)
+			}
+			m.GPUs = append(m.GPUs, x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -269,6 +269,24 @@ type HostInfo struct {
 	NCPUs          int32        `wire:"17"`
 	BusyIndices    []string     `wire:"18"`
 	StatusTime     int64        `wire:"19"`
+	// GPUs are the host's GPUs with the jobs allocated to each (bhosts
+	// -gpu).
+	GPUs []*HostGPU `wire:"80"`
+}
+
+// HostGPU is one GPU of a batch host and its use by jobs.
+type HostGPU struct {
+	Index    int32  `wire:"1"`
+	Model    string `wire:"2"`
+	MemTotal int64  `wire:"3"` // MB
+	MemUsed  int64  `wire:"4"` // MB; unknown without nvidia-smi's usage
+	MemRsv   int64  `wire:"5"` // MB reserved by jobs
+	NJobs    int32  `wire:"6"`
+	Run      int32  `wire:"7"`
+	Susp     int32  `wire:"8"`
+	Rsv      int32  `wire:"9"`
+	// Exclusive: a job holds it with j_exclusive=yes.
+	Exclusive bool `wire:"10"`
 }
 
 // HostsRequest selects hosts (bhosts).

@@ -3282,6 +3282,9 @@ func (m *HostInfo) SizeWire() int {
 	if m.StatusTime != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.StatusTime)))
 	}
+	for _, x := range m.GPUs {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	return n
 }
 
@@ -3367,6 +3370,11 @@ func (m *HostInfo) AppendWire(b []byte) []byte {
 	if m.StatusTime != 0 {
 		b = wire.AppendTag(b, 19, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.StatusTime)))
+	}
+	for _, x := range m.GPUs {
+		b = wire.AppendTag(b, 80, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
 	}
 	return b
 }
@@ -3582,10 +3590,235 @@ func (m *HostInfo) UnmarshalWire(b []byte) error {
 			}
 			m.StatusTime = int64(x)
 			off += n
+		case 80:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostInfo", 80, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostInfo", 80, off, n)
+			}
+			x := new(HostGPU)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("HostInfo", 80, off, err)
+			}
+			m.GPUs = append(m.GPUs, x)
+			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("HostInfo", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *HostGPU) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Index != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Index)))
+	}
+	if m.Model != "" {
+		n += 1 + wire.SizeBytes(len(m.Model))
+	}
+	if m.MemTotal != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.MemTotal)))
+	}
+	if m.MemUsed != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.MemUsed)))
+	}
+	if m.MemRsv != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.MemRsv)))
+	}
+	if m.NJobs != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.NJobs)))
+	}
+	if m.Run != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Run)))
+	}
+	if m.Susp != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Susp)))
+	}
+	if m.Rsv != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.Rsv)))
+	}
+	if m.Exclusive {
+		n += 1 + 1
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *HostGPU) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Index != 0 {
+		b = wire.AppendTag(b, 1, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Index)))
+	}
+	if m.Model != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Model)
+	}
+	if m.MemTotal != 0 {
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.MemTotal)))
+	}
+	if m.MemUsed != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.MemUsed)))
+	}
+	if m.MemRsv != 0 {
+		b = wire.AppendTag(b, 5, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.MemRsv)))
+	}
+	if m.NJobs != 0 {
+		b = wire.AppendTag(b, 6, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.NJobs)))
+	}
+	if m.Run != 0 {
+		b = wire.AppendTag(b, 7, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Run)))
+	}
+	if m.Susp != 0 {
+		b = wire.AppendTag(b, 8, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Susp)))
+	}
+	if m.Rsv != 0 {
+		b = wire.AppendTag(b, 9, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.Rsv)))
+	}
+	if m.Exclusive {
+		b = wire.AppendTag(b, 10, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Exclusive))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *HostGPU) UnmarshalWire(b []byte) error {
+	*m = HostGPU{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("HostGPU", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 1, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 1, off, n)
+			}
+			m.Index = int32(x)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("HostGPU", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 2, off, n)
+			}
+			m.Model = string(v)
+			off += n
+		case 3:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 3, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 3, off, n)
+			}
+			m.MemTotal = int64(x)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 4, off, n)
+			}
+			m.MemUsed = int64(x)
+			off += n
+		case 5:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 5, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 5, off, n)
+			}
+			m.MemRsv = int64(x)
+			off += n
+		case 6:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 6, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 6, off, n)
+			}
+			m.NJobs = int32(x)
+			off += n
+		case 7:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 7, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 7, off, n)
+			}
+			m.Run = int32(x)
+			off += n
+		case 8:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 8, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 8, off, n)
+			}
+			m.Susp = int32(x)
+			off += n
+		case 9:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 9, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 9, off, n)
+			}
+			m.Rsv = int32(x)
+			off += n
+		case 10:
+			if typ != wire.VarintType {
+				return wire.TypeError("HostGPU", 10, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", 10, off, n)
+			}
+			m.Exclusive = wire.Bool(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("HostGPU", num, off, n)
 			}
 			off += n
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/cli/output"
 )
 
-var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s|" + unsupportedBhostsOptions)
+var bhostsSpec = lsfopt.New("w|l|X|h|V|noheader|json|R:|o:|s|gpu|" + unsupportedBhostsOptions)
 
 func init() {
 	Register(&Command{Name: "bhosts", Summary: "display information about batch hosts", Run: runBhosts})
@@ -19,6 +19,7 @@ func bhostsUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bhosts [-h] [-V] [-w | -l | -o "field[:[-][width]] ... [delimiter='c']" [-json]] [-X] [-noheader]
               [-R "res_req"] [host_name | host_group ...]`)
 	fmt.Fprintln(env.Stderr, `       bhosts [-h] [-V] -s [resource_name ...]`)
+	fmt.Fprintln(env.Stderr, `       bhosts [-h] [-V] -gpu [-w] [-noheader] [-R "res_req"] [host_name | host_group ...]`)
 }
 
 func runBhosts(ctx context.Context, env *Env, args []string) int {
@@ -50,6 +51,9 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	}
 	if res.Has("s") {
 		return bhostsShared(ctx, env, res.Operands)
+	}
+	if res.Has("gpu") {
+		return bhostsGPU(ctx, env, res)
 	}
 	req := &api.HostsRequest{Hosts: res.Operands}
 	req.ResReq, _ = res.Last("R")

@@ -211,13 +211,13 @@ func parseIndexList(s string) ([]int32, error) {
 // refString is "123" or "123[4]".
 func refString(r *api.JobRef) string { return output.LongJobRef(r.JobID, r.Index) }
 
-var bjobsSpec = lsfopt.New("a|A|d|fwd|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|" +
+var bjobsSpec = lsfopt.New("a|A|d|fwd|p|p0|p1|p2|p3|r|s|sum|l|w|W|WL|WP|WF|X|x|UF|noheader|json|hms|h|V|gpu|" +
 	"u:|q:|m:|J:|P:|o:|N:|G:|g:|app:|sla:|Jd:|" + unsupportedBjobsOptions)
 
 // unsupportedBjobsOptions are IBM LSF 10.1's other bjobs options, parsed as
 // themselves and refused by name: otherwise "-psum" would read as -p -s -u m
 // and print another user's jobs, or none.
-const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|gpu|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
+const unsupportedBjobsOptions = "aff|aps|bucket|cname|data|env|hostfile|pe|pei|pi|plan|prio|psum|script|ss|" +
 	"Lp:|rusage:"
 
 func init() {
@@ -225,7 +225,7 @@ func init() {
 }
 
 func bjobsUsage(env *Env) {
-	fmt.Fprintln(env.Stderr, `Usage: bjobs [-h] [-V] [-w | -l | -W | -o "field ... [delimiter='c']" [-json] [-hms]] [-noheader]
+	fmt.Fprintln(env.Stderr, `Usage: bjobs [-h] [-V] [-w | -l [-gpu] | -W | -o "field ... [delimiter='c']" [-json] [-hms]] [-noheader]
              [-a] [-d] [-p] [-s] [-r] [-A] [-X] [-x] [-sum]
              [-m host_name | -m host_group] [-q queue_name] [-u user_name | -u user_group | -u all]
              [-P project_name] [-J job_name] [-G user_group] [-g job_group] [-app application_profile]
@@ -257,7 +257,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	wide := res.Has("w")
 	_, hasFormat := res.Last("o")
 	json := res.Has("json")
-	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) {
+	if (long && (wide || hasFormat || res.Has("W"))) || (wide && hasFormat) || res.Has("gpu") && !long {
 		bjobsUsage(env)
 		return ExitUsage
 	}
@@ -389,6 +389,7 @@ func runBjobs(ctx context.Context, env *Env, args []string) int {
 	case hasFormat:
 		err = output.WriteJobsCustom(env.Stdout, jobs, f, o)
 	case long:
+		bjobsGPU(ctx, env, res.Has("gpu"), jobs, &fl)
 		err = output.WriteJobsLong(env.Stdout, jobs, o, fl)
 	case res.Has("A"):
 		err = output.WriteArraySummary(env.Stdout, jobs, o)

@@ -17,7 +17,7 @@ func TestBsubOtherLSFOptions(t *testing.T) {
 		{[]string{"-outdir", "/tmp", "true"}, "outdir", "outdir", "/tmp"},
 		{[]string{"-eptl", "10", "true"}, "eptl", "eptl", "10"},
 		{[]string{"-clusters", "all", "true"}, "", "clusters", "all"}, // implemented (MultiCluster), parsed as itself
-		{[]string{"-gpu", "num=1", "true"}, "gpu", "gpu", "num=1"},
+		{[]string{"-gpu", "num=1", "true"}, "", "gpu", "num=1"},       // gpu_jobs.txtar
 		{[]string{"-hl", "true"}, "hl", "hl", ""},
 		{[]string{"-notify", "true"}, "notify", "notify", "true"},
 		{[]string{"-notify", "-q", "normal", "true"}, "notify", "notify", ""},

@@ -13,7 +13,7 @@ import (
 // as a job operand and "lsload -gpuload" as an illegal letter.
 const (
 	unsupportedBqueuesOptions = "alloc"
-	unsupportedBhostsOptions  = "a|aff|alloc|attr|cname|e|gpu|loc|rc|rconly|sl|x"
+	unsupportedBhostsOptions  = "a|aff|alloc|attr|cname|e|loc|rc|rconly|sl|x"
 	unsupportedBhistOptions   = "aff|cname|data|e|gpu|hostfile|t|x|app:|f:|G:|Jd:|Lp:|n:|N:|T:"
 	unsupportedBacctOptions   = "aff|cname|E|gpu|x|app:|f:|Lp:|M:|N:|rcacct:|rcalloc:|sla:|U:"
 	unsupportedBusersOptions  = "alloc"

@@ -103,7 +103,7 @@ func (l limLoad) Load(ctx context.Context, t *resreq.Table) (map[string]*mbd.Hos
 	out := make(map[string]*mbd.HostLoad, len(cl.Hosts))
 	for _, h := range cl.Hosts {
 		v := cl.Vector(t, h.Name)
-		hl := &mbd.HostLoad{Status: limclient.StatusString(h.Status), Num: v.Num, Str: v.Str, Type: h.Type, Model: h.Model}
+		hl := &mbd.HostLoad{Status: limclient.StatusString(h.Status), Num: v.Num, Str: v.Str, Type: h.Type, Model: h.Model, GPUs: h.GPUs}
 		if h.Static != nil {
 			hl.NCPUs = int(h.Static.NCPUs)
 		}

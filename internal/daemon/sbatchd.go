@@ -27,6 +27,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/resreq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 	"github.com/basalt-lsf/basalt/internal/sbd"
+	"github.com/basalt-lsf/basalt/internal/sbd/cgroup"
 	"github.com/basalt-lsf/basalt/internal/sbd/mbdkeeper"
 	"github.com/basalt-lsf/basalt/internal/sbd/report"
 	"github.com/basalt-lsf/basalt/internal/version"
@@ -166,6 +167,9 @@ func sbatchdConfig(ctx context.Context, base *config.Base, opts config.Options, 
 		cfg.JobCPULimit = 2
 	}
 	cfg.MemLimitEnforce = strings.Contains(strings.ToLower(conf.Get("LSB_RESOURCE_ENFORCE")), "memory")
+	if strings.Contains(strings.ToLower(conf.Get("LSB_RESOURCE_ENFORCE")), "gpu") {
+		cfg.GPUDevicesMount = cgroup.DetectDevices()
+	}
 	cfg.MailProg, cfg.MailTo, cfg.MailSizeLimit = mailConfig(conf, log)
 	// bpeek by others than the owner: the batch configuration (queue and
 	// user group administrators) is read when asked, as it is now.

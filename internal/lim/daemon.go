@@ -115,6 +115,7 @@ type LIM struct {
 	elimRun  bool
 	elimMast bool
 	elimVals map[string]float64
+	gpus     []*api.GPUDevice // detected at start (lim_gpu.go)
 
 	authClose func() // the replay cache and the agent
 
@@ -337,6 +338,7 @@ func (l *LIM) loop(ctx context.Context) {
 	pollT := l.clk.NewTicker(l.m.params.ElimPollInterval)
 	defer sampleT.Stop()
 	defer pollT.Stop()
+	l.detectGPUs(ctx)
 	l.restartElims()
 	for {
 		select {
@@ -388,6 +390,7 @@ func (l *LIM) report(leaving bool) *api.LoadReport {
 			ext = append(ext, &api.IndexValue{Name: name, Value: x})
 		}
 	}
+	ext = l.gpuIndices(ext)
 	sortValues(ext)
 	sortValues(shared)
 	st := l.static
@@ -395,7 +398,7 @@ func (l *LIM) report(leaving bool) *api.LoadReport {
 		Seq: l.seq, BootTime: l.boot.Unix(), Leaving: leaving, NotServing: l.srv.AcceptFailing(time.Now(), notServingWindow),
 		Static: &api.HostStatic{NCPUs: int32(st.NCPUs), NProcs: int32(st.NProcs), NCores: int32(st.NCores),
 			NThreads: int32(st.NThreads), NDisks: int32(st.NDisks), MaxMem: int32(st.MaxMem), MaxSwp: int32(st.MaxSwp),
-			MaxTmp: int32(st.MaxTmp), Type: st.Type, Model: st.Model}}
+			MaxTmp: int32(st.MaxTmp), Type: st.Type, Model: st.Model}, GPUs: l.gpus}
 }
 
 func sortValues(v []*api.IndexValue) {

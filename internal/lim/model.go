@@ -338,6 +338,7 @@ func (t *table) hostLoad(hs *hostState, now time.Time) *api.HostLoad {
 	if r := hs.rep; r != nil {
 		h.LastReport = hs.at.Unix()
 		h.Static = r.Static
+		h.GPUs = r.GPUs
 		if h.Status&api.LimUnavail == 0 {
 			h.Load = r.Load
 			h.Ext = r.Ext

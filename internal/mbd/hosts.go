@@ -65,6 +65,7 @@ func (s *Server) schedHosts(cfg *config.Config, v *state.View) []*sched.Host {
 		ld := s.hosts.load[bh.Name]
 		h.Values = hostValues(tab, cfg, bh, ld)
 		if ld != nil {
+			h.GPUs = ld.GPUs
 			if ld.NCPUs > 0 {
 				h.NCPUs = ld.NCPUs
 			}

@@ -224,6 +224,7 @@ func (s *Server) hostsInfo(ctx context.Context, id auth.Identity, req *api.Hosts
 			if h.MaxSlots < 0 {
 				hi.Max = -1
 			}
+			hi.GPUs = hostGPUs(h, v)
 			if m, ok := cfg.Shared.Model(h.Model); ok {
 				hi.CPUF = m.CPUFactor
 			}

@@ -166,7 +166,7 @@ func (s *Server) launchRecord(cfg *config.Config, j *state.Job) *api.JobLaunch {
 		Cluster: cfg.ClusterName(), EffectiveResReq: j.EffectiveResReq,
 	}
 	for _, h := range j.ExecHosts {
-		l.ExecHosts = append(l.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})
+		l.ExecHosts = append(l.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots, GPUs: h.GPUs, GPUReq: h.GPUReq})
 	}
 	if j.Array != nil && len(j.Array.Indices) > 0 {
 		l.ArrayEnd = j.Array.Indices[len(j.Array.Indices)-1]

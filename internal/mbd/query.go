@@ -136,7 +136,7 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 		Command: j.Spec.Command, DefaultQueue: j.DefaultQueue, EffectiveResReq: j.EffectiveResReq,
 	}
 	for _, h := range j.ExecHosts {
-		r.ExecHosts = append(r.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots})
+		r.ExecHosts = append(r.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots, GPUs: h.GPUs, GPUReq: h.GPUReq})
 	}
 	mcRecord(j, r)
 	if j.Array != nil {

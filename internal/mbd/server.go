@@ -77,6 +77,7 @@ type HostLoad struct {
 	NCPUs  int
 	Type   string
 	Model  string
+	GPUs   []*api.GPUDevice // detected GPUs (LIM)
 }
 
 // Server is a running mbatchd.

@@ -17,6 +17,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/mc"
 	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/resreq/gpureq"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -283,6 +284,9 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 			return nil, lsberr.New(lsberr.BadResReq)
 		}
 		jobReq = r
+	}
+	if _, err := gpureq.Parse(spec.GPUReq); err != nil {
+		return nil, lsberr.Errorf(lsberr.BadResReq, "%s: %v", lsberr.BadResReq.Text(), err)
 	}
 	// Hosts (-m).
 	for _, h := range spec.AskedHosts {

@@ -82,6 +82,9 @@ type Config struct {
 	Admin           string   // the primary LSF administrator, the job reports' sender
 	JobCPULimit     int32    // LSB_JOB_CPULIMIT: 0 unset, 1 y, 2 n
 	MemLimitEnforce bool     // LSB_RESOURCE_ENFORCE="memory": cgroup hard memory limit
+	// GPUDevicesMount is the v1 devices hierarchy when LSB_RESOURCE_ENFORCE
+	// has "gpu" ("" otherwise, or without that controller).
+	GPUDevicesMount string
 	// Job mail: MailProg is LSB_MAILPROG ("": no mail is sent), MailTo
 	// LSB_MAILTO ("": "!U"), MailSizeLimit LSB_MAILSIZE_LIMIT in KB (0:
 	// none).

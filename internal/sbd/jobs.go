@@ -298,6 +298,7 @@ func (d *Daemon) params(l *api.JobLaunch, a *shepherd.Account, k string, dir spo
 	}
 	if d.cgm != nil {
 		p.CgroupParent, p.CgroupName = d.cfg.CgroupParent(), "job."+k
+		p.GPUDevices = d.cfg.GPUDevicesMount
 	}
 	if d.userRoot != "" {
 		p.UserDir = filepath.Join(d.userRoot, k)

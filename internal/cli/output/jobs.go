@@ -11,6 +11,12 @@ import (
 
 // JobsFlags choose bjobs' list layout.
 type JobsFlags struct {
+	// GPU is bjobs -l -gpu: each started job's GPU allocation, GPUHosts
+	// the GPUs of the hosts (bhosts' data) for their models and sizes.
+	GPU      bool
+	GPUHosts map[string][]*api.HostGPU
+	// GPUDefault is lsf.conf's LSB_GPU_REQ (GPU REQUIREMENT DETAILS).
+	GPUDefault string
 	// W is -W: resource usage and times columns, times as 03/31-14:46:42.
 	W bool
 	// PendOnly is "bjobs -p" without other state options: the pending-job

@@ -166,6 +166,7 @@ func submitDetails(j *api.JobRecord, o *Options, toQueue bool) string {
 	if len(s.ResReq) > 0 {
 		fmt.Fprintf(&b, ", Requested Resources <%s>", strings.Join(s.ResReq, " "))
 	}
+	b.WriteString(gpuRequested(s))
 	if s.Dependency != "" {
 		fmt.Fprintf(&b, ", Dependency Condition <%s>", s.Dependency)
 	}
@@ -414,6 +415,7 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 	b.WriteString("\n SCHEDULING PARAMETERS:\n")
 	b.WriteString(thresholdTable(j.Thresholds))
 	writeResReqDetails(b, j, o)
+	writeGPUDetails(b, j, fl)
 }
 
 // writeResReqDetails writes the RESOURCE REQUIREMENT DETAILS block that ends

@@ -296,6 +296,7 @@ func mergeHosts(a, b []*api.ExecHost) []*api.ExecHost {
 func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption) {
 	j := jc.j
 	d := Dispatch{Key: j.Key, Queue: j.Queue, Hosts: a.hosts, Backfill: backfill, RunLimit: jc.runLimit}
+	p.allocGPUs(j, a.hosts)
 	if jc.req != nil {
 		d.EffectiveResReq = jc.req.eff
 	}

@@ -32,6 +32,7 @@ type classKey struct {
 	excluded  int32 // interned excluded hosts, 0 none
 	exclusive bool
 	view      view
+	gpu       int32 // interned GPU requirement, 0 none (gpu.go)
 }
 
 // class is a requirement class's state in one pass: the candidate hosts,
@@ -186,7 +187,7 @@ func (p *pass) intern(s string) int32 {
 // classFor returns the class of a job for a simple requirement.
 func (p *pass) classFor(jc *jobCtx, req *resreq.Compiled, v view) *class {
 	k := classKey{req: req, queue: int32(jc.q.idx), asked: p.intern(jc.askedKey), excluded: p.intern(jc.excludedKey),
-		exclusive: jc.j.Spec.Exclusive, view: v}
+		exclusive: jc.j.Spec.Exclusive, view: v, gpu: p.gpuClassKey(jc)}
 	if !p.s.noCache && !jc.ownRsv {
 		if c := p.classes[k]; c != nil {
 			return c

@@ -70,6 +70,7 @@ type pass struct {
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
+	gpu         *gpuState // GPU use (gpu.go)
 }
 
 type hostCtx struct {

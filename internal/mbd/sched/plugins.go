@@ -124,7 +124,7 @@ func DefaultFilters() []Filter {
 		staticSelectFilter{},
 		slotsFilter{}, exclusiveFilter{}, acceptFilter{}, queueHostSlotsFilter{},
 		userHostFilter{}, hostLimitFilter{}, rsvFilter{},
-		selectFilter{}, rusageFilter{}}
+		selectFilter{}, rusageFilter{}, gpuFilter{}}
 }
 
 type statusFilter struct{}

@@ -214,6 +214,9 @@ func (sc *scenario) do(d *directive) string {
 		cs.queues, cs.users, cs.resources, cs.lhosts = get("lsb.queues"), get("lsb.users"), get("lsb.resources"), get("lsb.hosts")
 		cs.hostsTail, cs.shared, cs.resmap, cs.groups = get("lsb.hosts.tail"), get("lsf.shared"), get("resourcemap"), get("groups")
 		sc.h = newHarness(t, cs)
+		if v := kv["gpus"]; v != "" {
+			setGPUs(sc.h, v)
+		}
 		var out []string
 		for _, w := range sc.h.cfg.Warnings {
 			out = append(out, "warning: "+w.Msg)
@@ -251,6 +254,9 @@ func (sc *scenario) do(d *directive) string {
 				}
 				if v := kv["P"]; v != "" {
 					n.Project = v
+				}
+				if v := kv["gpu"]; v != "" {
+					n.Spec.GPUReq = v
 				}
 				for _, f := range pos {
 					switch f {
@@ -417,7 +423,7 @@ func parseKey(s string) state.Key {
 func hostsText(hs []*api.ExecHost) string {
 	var out []string
 	for _, h := range hs {
-		out = append(out, fmt.Sprintf("%s:%d", h.Host, h.Slots))
+		out = append(out, fmt.Sprintf("%s:%d", h.Host, h.Slots)+gpusText(h))
 	}
 	return strings.Join(out, ",")
 }

@@ -32,6 +32,8 @@ type Host struct {
 	Values *resreq.Host
 	// LastDispatch is when a job was last started here (JOB_ACCEPT_INTERVAL).
 	LastDispatch time.Time
+	// GPUs are the host's GPUs as its LIM detected them (gpu.go).
+	GPUs []*api.GPUDevice
 }
 
 // Input is everything one pass looks at.

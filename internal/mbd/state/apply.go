@@ -406,7 +406,7 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	}
 	j.ExecHosts = make([]*api.ExecHost, len(e.ExecHosts))
 	for i, h := range e.ExecHosts {
-		j.ExecHosts[i] = &api.ExecHost{Host: s.strs.get(h.Host), Slots: h.Slots}
+		j.ExecHosts[i] = &api.ExecHost{Host: s.strs.get(h.Host), Slots: h.Slots, GPUs: h.GPUs, GPUReq: h.GPUReq}
 	}
 	j.StartTime = t
 	j.EndTime = 0

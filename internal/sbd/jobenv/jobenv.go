@@ -19,6 +19,9 @@ type Host struct {
 	// Extra are NAME=VALUE pairs every job gets (LSF_ENVDIR,
 	// LSF_SERVERDIR, LSF_BINDIR...).
 	Extra []string
+	// GPUDevices: the job's device cgroup holds only its GPUs
+	// (LSB_RESOURCE_ENFORCE="gpu"), which CUDA then numbers from 0.
+	GPUDevices bool
 }
 
 // Files are the paths of the files sbatchd prepares for the job.
@@ -120,6 +123,7 @@ func Env(l *api.JobLaunch, h Host, f Files) []string {
 	if l.ExecRusage != "" {
 		e.Set("LSB_EXEC_RUSAGE", l.ExecRusage)
 	}
+	setGPUEnv(e, l, h)
 	if l.RunCount > 1 && (spec.Rerunnable || (l.Queue != nil && l.Queue.Rerunnable)) {
 		e.Set("LSB_RESTART", "Y")
 	}

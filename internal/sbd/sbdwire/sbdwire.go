@@ -28,9 +28,13 @@ type Params struct {
 	ExtraEnv          []string `wire:"17"` // LSF_ENVDIR=..., LSF_SERVERDIR=... for every job
 	JobCPULimit       int32    `wire:"18"` // LSB_JOB_CPULIMIT: 0 unset, 1 y, 2 n
 	MemLimitEnforce   bool     `wire:"19"` // LSB_RESOURCE_ENFORCE memory: cgroup hard limit
-	SocketName        string   `wire:"20"` // abstract unix socket of the shepherd
-	EexecInput        []byte   `wire:"21"` // esub's standard output, for eexec's standard input
-	Admin             string   `wire:"22"` // primary LSF administrator (the report's sender)
+	// GPUDevices is the v1 devices hierarchy's mount point when
+	// LSB_RESOURCE_ENFORCE has "gpu": a GPU job's processes then join a
+	// devices group of their own that allows only their GPUs.
+	GPUDevices string `wire:"80"`
+	SocketName string `wire:"20"` // abstract unix socket of the shepherd
+	EexecInput []byte `wire:"21"` // esub's standard output, for eexec's standard input
+	Admin      string `wire:"22"` // primary LSF administrator (the report's sender)
 	// ExecPath is the program ExecArgv runs (ExecArgv[0] is only its
 	// argv[0]); "" means ExecArgv[0].
 	ExecPath string `wire:"23"`

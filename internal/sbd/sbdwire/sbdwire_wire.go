@@ -73,6 +73,9 @@ func (m *Params) SizeWire() int {
 	if m.MemLimitEnforce {
 		n += 2 + 1
 	}
+	if m.GPUDevices != "" {
+		n += 2 + wire.SizeBytes(len(m.GPUDevices))
+	}
 	if m.SocketName != "" {
 		n += 2 + wire.SizeBytes(len(m.SocketName))
 	}
@@ -190,6 +193,10 @@ func (m *Params) AppendWire(b []byte) []byte {
 	if m.MemLimitEnforce {
 		b = wire.AppendTag(b, 19, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.MemLimitEnforce))
+	}
+	if m.GPUDevices != "" {
+		b = wire.AppendTag(b, 80, wire.BytesType)
+		b = wire.AppendString(b, m.GPUDevices)
 	}
 	if m.SocketName != "" {
 		b = wire.AppendTag(b, 20, wire.BytesType)
@@ -448,6 +455,16 @@ func (m *Params) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Params", 19, off, n)
 			}
 			m.MemLimitEnforce = wire.Bool(x)
+			off += n
+		case 80:
+			if typ != wire.BytesType {
+				return wire.TypeError("Params", 80, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Params", 80, off, n)
+			}
+			m.GPUDevices = string(v)
 			off += n
 		case 20:
 			if typ != wire.BytesType {

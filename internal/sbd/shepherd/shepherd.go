@@ -89,8 +89,10 @@ type Shepherd struct {
 	// control command ran).
 	signalled bool
 
-	cg   *cgroup.Group
-	proc procfs.FS
+	cg *cgroup.Group
+	// gpuProcs is the job's devices group's cgroup.procs (gpu.go), "".
+	gpuProcs string
+	proc     procfs.FS
 
 	st    api.JobStatusReport
 	env   []string
@@ -597,7 +599,9 @@ func (s *Shepherd) begin() {
 			}
 		}
 	}
-	s.env = jobenv.Env(s.l, jobenv.Host{ExecUser: s.p.User, ExecHome: s.p.Home, ExecShell: s.p.Shell, Extra: s.p.ExtraEnv}, s.files)
+	s.prepareGPUDevices()
+	s.env = jobenv.Env(s.l, jobenv.Host{ExecUser: s.p.User, ExecHome: s.p.Home, ExecShell: s.p.Shell, Extra: s.p.ExtraEnv,
+		GPUDevices: s.gpuProcs != ""}, s.files)
 	s.update()
 	s.startQueuePre()
 }
@@ -766,6 +770,9 @@ func (s *Shepherd) umask() uint32 {
 func (s *Shepherd) inCgroup(spec *sbdwire.ExecSpec) *sbdwire.ExecSpec {
 	if s.cg != nil {
 		spec.Cgroups = s.cg.ProcsFiles()
+		if s.gpuProcs != "" {
+			spec.Cgroups = append(spec.Cgroups, s.gpuProcs)
+		}
 	}
 	spec.Setpgid = true
 	return spec
@@ -1549,6 +1556,7 @@ func (s *Shepherd) finalize() {
 		if err := s.cg.Remove(); err != nil {
 			s.warnf("cgroup left for sbatchd to remove: %v", err)
 		}
+		s.removeGPUDevices()
 	}
 	s.update()
 	s.logf("final state %s written", stateName(s.st.State))
