@@ -45,6 +45,9 @@ type Options struct {
 	// suspended by preemption (such a pass cannot start a job; by default
 	// it is left out).
 	EveryPass bool
+	// observe, when set (by tests), sees every pass's plan at its virtual
+	// time (Unix seconds) before it is carried out.
+	observe func(now int64, plan *sched.Plan)
 }
 
 // Progress is how far a run is.
@@ -333,6 +336,9 @@ func (e *engine) loop(ctx context.Context) error {
 		lastPass = now
 		for range 4 { // passes at this instant while they act (preemption frees slots)
 			plan := e.pass()
+			if e.opts.observe != nil {
+				e.opts.observe(now, plan)
+			}
 			wake = -1
 			if w := plan.NextWake; !w.IsZero() && w.Unix() > now {
 				wake = w.Unix()
