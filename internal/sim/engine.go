@@ -142,6 +142,11 @@ type engine struct {
 	// by preemption; preemptive says a queue may preempt.
 	used, preempted int
 	preemptive      bool
+	// preQueue marks the queues that may preempt, prePend counts their
+	// jobs waiting; reserving says the last plan left slot reservations.
+	preQueue  map[string]bool
+	prePend   int
+	reserving bool
 }
 
 // Run replays w under opts. It returns an error only when the run cannot
@@ -202,9 +207,11 @@ func (e *engine) buildHosts() error {
 		e.result.Slots += h.MaxSlots
 	}
 	e.result.Hosts = len(e.hosts)
+	e.preQueue = map[string]bool{}
 	for _, q := range e.cfg.Queues {
 		if q.Preemption.Preemptive {
 			e.preemptive = true
+			e.preQueue[q.Name] = true
 		}
 	}
 	if len(e.hosts) == 0 {
@@ -312,6 +319,9 @@ func (e *engine) loop(ctx context.Context) error {
 		var evs []*api.Event
 		for next < len(e.recs) && e.base+e.recs[next].Job.Submit <= now {
 			evs = append(evs, e.newEvent(next))
+			if e.preQueue[e.recs[next].Queue] {
+				e.prePend++
+			}
 			next++
 		}
 		if len(evs) > 0 {
@@ -339,6 +349,7 @@ func (e *engine) loop(ctx context.Context) error {
 			if e.opts.observe != nil {
 				e.opts.observe(now, plan)
 			}
+			e.reserving = len(plan.SlotReservations) > 0
 			wake = -1
 			if w := plan.NextWake; !w.IsZero() && w.Unix() > now {
 				wake = w.Unix()
@@ -359,8 +370,10 @@ func (e *engine) loop(ctx context.Context) error {
 }
 
 // mayAct says whether a pass could start, preempt or resume a job: some
-// job waits and a slot is free, or a queue may preempt, or a preempted job
-// waits for its resumption.
+// job waits and a slot is free, or a job of a queue that may preempt
+// waits, or a preempted job waits for its resumption. A pass is also run
+// while the last one left slot reservations (a pass on a full cluster
+// shrinks them), so that leaving a pass out never changes a decision.
 func (e *engine) mayAct() bool {
 	if e.preempted > 0 {
 		return true
@@ -369,7 +382,7 @@ func (e *engine) mayAct() bool {
 	if v.Count(api.StatePend) == 0 {
 		return false
 	}
-	return e.used < e.result.Slots || e.preemptive
+	return e.used < e.result.Slots || e.preemptive && e.prePend > 0 || e.reserving
 }
 
 // newEvent is the submission of record i (job ID i+1).
@@ -475,6 +488,9 @@ func (e *engine) carryOut(plan *sched.Plan) bool {
 			j := v.Job(d.Key)
 			rec := e.recs[d.Key.ID-1]
 			rec.Start, rec.Backfill = now-e.base, d.Backfill
+			if e.preQueue[rec.Queue] {
+				e.prePend--
+			}
 			length := rec.Job.Run
 			if lim := int64(sched.RunLimit(j, e.cfg.Queue(j.Queue)) / time.Second); lim > 0 && length > lim {
 				length, rec.Killed, rec.TermReason = lim, true, "TERM_RUNLIMIT"

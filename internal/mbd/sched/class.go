@@ -596,7 +596,9 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 				return skipped
 			}
 		case kind == Permanent:
-			c.removed.add(code, h.Name)
+			if !jc.noReasons {
+				c.removed.add(code, h.Name)
+			}
 			c.gen++
 		case kind == Parked:
 			if c.parked == nil {
@@ -607,7 +609,9 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 		default:
 			c.list[w] = e
 			w++
-			skipped.add(code, h.Name)
+			if !jc.noReasons {
+				skipped.add(code, h.Name)
+			}
 		}
 	}
 	c.list = c.list[:w]

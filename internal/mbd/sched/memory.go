@@ -262,12 +262,22 @@ func (p *pass) reserveSlots(jc *jobCtx) {
 	got := map[string]int{}
 	total := 0
 	c := p.classFor(jc, simpleOf(jc.req.c), viewNormal)
+	if r.held == 0 && !p.s.noCache && p.slotsFirst && (jc.q.preemptive && p.freeRun == 0 || !jc.q.preemptive && p.freeAll == 0) {
+		// No host has a free slot and the job holds none: the walk would
+		// find nothing (every host fails the slot filter, the first
+		// dynamic one). Only the static part's side effects (wake-ups of
+		// host dispatch windows) are kept.
+		p.staticOf(c, jc)
+		return
+	}
+	jc.noReasons = true // the walk's reasons are not read
 	p.walk(c, jc, func(h *hostCtx, capacity int) bool {
 		n := min(capacity, need-total)
 		got[h.Name] = n
 		total += n
 		return total < need
 	})
+	jc.noReasons = false
 	if total == 0 && r.held == 0 {
 		return
 	}

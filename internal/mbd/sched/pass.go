@@ -65,6 +65,9 @@ type pass struct {
 	toResume    []*state.Job    // preempted jobs not yet resumed, in order
 	jc          jobCtx          // the job being placed
 	rb          *reasonsBuilder // fills plan.Reasons (made by prescan)
+	// slotsFirst: the slot filter is the first dynamic filter (a full
+	// host is rejected by it before any other dynamic filter runs).
+	slotsFirst bool
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
@@ -157,6 +160,9 @@ func newPass(s *Scheduler, in *Input) *pass {
 		if f.Kind() != Static {
 			p.dyn = append(p.dyn, f)
 		}
+	}
+	if len(p.dyn) > 0 {
+		_, p.slotsFirst = p.dyn[0].(slotsFilter)
 	}
 	return p
 }
