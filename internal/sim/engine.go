@@ -147,6 +147,7 @@ type engine struct {
 	preQueue  map[string]bool
 	prePend   int
 	reserving bool
+	reserveQ  bool // some queue reserves slots (SLOT_RESERVE, RESOURCE_RESERVE)
 }
 
 // Run replays w under opts. It returns an error only when the run cannot
@@ -212,6 +213,9 @@ func (e *engine) buildHosts() error {
 		if q.Preemption.Preemptive {
 			e.preemptive = true
 			e.preQueue[q.Name] = true
+		}
+		if q.SlotReserve > 0 || q.ResourceReserve > 0 {
+			e.reserveQ = true
 		}
 	}
 	if len(e.hosts) == 0 {
@@ -282,6 +286,10 @@ func (e *engine) loop(ctx context.Context) error {
 	}
 	lastPass := int64(-1) << 40
 	dirty := false // something happened since the last pass
+	// news: since the last pass a job ended, the plan's wake-up came or a
+	// job arrived that fits in the free slots; without it a pass finds
+	// what the last one found (nothing startable) unless jobs reserve.
+	news := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -314,11 +322,14 @@ func (e *engine) loop(ctx context.Context) error {
 		}
 		now := e.now()
 		if e.endJobs(now) {
-			dirty = true
+			dirty, news = true, true
 		}
 		var evs []*api.Event
 		for next < len(e.recs) && e.base+e.recs[next].Job.Submit <= now {
 			evs = append(evs, e.newEvent(next))
+			if e.recs[next].Slots <= e.result.Slots-e.used {
+				news = true
+			}
 			if e.preQueue[e.recs[next].Queue] {
 				e.prePend++
 			}
@@ -334,13 +345,15 @@ func (e *engine) loop(ctx context.Context) error {
 		}
 		e.clean(now - cleanPeriod)
 		if wake >= 0 && wake <= now {
-			dirty, wake = true, -1
+			dirty, news, wake = true, true, -1
 		}
 		if !dirty || now < lastPass+interval {
 			continue
 		}
 		dirty = false
-		if !e.opts.EveryPass && !e.mayAct() {
+		act := e.opts.EveryPass || e.mayAct(news)
+		news = false
+		if !act {
 			continue
 		}
 		lastPass = now
@@ -369,12 +382,17 @@ func (e *engine) loop(ctx context.Context) error {
 	return nil
 }
 
-// mayAct says whether a pass could start, preempt or resume a job: some
-// job waits and a slot is free, or a job of a queue that may preempt
-// waits, or a preempted job waits for its resumption. A pass is also run
-// while the last one left slot reservations (a pass on a full cluster
-// shrinks them), so that leaving a pass out never changes a decision.
-func (e *engine) mayAct() bool {
+// mayAct says whether a pass could start, preempt or resume a job or
+// change what the scheduler remembers: a preempted job waits for its
+// resumption, a job of a queue that may preempt waits, the last plan left
+// slot reservations (a pass on a full cluster shrinks them), or some job
+// waits, a slot is free and either something happened since the last pass
+// that may let a job start (news: an end, a wake-up, an arrival that fits
+// in the free slots) or some queue reserves slots (a waiting job may
+// reserve free ones). Otherwise the jobs the last pass found unable to
+// start still cannot (the hosts are as it left them) and the new ones are
+// too wide: leaving the pass out changes no decision.
+func (e *engine) mayAct(news bool) bool {
 	if e.preempted > 0 {
 		return true
 	}
@@ -382,7 +400,10 @@ func (e *engine) mayAct() bool {
 	if v.Count(api.StatePend) == 0 {
 		return false
 	}
-	return e.used < e.result.Slots || e.preemptive && e.prePend > 0 || e.reserving
+	if e.preemptive && e.prePend > 0 || e.reserving {
+		return true
+	}
+	return e.used < e.result.Slots && (news || e.reserveQ)
 }
 
 // newEvent is the submission of record i (job ID i+1).

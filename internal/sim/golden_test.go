@@ -135,3 +135,20 @@ func hashPlan(h hash.Hash, now int64, plan *sched.Plan) {
 		fmt.Fprintf(h, "%d R %v\n", now, r.Key)
 	}
 }
+
+var printDigest = flag.Bool("sim.digest", false, "TestDigestOf prints the decisions digest of -sim.trace (first -sim.jobs jobs) under -sim.policy")
+
+// TestDigestOf prints the decisions digest of any trace slice, to compare
+// two versions of the scheduler beyond the golden slices:
+//
+//	go test -run DigestOf ./internal/sim -sim.digest -sim.trace PATH -sim.jobs N -sim.policy P
+func TestDigestOf(t *testing.T) {
+	if !*printDigest {
+		t.Skip("-sim.digest not set")
+	}
+	w := readGz(t, *benchTrace)
+	if n := *benchJobs; n > 0 && n < len(w.Jobs) {
+		w.Jobs = w.Jobs[:n]
+	}
+	t.Logf("%s %d jobs %s: %s", *benchTrace, len(w.Jobs), *benchPolicy, decisionDigest(t, w, *benchPolicy))
+}

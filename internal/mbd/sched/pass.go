@@ -68,6 +68,11 @@ type pass struct {
 	// slotsFirst: the slot filter is the first dynamic filter (a full
 	// host is rejected by it before any other dynamic filter runs).
 	slotsFirst bool
+	// uniqueNames: no two hosts have the same name.
+	uniqueNames bool
+	// lastQName and lastQ are queueOf's last answer.
+	lastQName string
+	lastQ     *queueCtx
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
@@ -221,6 +226,7 @@ func (p *pass) buildHosts() {
 		}
 	}
 	p.byName = s.byName
+	p.uniqueNames = len(p.byName) == n
 }
 
 // zeroed returns a zeroed slice of n int32s, reusing b.
@@ -316,7 +322,7 @@ func (p *pass) countStarted() {
 			// them the pass knows.
 			if len(j.ExecHosts) == 1 {
 				p.countJob(j, h)
-			} else if p.firstKnownHost(j) == h {
+			} else if p.uniqueNames && j.ExecHosts[0].Host == h.Name || p.firstKnownHost(j) == h {
 				p.countJob(j, nil)
 			}
 			return true
@@ -327,8 +333,24 @@ func (p *pass) countStarted() {
 	}
 }
 
+// queueOf is the view of the queue named name (nil if unknown); the last
+// answer is kept: started and pending jobs come mostly queue by queue.
+func (p *pass) queueOf(name string) *queueCtx {
+	if p.lastQ != nil && p.lastQName == name {
+		return p.lastQ
+	}
+	q := p.qByName[name]
+	p.lastQName, p.lastQ = name, q
+	return q
+}
+
 // firstKnownHost is the first of a started job's hosts that the pass has.
 func (p *pass) firstKnownHost(j *state.Job) *hostCtx {
+	if len(j.ExecHosts) > 0 {
+		if h := p.byName[j.ExecHosts[0].Host]; h != nil {
+			return h
+		}
+	}
 	for _, eh := range j.ExecHosts {
 		if h := p.byName[eh.Host]; h != nil {
 			return h
@@ -365,7 +387,7 @@ func (p *pass) suspendedNow(j *state.Job) bool {
 // countJob counts j; on, when set, is the view of its only host.
 func (p *pass) countJob(j *state.Job, on *hostCtx) {
 	susp := p.suspendedNow(j)
-	q := p.qByName[j.Queue]
+	q := p.queueOf(j.Queue)
 	total := 0
 	for _, eh := range j.ExecHosts {
 		h := on
