@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"testing"
@@ -16,7 +17,7 @@ var (
 	benchPolicy = flag.String("sim.policy", "backfill", "policy of the default queue (see Policies)")
 	benchJobs   = flag.Int("sim.jobs", 0, "replay only the first N jobs (0: all)")
 	benchGap    = flag.Duration("sim.interval", 0, "least virtual time between passes (Options.Interval)")
-	benchProg   = flag.Int("sim.progress", 0, "log the jobs finished and the wall time every N jobs (0: never)")
+	benchProg   = flag.Int("sim.progress", 0, "print (stderr) the jobs finished and the wall time every N jobs (0: never)")
 )
 
 // BenchmarkReplay replays a whole trace (-sim.trace) and reports the
@@ -82,7 +83,7 @@ func BenchmarkReplay(b *testing.B) {
 			t0 := time.Now()
 			opts.ProgressEvery = *benchProg
 			opts.Progress = func(p Progress) {
-				b.Logf("%d/%d jobs, %v simulated, %.1f s", p.Done, p.Total, p.Simulated, time.Since(t0).Seconds())
+				fmt.Fprintf(os.Stderr, "%d/%d jobs, %v simulated, %.1f s\n", p.Done, p.Total, p.Simulated, time.Since(t0).Seconds())
 			}
 		}
 		res, err = Run(context.Background(), w, opts)
