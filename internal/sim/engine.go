@@ -147,7 +147,9 @@ type engine struct {
 	preQueue  map[string]bool
 	prePend   int
 	reserving bool
-	reserveQ  bool // some queue reserves slots (SLOT_RESERVE, RESOURCE_RESERVE)
+	// reserveQ: some queue reserves slots (SLOT_RESERVE, RESOURCE_RESERVE)
+	// or there are pools; every pass with a free slot is run.
+	reserveQ bool
 }
 
 // Run replays w under opts. It returns an error only when the run cannot
@@ -217,6 +219,11 @@ func (e *engine) buildHosts() error {
 		if q.SlotReserve > 0 || q.ResourceReserve > 0 {
 			e.reserveQ = true
 		}
+	}
+	if len(e.cfg.Pools) > 0 {
+		// Pool usage is integrated pass by pass: keep every pass that
+		// has slots to give.
+		e.reserveQ = true
 	}
 	if len(e.hosts) == 0 {
 		return fmt.Errorf("sim: the configuration has no batch host")
