@@ -150,6 +150,10 @@ type engine struct {
 	// reserveQ: some queue reserves slots (SLOT_RESERVE, RESOURCE_RESERVE)
 	// or there are pools; every pass with a free slot is run.
 	reserveQ bool
+	// pendN counts the waiting jobs by slots, pendMin is the narrowest
+	// width with a waiting job (len(pendN) when none).
+	pendN   []int32
+	pendMin int
 }
 
 // Run replays w under opts. It returns an error only when the run cannot
@@ -210,6 +214,8 @@ func (e *engine) buildHosts() error {
 		e.result.Slots += h.MaxSlots
 	}
 	e.result.Hosts = len(e.hosts)
+	e.pendN = make([]int32, e.result.Slots+1)
+	e.pendMin = len(e.pendN)
 	e.preQueue = map[string]bool{}
 	for _, q := range e.cfg.Queues {
 		if q.Preemption.Preemptive {
@@ -337,6 +343,8 @@ func (e *engine) loop(ctx context.Context) error {
 			if e.recs[next].Slots <= e.result.Slots-e.used {
 				news = true
 			}
+			e.pendN[e.recs[next].Slots]++
+			e.pendMin = min(e.pendMin, e.recs[next].Slots)
 			if e.preQueue[e.recs[next].Queue] {
 				e.prePend++
 			}
@@ -395,10 +403,12 @@ func (e *engine) loop(ctx context.Context) error {
 // slot reservations (a pass on a full cluster shrinks them), or some job
 // waits, a slot is free and either something happened since the last pass
 // that may let a job start (news: an end, a wake-up, an arrival that fits
-// in the free slots) or some queue reserves slots (a waiting job may
-// reserve free ones). Otherwise the jobs the last pass found unable to
-// start still cannot (the hosts are as it left them) and the new ones are
-// too wide: leaving the pass out changes no decision.
+// in the free slots) and some waiting job is no wider than the free
+// slots, or some queue reserves slots (a waiting job may reserve free
+// ones). Otherwise the jobs the last pass found unable to start still
+// cannot (the hosts are as it left them) and the new ones are too wide,
+// or every waiting job is wider than the free slots: leaving the pass out
+// changes no decision.
 func (e *engine) mayAct(news bool) bool {
 	if e.preempted > 0 {
 		return true
@@ -410,7 +420,11 @@ func (e *engine) mayAct(news bool) bool {
 	if e.preemptive && e.prePend > 0 || e.reserving {
 		return true
 	}
-	return e.used < e.result.Slots && (news || e.reserveQ)
+	free := e.result.Slots - e.used
+	if free <= 0 {
+		return false
+	}
+	return e.reserveQ || news && e.pendMin <= free
 }
 
 // newEvent is the submission of record i (job ID i+1).
@@ -518,6 +532,10 @@ func (e *engine) carryOut(plan *sched.Plan) bool {
 			rec.Start, rec.Backfill = now-e.base, d.Backfill
 			if e.preQueue[rec.Queue] {
 				e.prePend--
+			}
+			e.pendN[rec.Slots]--
+			for e.pendMin < len(e.pendN) && e.pendN[e.pendMin] == 0 {
+				e.pendMin++
 			}
 			length := rec.Job.Run
 			if lim := int64(sched.RunLimit(j, e.cfg.Queue(j.Queue)) / time.Second); lim > 0 && length > lim {
