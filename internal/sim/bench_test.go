@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"testing"
@@ -16,6 +17,7 @@ var (
 	benchPolicy = flag.String("sim.policy", "backfill", "policy of the default queue (see Policies)")
 	benchJobs   = flag.Int("sim.jobs", 0, "replay only the first N jobs (0: all)")
 	benchGap    = flag.Duration("sim.interval", 0, "least virtual time between passes (Options.Interval)")
+	benchProg   = flag.Int("sim.progress", 0, "print (stderr) the jobs finished and the wall time every N jobs (0: never)")
 )
 
 // BenchmarkReplay replays a whole trace (-sim.trace) and reports the
@@ -76,7 +78,15 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 		}()
-		res, err = Run(context.Background(), w, Options{Config: cfg, Slots: slots, Interval: *benchGap})
+		opts := Options{Config: cfg, Slots: slots, Interval: *benchGap}
+		if *benchProg > 0 {
+			t0 := time.Now()
+			opts.ProgressEvery = *benchProg
+			opts.Progress = func(p Progress) {
+				fmt.Fprintf(os.Stderr, "%d/%d jobs, %v simulated, %.1f s\n", p.Done, p.Total, p.Simulated, time.Since(t0).Seconds())
+			}
+		}
+		res, err = Run(context.Background(), w, opts)
 		close(stop)
 		peak = max(peak, <-done)
 		if err != nil {

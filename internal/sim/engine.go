@@ -45,6 +45,9 @@ type Options struct {
 	// suspended by preemption (such a pass cannot start a job; by default
 	// it is left out).
 	EveryPass bool
+	// observe, when set (by tests), sees every pass's plan at its virtual
+	// time (Unix seconds) before it is carried out.
+	observe func(now int64, plan *sched.Plan)
 }
 
 // Progress is how far a run is.
@@ -139,6 +142,18 @@ type engine struct {
 	// by preemption; preemptive says a queue may preempt.
 	used, preempted int
 	preemptive      bool
+	// preQueue marks the queues that may preempt, prePend counts their
+	// jobs waiting; reserving says the last plan left slot reservations.
+	preQueue  map[string]bool
+	prePend   int
+	reserving bool
+	// reserveQ: some queue reserves slots (SLOT_RESERVE, RESOURCE_RESERVE)
+	// or there are pools; every pass with a free slot is run.
+	reserveQ bool
+	// pendN counts the waiting jobs by slots, pendMin is the narrowest
+	// width with a waiting job (len(pendN) when none).
+	pendN   []int32
+	pendMin int
 }
 
 // Run replays w under opts. It returns an error only when the run cannot
@@ -199,10 +214,22 @@ func (e *engine) buildHosts() error {
 		e.result.Slots += h.MaxSlots
 	}
 	e.result.Hosts = len(e.hosts)
+	e.pendN = make([]int32, e.result.Slots+1)
+	e.pendMin = len(e.pendN)
+	e.preQueue = map[string]bool{}
 	for _, q := range e.cfg.Queues {
 		if q.Preemption.Preemptive {
 			e.preemptive = true
+			e.preQueue[q.Name] = true
 		}
+		if q.SlotReserve > 0 || q.ResourceReserve > 0 {
+			e.reserveQ = true
+		}
+	}
+	if len(e.cfg.Pools) > 0 {
+		// Pool usage is integrated pass by pass: keep every pass that
+		// has slots to give.
+		e.reserveQ = true
 	}
 	if len(e.hosts) == 0 {
 		return fmt.Errorf("sim: the configuration has no batch host")
@@ -272,6 +299,10 @@ func (e *engine) loop(ctx context.Context) error {
 	}
 	lastPass := int64(-1) << 40
 	dirty := false // something happened since the last pass
+	// news: since the last pass a job ended, the plan's wake-up came or a
+	// job arrived that fits in the free slots; without it a pass finds
+	// what the last one found (nothing startable) unless jobs reserve.
+	news := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -304,11 +335,19 @@ func (e *engine) loop(ctx context.Context) error {
 		}
 		now := e.now()
 		if e.endJobs(now) {
-			dirty = true
+			dirty, news = true, true
 		}
 		var evs []*api.Event
 		for next < len(e.recs) && e.base+e.recs[next].Job.Submit <= now {
 			evs = append(evs, e.newEvent(next))
+			if e.recs[next].Slots <= e.result.Slots-e.used {
+				news = true
+			}
+			e.pendN[e.recs[next].Slots]++
+			e.pendMin = min(e.pendMin, e.recs[next].Slots)
+			if e.preQueue[e.recs[next].Queue] {
+				e.prePend++
+			}
 			next++
 		}
 		if len(evs) > 0 {
@@ -321,18 +360,24 @@ func (e *engine) loop(ctx context.Context) error {
 		}
 		e.clean(now - cleanPeriod)
 		if wake >= 0 && wake <= now {
-			dirty, wake = true, -1
+			dirty, news, wake = true, true, -1
 		}
 		if !dirty || now < lastPass+interval {
 			continue
 		}
 		dirty = false
-		if !e.opts.EveryPass && !e.mayAct() {
+		act := e.opts.EveryPass || e.mayAct(news)
+		news = false
+		if !act {
 			continue
 		}
 		lastPass = now
 		for range 4 { // passes at this instant while they act (preemption frees slots)
 			plan := e.pass()
+			if e.opts.observe != nil {
+				e.opts.observe(now, plan)
+			}
+			e.reserving = len(plan.SlotReservations) > 0
 			wake = -1
 			if w := plan.NextWake; !w.IsZero() && w.Unix() > now {
 				wake = w.Unix()
@@ -352,10 +397,19 @@ func (e *engine) loop(ctx context.Context) error {
 	return nil
 }
 
-// mayAct says whether a pass could start, preempt or resume a job: some
-// job waits and a slot is free, or a queue may preempt, or a preempted job
-// waits for its resumption.
-func (e *engine) mayAct() bool {
+// mayAct says whether a pass could start, preempt or resume a job or
+// change what the scheduler remembers: a preempted job waits for its
+// resumption, a job of a queue that may preempt waits, the last plan left
+// slot reservations (a pass on a full cluster shrinks them), or some job
+// waits, a slot is free and either something happened since the last pass
+// that may let a job start (news: an end, a wake-up, an arrival that fits
+// in the free slots) and some waiting job is no wider than the free
+// slots, or some queue reserves slots (a waiting job may reserve free
+// ones). Otherwise the jobs the last pass found unable to start still
+// cannot (the hosts are as it left them) and the new ones are too wide,
+// or every waiting job is wider than the free slots: leaving the pass out
+// changes no decision.
+func (e *engine) mayAct(news bool) bool {
 	if e.preempted > 0 {
 		return true
 	}
@@ -363,7 +417,14 @@ func (e *engine) mayAct() bool {
 	if v.Count(api.StatePend) == 0 {
 		return false
 	}
-	return e.used < e.result.Slots || e.preemptive
+	if e.preemptive && e.prePend > 0 || e.reserving {
+		return true
+	}
+	free := e.result.Slots - e.used
+	if free <= 0 {
+		return false
+	}
+	return e.reserveQ || news && e.pendMin <= free
 }
 
 // newEvent is the submission of record i (job ID i+1).
@@ -469,6 +530,13 @@ func (e *engine) carryOut(plan *sched.Plan) bool {
 			j := v.Job(d.Key)
 			rec := e.recs[d.Key.ID-1]
 			rec.Start, rec.Backfill = now-e.base, d.Backfill
+			if e.preQueue[rec.Queue] {
+				e.prePend--
+			}
+			e.pendN[rec.Slots]--
+			for e.pendMin < len(e.pendN) && e.pendN[e.pendMin] == 0 {
+				e.pendMin++
+			}
 			length := rec.Job.Run
 			if lim := int64(sched.RunLimit(j, e.cfg.Queue(j.Queue)) / time.Second); lim > 0 && length > lim {
 				length, rec.Killed, rec.TermReason = lim, true, "TERM_RUNLIMIT"

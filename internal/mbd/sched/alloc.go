@@ -97,6 +97,9 @@ func (p *pass) placeSimple(jc *jobCtx, req *resreq.Compiled, slots int, overlay 
 	if done {
 		return attempt{hosts: out}
 	}
+	if jc.noReasons {
+		return attempt{}
+	}
 	rs := p.failReasons(c, &skipped, usable, usableN)
 	if !p.s.noCache && !jc.ownRsv && overlay == nil {
 		mk := memoKey{p.memoUser(jc), slots}

@@ -597,7 +597,9 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 				return skipped
 			}
 		case kind == Permanent:
-			c.removed.add(code, h.Name)
+			if !jc.noReasons {
+				c.removed.add(code, h.Name)
+			}
 			c.gen++
 		case kind == Parked:
 			if c.parked == nil {
@@ -608,7 +610,9 @@ func (p *pass) walkList(c *class, jc *jobCtx, fn func(h *hostCtx, capacity int) 
 		default:
 			c.list[w] = e
 			w++
-			skipped.add(code, h.Name)
+			if !jc.noReasons {
+				skipped.add(code, h.Name)
+			}
 		}
 	}
 	c.list = c.list[:w]

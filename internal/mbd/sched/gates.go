@@ -29,6 +29,10 @@ type jobCtx struct {
 	// runLimit is an interruptible backfill dispatch's run limit.
 	runLimit time.Duration
 	curView  view
+	// noReasons is set while the job looks for hosts whose rejections
+	// nobody reads (a backfill attempt, a reservation): the walk does not
+	// count them by reason.
+	noReasons bool
 }
 
 func time_(n int) time.Duration { return time.Duration(n) }

@@ -21,7 +21,10 @@ import (
 // backfill queue that found no free slots, in reserved ones.
 func (p *pass) interruptibleBackfill(jc *jobCtx) bool {
 	jc.backfill, jc.backfillEnd, jc.ownRsv = true, p.in.Now.Add(jc.q.cfg.InterruptibleBackfill), true
-	if b := p.placeReq(jc, jc.req.c); b.hosts != nil {
+	jc.noReasons = true // only a placement counts
+	b := p.placeReq(jc, jc.req.c)
+	jc.noReasons = false
+	if b.hosts != nil {
 		limit, used := p.interruptLimit(jc, b.hosts)
 		jc.runLimit = limit
 		p.commit(jc, b, used, nil)

@@ -239,12 +239,66 @@ func (p *pass) holdReservations() {
 
 func (p *pass) anyReservation() bool { return len(p.s.mem.rsv) > 0 }
 
+// nothingFree reports whether no host has a free slot as jobs of q count
+// them (every started job, or running ones for a preemptive queue), and
+// the slot filter is the first dynamic one: a job that holds no reserved
+// slot and may use no other job's would have every host rejected by it.
+// With noCache (tests) it says false: the walks it spares are made.
+func (p *pass) nothingFree(q *queueCtx) bool {
+	if p.s.noCache || !p.slotsFirst {
+		return false
+	}
+	if q.preemptive {
+		return p.freeRun == 0
+	}
+	return p.freeAll == 0
+}
+
+// backfillMayFit reports whether a backfill attempt of jc (a job that
+// found no free slots) could find any: false when no host has a free slot,
+// the job holds no reserved slot and no reservation's slots may be
+// backfilled by it (backfillRsv); the attempt's walk would then reject
+// every host, and the static parts it would read were built by the job's
+// first attempt.
+func (p *pass) backfillMayFit(jc *jobCtx) bool {
+	if jc.curView != viewNormal || !p.nothingFree(jc.q) {
+		return true
+	}
+	m := &p.s.mem
+	if r := m.rsv[jc.j.Key]; r != nil && r.held > 0 {
+		return true
+	}
+	for k, r := range m.rsv {
+		if p.backfillRsv(jc, k, r.held) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // reserveSlots makes a job that could not start hold the slots it can get
 // now (its earlier reservation included), up to what it needs.
 func (p *pass) reserveSlots(jc *jobCtx) {
 	m := &p.s.mem
 	k := jc.j.Key
 	if until, ok := m.noReserve[k]; ok && p.in.Now.Before(until) {
+		return
+	}
+	if r := m.rsv[k]; (r == nil || r.held == 0) && p.nothingFree(jc.q) {
+		// No host has a free slot and the job holds none: the walk would
+		// find nothing (the slot filter would reject every host). Only
+		// the static part's side effects (wake-ups of host dispatch
+		// windows) are kept: it is built if this pass has not yet.
+		jc.ownRsv, jc.curView = true, viewNormal
+		simple := simpleOf(jc.req.c)
+		prof := -1
+		if jc.q.hosts != nil || len(jc.q.cfg.Thresholds) > 0 {
+			prof = jc.q.idx
+		}
+		sk := staticKey{req: simple, profile: prof, asked: p.intern(jc.askedKey), excluded: p.intern(jc.excludedKey)}
+		if p.statics[sk] == nil {
+			p.staticOf(p.classFor(jc, simple, viewNormal), jc)
+		}
 		return
 	}
 	r := m.rsv[k]
@@ -262,12 +316,14 @@ func (p *pass) reserveSlots(jc *jobCtx) {
 	got := map[string]int{}
 	total := 0
 	c := p.classFor(jc, simpleOf(jc.req.c), viewNormal)
+	jc.noReasons = true // the walk's reasons are not read
 	p.walk(c, jc, func(h *hostCtx, capacity int) bool {
 		n := min(capacity, need-total)
 		got[h.Name] = n
 		total += n
 		return total < need
 	})
+	jc.noReasons = false
 	if total == 0 && r.held == 0 {
 		return
 	}

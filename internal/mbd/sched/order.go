@@ -194,7 +194,7 @@ func (fs *fsState) account(scope, user string) *fairshare.Usage {
 
 // fsCharge charges a started job to the fairshare scopes it belongs to.
 func (p *pass) fsCharge(j *state.Job) {
-	q := p.qByName[j.Queue]
+	q := p.queueOf(j.Queue)
 	if q == nil || len(j.ExecHosts) == 0 {
 		return
 	}

@@ -67,6 +67,14 @@ type pass struct {
 	toResume    []*state.Job    // preempted jobs not yet resumed, in order
 	jc          jobCtx          // the job being placed
 	rb          *reasonsBuilder // fills plan.Reasons (made by prescan)
+	// slotsFirst: the slot filter is the first dynamic filter (a full
+	// host is rejected by it before any other dynamic filter runs).
+	slotsFirst bool
+	// uniqueNames: no two hosts have the same name.
+	uniqueNames bool
+	// lastQName and lastQ are queueOf's last answer.
+	lastQName string
+	lastQ     *queueCtx
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
@@ -151,7 +159,7 @@ func newPass(s *Scheduler, in *Input) *pass {
 			Dispatches:       make([]Dispatch, 0, s.mem.dispatched+s.mem.dispatched/4),
 			SlotReservations: map[state.Key][]*api.ExecHost{}, QueueShares: map[string][]*api.ShareAccount{},
 			PartitionShares: map[string][]*api.ShareAccount{}, PoolAllocation: map[string]int{}},
-		byName: map[string]*hostCtx{}, qByName: map[string]*queueCtx{}, users: map[string]*userCtx{},
+		qByName: map[string]*queueCtx{}, users: map[string]*userCtx{},
 		groups: map[string]*groupCtx{}, classes: map[classKey]*class{}, single: map[int32][]*api.PendReason{},
 		mutable: make([]bool, in.Table.Len()),
 	}
@@ -161,26 +169,77 @@ func newPass(s *Scheduler, in *Input) *pass {
 			p.dyn = append(p.dyn, f)
 		}
 	}
+	if len(p.dyn) > 0 {
+		_, p.slotsFirst = p.dyn[0].(slotsFilter)
+	}
 	return p
 }
 
+// buildHosts makes the pass's view of every host. The views live in the
+// scheduler's hostBuf and are reset, not reallocated, pass after pass (no
+// view outlives its pass: plans hold host names); the name index is kept
+// while the hosts are the same, in the same order.
 func (p *pass) buildHosts() {
+	s := p.s
 	nq := len(p.cfg.Queues)
-	p.hosts = make([]*hostCtx, 0, len(p.in.Hosts))
+	n := len(p.in.Hosts)
+	if cap(s.hostBuf) < n {
+		s.hostBuf = make([]hostCtx, n)
+		s.hostPtrs = make([]*hostCtx, n)
+		s.byName = nil
+	}
+	buf := s.hostBuf[:n]
+	same := s.byName != nil && len(s.byName) == n && len(s.hostNames) == n
 	for i, h := range p.in.Hosts {
-		hc := &hostCtx{Host: h, idx: int32(i), max: h.MaxSlots, queueSlots: make([]int32, nq)}
+		if same && s.hostNames[i] != h.Name {
+			same = false
+		}
+		hc := &buf[i]
+		qs, pre, num, load, jobs := hc.queueSlots, hc.preRun, hc.vals.Num, hc.loadOK, hc.jobs
+		*hc = hostCtx{Host: h, idx: int32(i), max: h.MaxSlots}
+		hc.queueSlots = zeroed(qs, nq)
 		if hc.max < 0 {
 			hc.max = 1 << 30
 		}
 		if h.Values != nil {
-			hc.vals = resreq.Host{Num: append([]float64(nil), h.Values.Num...), Str: h.Values.Str, Exclusive: h.Values.Exclusive}
+			hc.vals = resreq.Host{Str: h.Values.Str, Exclusive: h.Values.Exclusive}
+			if len(h.Values.Num) > 0 {
+				hc.vals.Num = append(num[:0], h.Values.Num...)
+			}
 		}
 		if p.preemption {
-			hc.preRun = make([]int32, nq)
+			hc.preRun = zeroed(pre, nq)
 		}
-		p.hosts = append(p.hosts, hc)
-		p.byName[h.Name] = hc
+		if load != nil {
+			hc.loadOK = load[:0] // made again by loadFilter when needed
+		}
+		if jobs != nil {
+			clear(jobs)
+			hc.jobs = jobs[:0]
+		}
+		s.hostPtrs[i] = hc
 	}
+	p.hosts = s.hostPtrs[:n]
+	if !same {
+		s.byName = make(map[string]*hostCtx, n)
+		s.hostNames = s.hostNames[:0]
+		for _, hc := range p.hosts {
+			s.byName[hc.Name] = hc
+			s.hostNames = append(s.hostNames, hc.Name)
+		}
+	}
+	p.byName = s.byName
+	p.uniqueNames = len(p.byName) == n
+}
+
+// zeroed returns a zeroed slice of n int32s, reusing b.
+func zeroed(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 func (p *pass) buildQueues() {
@@ -264,8 +323,10 @@ func (p *pass) countStarted() {
 		p.in.View.OnHost(h.Name, func(j *state.Job) bool {
 			// A job on several hosts is counted once, on the first of
 			// them the pass knows.
-			if len(j.ExecHosts) == 1 || p.firstKnownHost(j) == h {
-				p.countJob(j)
+			if len(j.ExecHosts) == 1 {
+				p.countJob(j, h)
+			} else if p.uniqueNames && j.ExecHosts[0].Host == h.Name || p.firstKnownHost(j) == h {
+				p.countJob(j, nil)
 			}
 			return true
 		})
@@ -275,8 +336,24 @@ func (p *pass) countStarted() {
 	}
 }
 
+// queueOf is the view of the queue named name (nil if unknown); the last
+// answer is kept: started and pending jobs come mostly queue by queue.
+func (p *pass) queueOf(name string) *queueCtx {
+	if p.lastQ != nil && p.lastQName == name {
+		return p.lastQ
+	}
+	q := p.qByName[name]
+	p.lastQName, p.lastQ = name, q
+	return q
+}
+
 // firstKnownHost is the first of a started job's hosts that the pass has.
 func (p *pass) firstKnownHost(j *state.Job) *hostCtx {
+	if len(j.ExecHosts) > 0 {
+		if h := p.byName[j.ExecHosts[0].Host]; h != nil {
+			return h
+		}
+	}
 	for _, eh := range j.ExecHosts {
 		if h := p.byName[eh.Host]; h != nil {
 			return h
@@ -310,12 +387,16 @@ func (p *pass) suspendedNow(j *state.Job) bool {
 	return false
 }
 
-func (p *pass) countJob(j *state.Job) {
+// countJob counts j; on, when set, is the view of its only host.
+func (p *pass) countJob(j *state.Job, on *hostCtx) {
 	susp := p.suspendedNow(j)
-	q := p.qByName[j.Queue]
+	q := p.queueOf(j.Queue)
 	total := 0
 	for _, eh := range j.ExecHosts {
-		h := p.byName[eh.Host]
+		h := on
+		if h == nil {
+			h = p.byName[eh.Host]
+		}
 		n := int(eh.Slots)
 		total += n
 		if h == nil {
@@ -328,7 +409,7 @@ func (p *pass) countJob(j *state.Job) {
 		}
 		if q != nil {
 			h.queueSlots[q.idx] += int32(n)
-			if !susp && h.preRun != nil && p.preemptable(j) {
+			if !susp && h.preRun != nil && q.victim && p.preemptable(j) {
 				h.preRun[q.idx] += int32(n)
 			}
 		}

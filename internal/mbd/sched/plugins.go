@@ -205,8 +205,11 @@ type loadFilter struct{}
 func (loadFilter) Name() string     { return "load-thresholds" }
 func (loadFilter) Kind() FilterKind { return Static }
 func (loadFilter) Filter(p *pass, c *class, jc *jobCtx, h *hostCtx) int32 {
-	if h.loadOK == nil {
-		h.loadOK = make([]int32, len(p.queues))
+	if len(h.loadOK) < len(p.queues) {
+		if cap(h.loadOK) < len(p.queues) {
+			h.loadOK = make([]int32, len(p.queues))
+		}
+		h.loadOK = h.loadOK[:len(p.queues)]
 		for i := range h.loadOK {
 			h.loadOK[i] = -1
 		}

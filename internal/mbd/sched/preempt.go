@@ -54,7 +54,7 @@ func (p *pass) preemptable(j *state.Job) bool {
 	// MAX_JOB_PREEMPT: the application profile's, else the queue's, else
 	// lsb.params'.
 	lim := p.cfg.Params.MaxJobPreempt
-	if q := p.qByName[j.Queue]; q != nil && q.cfg.MaxJobPreempt > 0 {
+	if q := p.queueOf(j.Queue); q != nil && q.cfg.MaxJobPreempt > 0 {
 		lim = q.cfg.MaxJobPreempt
 	}
 	if a := p.app(j); a != nil && a.MaxJobPreempt > 0 {
@@ -64,7 +64,7 @@ func (p *pass) preemptable(j *state.Job) bool {
 }
 
 func (p *pass) isPreemptableQueue(name string) bool {
-	q := p.qByName[name]
+	q := p.queueOf(name)
 	return q != nil && p.preemptableQueue(q)
 }
 

@@ -67,7 +67,7 @@ func chosenAlternative(alts [][]resreq.Usage, exec string) []resreq.Usage {
 
 // reserveRunning charges a started job's current reservations.
 func (p *pass) reserveRunning(j *state.Job) {
-	q := p.qByName[j.Queue]
+	q := p.queueOf(j.Queue)
 	if q == nil || len(j.ExecHosts) == 0 {
 		return
 	}

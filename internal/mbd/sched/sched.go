@@ -164,6 +164,12 @@ type Scheduler struct {
 
 	mem memory
 
+	// The pass's host views, kept from pass to pass (buildHosts).
+	hostBuf   []hostCtx
+	hostPtrs  []*hostCtx
+	byName    map[string]*hostCtx
+	hostNames []string
+
 	published atomic.Pointer[Published]
 
 	feedMu    sync.Mutex

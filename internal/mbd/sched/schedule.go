@@ -134,7 +134,13 @@ func (p *pass) place(pj pendJob, q *queueCtx) bool {
 	} else if q.cfg.Backfill && p.anyReservation() {
 		if end, ok := p.runLimitEnd(jc); ok {
 			jc.backfill, jc.backfillEnd, jc.ownRsv = true, end, true
-			if b := p.placeReq(jc, jc.req.c); b.hosts != nil {
+			var b attempt
+			if p.backfillMayFit(jc) {
+				jc.noReasons = true // only a placement counts
+				b = p.placeReq(jc, jc.req.c)
+				jc.noReasons = false
+			}
+			if b.hosts != nil {
 				p.commit(jc, b, true, nil)
 				return true
 			}
