@@ -14,6 +14,7 @@ import (
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
 	"github.com/basalt-lsf/basalt/internal/config"
+	"github.com/basalt-lsf/basalt/internal/res/resio"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -26,10 +27,6 @@ func init() {
 func lsrcpUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, "Usage: lsrcp [-h] [-V] [-a] [[user@]host:]source_file [[user@]host:]target_file")
 }
-
-// rcpChunk is the size of the pieces a file is sent in (a quarter of the
-// rpc stream window: four in flight).
-const rcpChunk = 64 << 10
 
 // runLsrcp copies a file in any direction between this host and the RES of
 // another (or between two hosts' RES, streamed through this one), as the
@@ -207,7 +204,7 @@ func rcp(ctx context.Context, env *Env, cc *clientConf, src, dst rcpArg, appendT
 			}
 			return err
 		}
-		s = rcpSource{mode: first.Mode, r: &fetchReader{st: st, buf: first.Data}, done: func() error { return nil }}
+		s = rcpSource{mode: first.Mode, r: resio.NewReader(st, first.Data), done: func() error { return nil }}
 	}
 	if !dst.remote() {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -222,7 +219,7 @@ func rcp(ctx context.Context, env *Env, cc *clientConf, src, dst rcpArg, appendT
 		if err != nil {
 			return err
 		}
-		if _, err := io.CopyBuffer(f, s.r, make([]byte, rcpChunk)); err != nil {
+		if _, err := io.CopyBuffer(f, s.r, make([]byte, resio.Chunk)); err != nil {
 			f.Close()
 			return err
 		}
@@ -237,60 +234,5 @@ func rcp(ctx context.Context, env *Env, cc *clientConf, src, dst rcpArg, appendT
 	if err != nil {
 		return err
 	}
-	if err := st.Send(&api.FileChunk{Request: &api.FileRequest{Path: dst.Path, Append: appendTo, Mode: s.mode, User: dst.User}}); err != nil {
-		return storeErr(st, err)
-	}
-	buf := make([]byte, rcpChunk)
-	for {
-		n, rerr := s.r.Read(buf)
-		if n > 0 {
-			if err := st.Send(&api.FileChunk{Data: buf[:n]}); err != nil {
-				return storeErr(st, err)
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			st.Cancel()
-			return rerr
-		}
-	}
-	if err := st.CloseSend(); err != nil {
-		return storeErr(st, err)
-	}
-	var reply api.FileReply
-	if err := st.Recv(&reply); err != nil {
-		return err
-	}
-	return nil
-}
-
-// storeErr is the server's reason when a send failed because it ended the
-// stream (a file it could not open).
-func storeErr(st *rpc.ClientStream, err error) error {
-	var reply api.FileReply
-	if rerr := st.Recv(&reply); rerr != nil && !errors.Is(rerr, io.EOF) {
-		return rerr
-	}
-	return err
-}
-
-// fetchReader reads a RES.Fetch stream's data.
-type fetchReader struct {
-	st  *rpc.ClientStream
-	buf []byte
-}
-
-func (f *fetchReader) Read(p []byte) (int, error) {
-	for len(f.buf) == 0 {
-		var c api.FileChunk
-		if err := f.st.Recv(&c); err != nil {
-			return 0, err
-		}
-		f.buf = c.Data
-	}
-	n := copy(p, f.buf)
-	f.buf = f.buf[n:]
-	return n, nil
+	return resio.Store(st, &api.FileRequest{Path: dst.Path, Append: appendTo, Mode: s.mode, User: dst.User}, s.r)
 }

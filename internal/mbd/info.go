@@ -522,22 +522,7 @@ func (s *Server) admin(ctx context.Context, id auth.Identity, req *api.AdminRequ
 		if req.Op == api.AdminHClose {
 			op = api.HostClose
 		}
-		var targets []string
-		if len(req.Targets) == 0 || len(req.Targets) == 1 && req.Targets[0] == "all" {
-			for _, h := range cfg.BatchHosts {
-				targets = append(targets, h.Name)
-			}
-		} else {
-			for _, t := range req.Targets {
-				m := expandHostName(cfg, t)
-				if len(m) == 0 {
-					reply.Results = append(reply.Results, &api.AdminResult{Target: t,
-						Status: &api.Status{Code: int32(lsberr.BadHost), Message: lsberr.BadHost.Text()}})
-				}
-				targets = append(targets, m...)
-			}
-		}
-		for _, h := range targets {
+		for _, h := range adminHosts(cfg, req.Targets, reply) {
 			r := &api.AdminResult{Target: h}
 			reply.Results = append(reply.Results, r)
 			if !s.isAdmin(id, cfg) {
@@ -557,25 +542,32 @@ func (s *Server) admin(ctx context.Context, id auth.Identity, req *api.AdminRequ
 	return reply, nil
 }
 
+// adminHosts expands badmin's host operands (none or "all": every batch
+// host; host groups); a name that is no host gets its result in reply.
+func adminHosts(cfg *config.Config, names []string, reply *api.AdminReply) []string {
+	var hosts []string
+	if len(names) == 0 || len(names) == 1 && names[0] == "all" {
+		for _, h := range cfg.BatchHosts {
+			hosts = append(hosts, h.Name)
+		}
+		return hosts
+	}
+	for _, t := range names {
+		m := expandHostName(cfg, t)
+		if len(m) == 0 {
+			reply.Results = append(reply.Results, &api.AdminResult{Target: t,
+				Status: &api.Status{Code: int32(lsberr.BadHost), Message: lsberr.BadHost.Text()}})
+		}
+		hosts = append(hosts, m...)
+	}
+	return hosts
+}
+
 // sbdControl asks the sbatchd of each host named (all: every batch host)
 // to shut down or restart (badmin hshutdown, hrestart); the result is its
 // acknowledgement. Jobs run on under their shepherds either way.
 func (s *Server) sbdControl(ctx context.Context, id auth.Identity, cfg *config.Config, req *api.AdminRequest, reply *api.AdminReply) {
-	var targets []string
-	if len(req.Targets) == 1 && req.Targets[0] == "all" {
-		for _, h := range cfg.BatchHosts {
-			targets = append(targets, h.Name)
-		}
-	} else {
-		for _, t := range req.Targets {
-			m := expandHostName(cfg, t)
-			if len(m) == 0 {
-				reply.Results = append(reply.Results, &api.AdminResult{Target: t,
-					Status: &api.Status{Code: int32(lsberr.BadHost), Message: lsberr.BadHost.Text()}})
-			}
-			targets = append(targets, m...)
-		}
-	}
+	targets := adminHosts(cfg, req.Targets, reply)
 	ctl := &api.SbdControl{Shutdown: req.Op == api.AdminHShutdown, Restart: req.Op == api.AdminHRestart}
 	for _, h := range targets {
 		r := &api.AdminResult{Target: h}

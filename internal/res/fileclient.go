@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/res/resio"
 	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
@@ -33,7 +34,7 @@ func (c *FileClient) Fetch(ctx context.Context, host, user, path string) (os.Fil
 	if err == nil {
 		var first api.FileChunk
 		if err = st.Recv(&first); err == nil {
-			return os.FileMode(first.Mode & 0o777), &fetched{st: st, buf: first.Data, done: func() { cancel(); cl.Close() }}, nil
+			return os.FileMode(first.Mode & 0o777), &fetched{Reader: resio.NewReader(st, first.Data), done: func() { cancel(); cl.Close() }}, nil
 		}
 		if errors.Is(err, io.EOF) {
 			err = errors.New(host + ":" + path + ": no data")
@@ -44,24 +45,10 @@ func (c *FileClient) Fetch(ctx context.Context, host, user, path string) (os.Fil
 	return 0, nil, err
 }
 
-// fetched reads a RES.Fetch stream's data.
+// fetched reads a RES.Fetch stream's data; Close ends the stream.
 type fetched struct {
-	st   *rpc.ClientStream
-	buf  []byte
+	*resio.Reader
 	done func()
-}
-
-func (f *fetched) Read(p []byte) (int, error) {
-	for len(f.buf) == 0 {
-		var c api.FileChunk
-		if err := f.st.Recv(&c); err != nil {
-			return 0, err
-		}
-		f.buf = c.Data
-	}
-	n := copy(p, f.buf)
-	f.buf = f.buf[n:]
-	return n, nil
 }
 
 func (f *fetched) Close() error {
@@ -83,38 +70,5 @@ func (c *FileClient) Store(ctx context.Context, host, user, path string, appendT
 	if err != nil {
 		return err
 	}
-	if err := st.Send(&api.FileChunk{Request: &api.FileRequest{Path: path, Append: appendTo, Mode: uint32(mode.Perm()), User: user}}); err != nil {
-		return serverReason(st, err)
-	}
-	buf := make([]byte, Chunk)
-	for {
-		n, rerr := r.Read(buf)
-		if n > 0 {
-			if err := st.Send(&api.FileChunk{Data: buf[:n]}); err != nil {
-				return serverReason(st, err)
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			st.Cancel()
-			return rerr
-		}
-	}
-	if err := st.CloseSend(); err != nil {
-		return serverReason(st, err)
-	}
-	var reply api.FileReply
-	return st.Recv(&reply)
-}
-
-// serverReason is RES's reason when a send failed because it ended the
-// stream (a file it could not open, a refusal).
-func serverReason(st *rpc.ClientStream, err error) error {
-	var reply api.FileReply
-	if rerr := st.Recv(&reply); rerr != nil && !errors.Is(rerr, io.EOF) {
-		return rerr
-	}
-	return err
+	return resio.Store(st, &api.FileRequest{Path: path, Append: appendTo, Mode: uint32(mode.Perm()), User: user}, r)
 }
