@@ -334,10 +334,15 @@ func processStopped(pid int) bool {
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'T'
 }
 
+// sigPWR is Linux's SIGPWR (30 on every Linux architecture Basalt builds
+// for); the syscall package has no name for it on the other systems the
+// commands are built for.
+const sigPWR = syscall.Signal(30)
+
 var signals = map[string]syscall.Signal{
 	"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT, "USR1": syscall.SIGUSR1,
 	"USR2": syscall.SIGUSR2, "TERM": syscall.SIGTERM, "URG": syscall.SIGURG, "WINCH": syscall.SIGWINCH,
-	"IO": syscall.SIGIO, "PWR": syscall.SIGPWR, "XCPU": syscall.SIGXCPU, "ALRM": syscall.SIGALRM,
+	"IO": syscall.SIGIO, "PWR": sigPWR, "XCPU": syscall.SIGXCPU, "ALRM": syscall.SIGALRM,
 }
 
 // ParseSignal reads a signal name (with or without SIG) or number.
