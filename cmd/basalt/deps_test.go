@@ -25,6 +25,7 @@ func TestCommandBinaryIsLean(t *testing.T) {
 		mod + "internal/mbd/sched": true, mod + "internal/mbd/sched/fairshare": true, mod + "internal/mbd/sched/pool": true,
 		mod + "internal/mbd/state": true, mod + "internal/mbd/depend": true,
 		mod + "internal/mbd/eventlog": true, // basalt sim reads lsb.acct
+		mod + "internal/res/resio":    true, // lsrcp: RES's file streams, client side only
 	}
 	denied := []string{
 		"github.com/hashicorp/",  // raft and its dependencies
