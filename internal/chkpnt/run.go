@@ -382,10 +382,11 @@ func criuDump(ctx context.Context, dir string, pid int) error {
 }
 
 func criuRestoreCmd(dir string) string {
-	return "exec criu restore -D " + shellQuote(filepath.Join(dir, "criu")) + " --shell-job -o restore.log"
+	return "exec criu restore -D " + ShellQuote(filepath.Join(dir, "criu")) + " --shell-job -o restore.log"
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// ShellQuote quotes s for /bin/sh, always (restart command lines).
+func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func lastLine(b []byte) string {
 	s := strings.TrimSpace(string(b))

@@ -59,7 +59,7 @@ func badminSbdControl(op api.AdminOp, verb string) SubcommandFunc {
 		all := len(hosts) == 1 && hosts[0] == "all"
 		ask := false
 		if all && !res.Has("f") {
-			ask = !limConfirm(env, "\n"+verb+" all the hosts?")
+			ask = !askYes(env, "\n"+verb+" all the hosts? [y/n] ")
 		}
 		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op, Targets: hosts})
 		if !ok {
@@ -67,7 +67,7 @@ func badminSbdControl(op api.AdminOp, verb string) SubcommandFunc {
 		}
 		status := 0
 		for _, r := range reply.Results {
-			if ask && !limConfirm(env, "\n"+verb+" "+r.Target+"?") {
+			if ask && !askYes(env, "\n"+verb+" "+r.Target+"? [y/n] ") {
 				continue
 			}
 			fmt.Fprintf(env.Stderr, "%s <%s> ...... ", verb, r.Target)
@@ -101,7 +101,7 @@ func runBadminHStartup(ctx context.Context, env *Env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	if lsContains(res.Operands, "all") && !res.Has("f") && !limConfirm(env, "Do you really want to start up slave batch daemon on all hosts?") {
+	if lsContains(res.Operands, "all") && !res.Has("f") && !askYes(env, "Do you really want to start up slave batch daemon on all hosts? [y/n] ") {
 		return 0
 	}
 	port := strconv.Itoa(b.Conf.SBDPort())

@@ -86,15 +86,11 @@ func readSpool(dir, name string) ([]byte, error) {
 }
 
 // pathErr is the system's message for err without the path (bsub names
-// the file itself): "No such file or directory".
+// the file itself), as strerror prints it: "No such file or directory".
 func pathErr(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	s := err.Error()
-	if s != "" {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
+	return capitalize(err.Error())
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -71,13 +70,6 @@ func limTargets(env *Env, b *config.Base, operands []string) ([]string, bool) {
 	return out, true
 }
 
-// limConfirm asks a y/n question on stdin; anything but y is no.
-func limConfirm(env *Env, q string) bool {
-	fmt.Fprintf(env.Stdout, "%s [y/n] ", q)
-	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-	return strings.HasPrefix(strings.TrimSpace(strings.ToLower(line)), "y")
-}
-
 func limControlAll(ctx context.Context, env *Env, args []string, sub string, spec *lsfopt.Spec, verb, question string, op api.LimOp) int {
 	res, ok := subcommandOptions(env, "lsadmin "+sub, lsadminUsage(sub), spec, "", args)
 	if !ok {
@@ -92,7 +84,7 @@ func limControlAll(ctx context.Context, env *Env, args []string, sub string, spe
 	if !ok {
 		return ExitUsage
 	}
-	if lsContains(res.Operands, "all") && !res.Has("f") && !limConfirm(env, question) {
+	if lsContains(res.Operands, "all") && !res.Has("f") && !askYes(env, question+" [y/n] ") {
 		return 0
 	}
 	status := 0
@@ -150,7 +142,7 @@ func runLsadminReconfig(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	case len(diags) > 0:
 		fmt.Fprintln(env.Stdout, "\nThere are warning errors.")
-		if !res.Has("f") && !limConfirm(env, "\nDo you want to reconfigure? ") {
+		if !res.Has("f") && !askYes(env, "\nDo you want to reconfigure?  [y/n] ") {
 			return 0
 		}
 	default:
@@ -177,7 +169,7 @@ func runLimStartup(ctx context.Context, env *Env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	if lsContains(res.Operands, "all") && !res.Has("f") && !limConfirm(env, "Do you really want to start up LIM on all hosts?") {
+	if lsContains(res.Operands, "all") && !res.Has("f") && !askYes(env, "Do you really want to start up LIM on all hosts? [y/n] ") {
 		return 0
 	}
 	if _, err := daemonExe(); err != nil {

@@ -146,10 +146,8 @@ func foldChkpnt(cfg *config.Config, l *api.JobLaunch, j *state.Job) {
 		force = "-f "
 	}
 	l.Spec.Env = append(append([]string(nil), l.Spec.Env...), "LSB_ERESTART_USRCMD="+l.Spec.Command)
-	l.Spec.Command = `exec "$LSF_SERVERDIR/erestart" ` + force + shellQuote(from)
+	l.Spec.Command = `exec "$LSF_SERVERDIR/erestart" ` + force + chkpnt.ShellQuote(from)
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // chkpntJob is bchkpnt for one job.
 func (s *Server) chkpntJob(ctx context.Context, cfg *config.Config, id auth.Identity, req *api.ControlRequest, t target) error {

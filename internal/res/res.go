@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -284,11 +283,7 @@ func fileErr(host, path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	msg := err.Error()
-	if msg != "" {
-		msg = strings.ToUpper(msg[:1]) + msg[1:] // strerror's text, as LSF prints it
-	}
-	return rpc.Errorf(code, "%s:%s: %s", host, path, msg)
+	return rpc.Errorf(code, "%s:%s: %s", host, path, strerror(err))
 }
 
 // String for logs.

@@ -387,11 +387,17 @@ type execError struct {
 }
 
 func (e *execError) Error() string {
-	msg := e.errno.Error()
-	if msg != "" {
-		msg = strings.ToUpper(msg[:1]) + msg[1:] // glibc's strerror capitalises
+	return e.name + ": " + strerror(e.errno)
+}
+
+// strerror is err's text as glibc's strerror prints it (capitalised; Go's
+// is lower case), as LSF shows it.
+func strerror(err error) string {
+	msg := err.Error()
+	if msg == "" {
+		return msg
 	}
-	return e.name + ": " + msg
+	return strings.ToUpper(msg[:1]) + msg[1:]
 }
 
 // execErr is err as an execError when the exec itself failed.
