@@ -56,10 +56,23 @@ func badminSbdControl(op api.AdminOp, verb string) SubcommandFunc {
 		if !ok {
 			return ExitUsage
 		}
-		all := len(hosts) == 1 && hosts[0] == "all"
-		ask := false
-		if all && !res.Has("f") {
-			ask = !askYes(env, "\n"+verb+" all the hosts? [y/n] ")
+		if len(hosts) == 1 && hosts[0] == "all" && !res.Has("f") && !askYes(env, "\n"+verb+" all the hosts? [y/n] ") {
+			// Not all at once: each host is asked about before the
+			// request, which then names only those confirmed.
+			b, err := lsBase(ctx, env)
+			if err != nil {
+				env.Errorf("badmin: %v", firstLine(err))
+				return ExitUsage
+			}
+			hosts = nil
+			for _, h := range b.Cluster.ServerHosts() {
+				if askYes(env, "\n"+verb+" "+h+"? [y/n] ") {
+					hosts = append(hosts, h)
+				}
+			}
+			if len(hosts) == 0 {
+				return 0
+			}
 		}
 		reply, ok := badminCall(ctx, env, &api.AdminRequest{Op: op, Targets: hosts})
 		if !ok {
@@ -67,9 +80,6 @@ func badminSbdControl(op api.AdminOp, verb string) SubcommandFunc {
 		}
 		status := 0
 		for _, r := range reply.Results {
-			if ask && !askYes(env, "\n"+verb+" "+r.Target+"? [y/n] ") {
-				continue
-			}
 			fmt.Fprintf(env.Stderr, "%s <%s> ...... ", verb, r.Target)
 			if r.Status != nil && r.Status.Code != 0 {
 				fmt.Fprintf(env.Stderr, "Host control failed: %s\n", r.Status.Message)
