@@ -55,16 +55,9 @@ func runBhosts(ctx context.Context, env *Env, args []string) int {
 	if res.Has("gpu") {
 		return bhostsGPU(ctx, env, res)
 	}
-	req := &api.HostsRequest{Hosts: res.Operands}
-	req.ResReq, _ = res.Last("R")
-	reply, ok := batchHosts(ctx, env, req)
+	reply, rc, ok := bhostsQuery(ctx, env, res)
 	if !ok {
 		return ExitUsage
-	}
-	rc := 0
-	for _, h := range reply.NotFound {
-		env.Errorf("%s: Bad host name, host group name or cluster name", h)
-		rc = ExitUsage
 	}
 	if len(reply.Hosts) == 0 {
 		if len(reply.NotFound) == 0 {
@@ -123,4 +116,20 @@ func bhostsShared(ctx context.Context, env *Env, names []string) int {
 		return ExitUsage
 	}
 	return 0
+}
+
+// bhostsQuery asks mbatchd for the hosts named (all without names) that
+// satisfy -R; hosts it does not know are reported, and rc is then
+// ExitUsage. ok is false when mbatchd could not be asked.
+func bhostsQuery(ctx context.Context, env *Env, res *lsfopt.Result) (reply *api.HostsReply, rc int, ok bool) {
+	req := &api.HostsRequest{Hosts: res.Operands}
+	req.ResReq, _ = res.Last("R")
+	if reply, ok = batchHosts(ctx, env, req); !ok {
+		return nil, 0, false
+	}
+	for _, h := range reply.NotFound {
+		env.Errorf("%s: Bad host name, host group name or cluster name", h)
+		rc = ExitUsage
+	}
+	return reply, rc, true
 }

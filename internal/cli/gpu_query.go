@@ -17,16 +17,9 @@ func bhostsGPU(ctx context.Context, env *Env, res *lsfopt.Result) int {
 		env.Errorf("bhosts: -gpu: Option not supported with -l, -o or -json")
 		return ExitUsage
 	}
-	req := &api.HostsRequest{Hosts: res.Operands}
-	req.ResReq, _ = res.Last("R")
-	reply, ok := batchHosts(ctx, env, req)
+	reply, rc, ok := bhostsQuery(ctx, env, res)
 	if !ok {
 		return ExitUsage
-	}
-	rc := 0
-	for _, h := range reply.NotFound {
-		env.Errorf("%s: Bad host name, host group name or cluster name", h)
-		rc = ExitUsage
 	}
 	o := outputOptions(env)
 	o.Wide, o.NoHeader = res.Has("w"), res.Has("noheader")
