@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
 	"github.com/basalt-lsf/basalt/internal/clock"
@@ -91,8 +92,7 @@ func openRaft(ctx context.Context, dir, id string, f raft.FSM, log *slog.Logger,
 		conf.LocalID = rs.self
 		conf.HeartbeatTimeout, conf.ElectionTimeout, conf.LeaderLeaseTimeout = def.HeartbeatTimeout, def.ElectionTimeout, def.LeaderLeaseTimeout
 		servers = rs.servers
-		trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: rs.streams, MaxPool: 4,
-			Timeout: 10 * time.Second, Logger: hl, MaxRPCsInFlight: 16})
+		trans = replicaTransport(rs.streams, hl)
 	}
 	bootstrapped, err := isBootstrapped(logs, stable, snaps, rs != nil)
 	if err != nil {
@@ -195,4 +195,17 @@ func (n *raftNode) shutdown() error {
 		err = cerr
 	}
 	return err
+}
+
+// replicaTransport is the replicas' raft transport over streams. Pipelined
+// replication is off (MaxRPCsInFlight 1): in hashicorp/raft, when a
+// follower answers an append with Success=false, the pipeline's decoder
+// returns while the sender can block for ever on a full in-flight queue;
+// heartbeats go on, so no election heals it and that follower never gets
+// another entry (hashicorp/raft#612). Seen here as a replica stuck one
+// entry behind after partitions. Synchronous appends still carry up to
+// MaxAppendEntries entries each.
+func replicaTransport(streams raft.StreamLayer, hl hclog.Logger) *raft.NetworkTransport {
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: streams, MaxPool: 4,
+		Timeout: 10 * time.Second, Logger: hl, MaxRPCsInFlight: 1})
 }
