@@ -276,7 +276,15 @@ func (s *Server) Run(ctx context.Context) error {
 	if replicated {
 		electWait = 365 * 24 * time.Hour // a follower waits as long as it runs
 	}
-	if err := node.waitLeader(ctx, s.clock, electWait); err != nil {
+	// While it follows, the replica folds the finished runs it applies into
+	// the fairshare history now and then (see followAbsorb).
+	actx, stopAbsorb := context.WithCancel(ctx)
+	absorbed := make(chan struct{})
+	go func() { defer close(absorbed); s.followAbsorb(actx, time.Minute) }()
+	err = node.waitLeader(ctx, s.clock, electWait)
+	stopAbsorb()
+	<-absorbed
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -404,6 +412,24 @@ func (s *Server) listenAddr(ctx context.Context, cfg *config.Config) (string, er
 }
 
 // poke asks the scheduler for a pass soon.
+// followAbsorb, until ctx ends, moves the finished runs fed to the
+// scheduler into its fairshare history every period: a replica that
+// follows runs no passes, and the records would otherwise pile up for as
+// long as it follows. It stops before the replica leads (Absorb must not
+// run beside a pass).
+func (s *Server) followAbsorb(ctx context.Context, period time.Duration) {
+	t := s.clock.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			s.sched.Absorb(s.cfg.Current(), s.st.Latest())
+		}
+	}
+}
+
 func (s *Server) poke() {
 	select {
 	case s.wake <- struct{}{}:

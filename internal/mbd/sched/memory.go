@@ -96,11 +96,44 @@ func (s *Scheduler) drainFeed(p *pass) {
 		delete(s.mem.resuming, k)
 	}
 	for _, r := range recs {
-		s.record(p, r.FinishedRun)
+		s.record(p.cfg, r.FinishedRun)
+	}
+	s.pruneRecorded(p.in.View)
+}
+
+// Absorb moves fed records into the fairshare history under cfg, as a
+// pass's start does. A process that holds the state but runs no passes
+// (a replica following the master) calls it now and then, so that what it
+// is fed does not pile up while the history stays ready for the day it
+// leads. It must not run while Schedule does.
+func (s *Scheduler) Absorb(cfg *config.Config, v *state.View) {
+	s.feedMu.Lock()
+	recs := s.feed
+	s.feed = nil
+	s.feedMu.Unlock()
+	s.mem.init()
+	for _, r := range recs {
+		s.record(cfg, r.FinishedRun)
+	}
+	s.pruneRecorded(v)
+}
+
+// pruneRecorded forgets the recorded runs of jobs that left the state
+// (cleaned after CLEAN_PERIOD): no record of theirs can come again. It
+// sweeps only once the map holds twice the state's jobs, so that its cost
+// spreads over many passes.
+func (s *Scheduler) pruneRecorded(v *state.View) {
+	if v == nil || len(s.mem.recorded) <= 2*v.NumJobs()+4096 {
+		return
+	}
+	for k := range s.mem.recorded {
+		if v.Job(k) == nil {
+			delete(s.mem.recorded, k)
+		}
 	}
 }
 
-func (s *Scheduler) record(p *pass, r FinishedRun) {
+func (s *Scheduler) record(cfg *config.Config, r FinishedRun) {
 	if s.mem.recorded == nil {
 		s.mem.recorded = map[state.Key]int32{}
 	}
@@ -112,16 +145,16 @@ func (s *Scheduler) record(p *pass, r FinishedRun) {
 	if run < 0 || r.Start.IsZero() {
 		run = 0
 	}
-	hist := p.cfg.Params.HistHours
-	if q := p.qByName[r.Queue]; q != nil && len(q.cfg.Fairshare) > 0 {
+	hist := cfg.Params.HistHours
+	if q := cfg.Queue(r.Queue); q != nil && len(q.Fairshare) > 0 {
 		h := hist
-		if q.cfg.HistHours != nil {
-			h = *q.cfg.HistHours
+		if q.HistHours != nil {
+			h = *q.HistHours
 		}
 		s.mem.hist.Add("queue/"+r.Queue, r.User, r.CPU, run, r.End, h)
 	}
-	if p.cfg.LSBHosts != nil {
-		for _, part := range p.cfg.LSBHosts.Partitions {
+	if cfg.LSBHosts != nil {
+		for _, part := range cfg.LSBHosts.Partitions {
 			for _, h := range part.Hosts {
 				if h == r.Host {
 					s.mem.hist.Add("hpart/"+part.Name, r.User, r.CPU, run, r.End, hist)
@@ -154,7 +187,7 @@ func (s *Scheduler) rebuildHistory(p *pass) {
 	})
 	sort.SliceStable(runs, func(a, b int) bool { return runs[a].End.Before(runs[b].End) })
 	for _, r := range runs {
-		s.record(p, r)
+		s.record(p.cfg, r)
 	}
 }
 

@@ -320,6 +320,11 @@ func (sc *scenario) do(d *directive) string {
 		cpu, _ := strconv.ParseFloat(kv["cpu"], 64)
 		sc.usage[parseKey(pos[0])] = &api.Usage{CPUTime: cpu}
 		return ""
+	case "absorb":
+		// absorb: what a following replica does now and then (Absorb);
+		// prints the records left fed and the runs remembered.
+		sc.h.s.Absorb(sc.h.cfg, sc.h.st.Latest())
+		return fmt.Sprintf("fed %d, recorded %d", len(sc.h.s.feed), len(sc.h.s.mem.recorded))
 	case "tick":
 		dur, err := time.ParseDuration(pos[0])
 		if err != nil {
