@@ -2,6 +2,7 @@ package chkpnt
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -299,7 +300,7 @@ func appCheckpoint(ctx context.Context, dir string, pgid int, env Env) error {
 	}
 	// A suspended job (SIGSTOP) is let run while it saves its state, and
 	// stopped again after.
-	stopped := processStopped(pgid)
+	stopped := groupStopped(pgid)
 	if err := syscall.Kill(-pgid, sig); err != nil {
 		return fmt.Errorf("signalling process group %d: %w", pgid, err)
 	}
@@ -323,15 +324,46 @@ func appCheckpoint(ctx context.Context, dir string, pgid int, env Env) error {
 	}
 }
 
-// processStopped reports whether process pid is stopped (state T in
-// /proc/<pid>/stat).
-func processStopped(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// groupStopped reports whether the job in process group pgid is stopped:
+// some process of the group is (state T in /proc/<pid>/stat). The leader
+// alone does not tell: a shell stopped while it forks a command with vfork
+// waits uninterruptibly (state D) on its stopped child.
+func groupStopped(pgid int) bool {
+	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return false
 	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'T'
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if state, pg, ok := statStateGroup(b); ok && pg == pgid && (state == 'T' || state == 't') {
+			return true
+		}
+	}
+	return false
+}
+
+// statStateGroup returns the state and process group of a
+// /proc/<pid>/stat line ("pid (comm) state ppid pgrp ...").
+func statStateGroup(b []byte) (state byte, pgid int, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 || len(f[0]) != 1 || !('A' <= f[0][0] && f[0][0] <= 'Z' || 'a' <= f[0][0] && f[0][0] <= 'z') {
+		return 0, 0, false
+	}
+	pg, err := strconv.Atoi(f[2])
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], pg, true
 }
 
 // sigPWR is Linux's SIGPWR (30 on every Linux architecture Basalt builds
