@@ -34,6 +34,8 @@ type Debug struct {
 	// Reset is -o: the level and classes (with Timing, the timing level)
 	// that lsf.conf set, and the daemon's own file.
 	Reset bool
+	// By names who asked (user@host), for the line recording the change.
+	By string
 }
 
 // MaxDebugLevel and MaxTimingLevel bound Debug.Level.
@@ -122,7 +124,7 @@ func (l *Log) Apply(d Debug) (string, error) {
 	}
 	path := l.pathLocked()
 	l.always(slog.LevelInfo, "log settings changed", "level", MaskName(l.level.Level()),
-		"classes", strings.Join(st.classes, " "), "timing", st.timing, "file", path)
+		"classes", strings.Join(st.classes, " "), "timing", st.timing, "file", path, "by", d.By)
 	return path, nil
 }
 

@@ -38,7 +38,7 @@ func TestApplyDebug(t *testing.T) {
 	l.Info("hidden again")
 	l.Warn("back home")
 	dbg := read(t, want)
-	for _, s := range []string{"log settings changed level=LOG_DEBUG2 classes=\"LC_TRACE LC_EXEC\" timing=0 file=" + want, "DEBUG2 lim[", "shown at debug2"} {
+	for _, s := range []string{"log settings changed level=LOG_DEBUG2 classes=\"LC_TRACE LC_EXEC\" timing=0 file=" + want + " by=", "DEBUG2 lim[", "shown at debug2"} {
 		if !strings.Contains(dbg, s) {
 			t.Errorf("debug file lacks %q:\n%s", s, dbg)
 		}
@@ -47,7 +47,7 @@ func TestApplyDebug(t *testing.T) {
 		t.Errorf("debug file has lines it should not:\n%s", dbg)
 	}
 	home := read(t, own)
-	for _, s := range []string{"log settings changed level=LOG_WARNING classes=LC_COMM timing=0 file=" + own, "back home"} {
+	for _, s := range []string{"log settings changed level=LOG_WARNING classes=LC_COMM timing=0 file=" + own + " by=", "back home"} {
 		if !strings.Contains(home, s) {
 			t.Errorf("own file lacks %q:\n%s", s, home)
 		}
