@@ -74,6 +74,7 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	}
 	srv := rpc.NewServer(bd.auth.Auth)
 	srv.Log = bd.log
+	bd.registerDebug(srv, api.RESDebug)
 	rs := &res.Server{Host: bd.host, Cluster: bd.base.ClusterName(), RootRex: rootRex(bd.base.Conf), Log: bd.log}
 	// Tasks in control groups of their own, as sbatchd's jobs, under
 	// basalt/<cluster>/<host>.<id of RES's state directory>.
