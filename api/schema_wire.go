@@ -124,7 +124,7 @@ var wireSchema = [...]schemaMessage{
 	{"QueuesRequest", []schemaField{{1, -1}, {2, -1}, {3, -1}}},
 	{"ReportReply", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}}},
 	{"ResControlReply", []schemaField{{1, -1}}},
-	{"ResControlRequest", []schemaField{{1, -1}}},
+	{"ResControlRequest", []schemaField{{1, -1}, {110, -1}}},
 	{"ResourceInfo", []schemaField{{1, -1}, {2, -1}, {3, -1}, {4, -1}, {5, -1}, {6, -1}, {7, -1}, {8, -1}}},
 	{"RsvHost", []schemaField{{1, -1}, {2, -1}}},
 	{"RsvInfo", []schemaField{{1, 40}, {2, -1}, {3, -1}, {4, -1}, {5, -1}, {6, -1}, {7, -1}, {8, -1}, {9, -1}}},

@@ -63,6 +63,6 @@ var (
 		"hpower", "perfmon", "rc", "security", "showstatus",
 	}
 	unsupportedLsadminSubcommands = []string{
-		"expire", "reslogoff", "reslogon",
+		"expire",
 	}
 )
