@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -154,6 +156,58 @@ func FuzzDebugOptionValues(f *testing.F) {
 			if !timing && len(d.classes) == 0 {
 				t.Fatalf("no class accepted from %q", classes)
 			}
+		}
+	})
+}
+
+func TestParseCPUTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		pos  int
+		bad  bool
+	}{
+		{"0", 0, 0, false},
+		{"1500", 1500, 0, false},
+		{"2147483647", 2147483647, 0, false},
+		{"2147483648", 0, 0, true},
+		{"", 0, 0, true},
+		{"12a", 0, 2, true},
+		{"-1", 0, 0, true},
+		{" 1", 0, 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseCPUTime(tt.in)
+		if !tt.bad {
+			if err != nil || got != tt.want {
+				t.Errorf("%q: %d, %v", tt.in, got, err)
+			}
+			continue
+		}
+		var de *debugValueError
+		if !errors.As(err, &de) || de.Pos != tt.pos || de.Msg != "CPU time <"+tt.in+"> should be a non-negative integer" {
+			t.Errorf("%q: %#v, want an error at %d", tt.in, err, tt.pos)
+		}
+	}
+}
+
+// FuzzParseCPUTime: no value panics; an accepted one is what it says, an
+// error is positioned inside the value.
+func FuzzParseCPUTime(f *testing.F) {
+	for _, s := range []string{"0", "100", "2147483648", "1x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseCPUTime(s)
+		var de *debugValueError
+		if errors.As(err, &de) {
+			if de.Pos < 0 || (de.Pos >= len(s) && de.Pos != 0) {
+				t.Fatalf("%q: error at %d", s, de.Pos)
+			}
+			return
+		}
+		if err != nil || n < 0 || n > 1<<31-1 || strconv.FormatInt(n, 10) != strings.TrimLeft(s, "0") && !(n == 0 && strings.Trim(s, "0") == "") {
+			t.Fatalf("%q: %d, %v", s, n, err)
 		}
 	})
 }

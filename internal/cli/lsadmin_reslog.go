@@ -36,7 +36,7 @@ func runResLogOn(ctx context.Context, env *Env, args []string) int {
 	if v, ok := res.Last("c"); ok {
 		n, err := parseCPUTime(v)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "CPU time <%s> should be a non-negative integer\n", v)
+			fmt.Fprintln(env.Stderr, err.Error())
 			return ExitUsage
 		}
 		cpu = n
@@ -53,14 +53,20 @@ func runResLogOff(ctx context.Context, env *Env, args []string) int {
 }
 
 // parseCPUTime reads reslogon -c: decimal digits, at most 2^31-1
-// milliseconds.
+// milliseconds; an error is positioned at the first byte that is no digit
+// (0 for an empty or too large value).
 func parseCPUTime(s string) (int64, error) {
+	msg := fmt.Sprintf("CPU time <%s> should be a non-negative integer", s)
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("%q: not a digit at %d", s, i)
+			return 0, &debugValueError{Opt: "c", Pos: i, Msg: msg}
 		}
 	}
-	return strconv.ParseInt(s, 10, 32)
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return 0, &debugValueError{Opt: "c", Pos: 0, Msg: msg}
+	}
+	return n, nil
 }
 
 func resLog(ctx context.Context, env *Env, operands []string, req *api.ResControlRequest, verb string) int {
