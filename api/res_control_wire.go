@@ -15,6 +15,9 @@ func (m *ResControlRequest) SizeWire() int {
 	if m.Op != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.Op)))
 	}
+	if m.CPUTime != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.CPUTime)))
+	}
 	return n
 }
 
@@ -26,6 +29,10 @@ func (m *ResControlRequest) AppendWire(b []byte) []byte {
 	if m.Op != 0 {
 		b = wire.AppendTag(b, 1, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.Op)))
+	}
+	if m.CPUTime != 0 {
+		b = wire.AppendTag(b, 110, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.CPUTime)))
 	}
 	return b
 }
@@ -52,6 +59,16 @@ func (m *ResControlRequest) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ResControlRequest", 1, off, n)
 			}
 			m.Op = ResOp(x)
+			off += n
+		case 110:
+			if typ != wire.VarintType {
+				return wire.TypeError("ResControlRequest", 110, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("ResControlRequest", 110, off, n)
+			}
+			m.CPUTime = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

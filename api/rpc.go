@@ -88,6 +88,8 @@ var (
 	// MBatchdClusters answers lsclusters and bclusters (on the ordinary
 	// port): the peer clusters as this master last saw them.
 	MBatchdClusters = Unary[ClustersRequest, ClustersReply]{Method{"MBatchd.Clusters", KindUnary}}
+	// MBatchdDebug: badmin mbddebug, mbdtime, schddebug, schdtime.
+	MBatchdDebug = Unary[DebugRequest, DebugReply]{Method{"MBatchd.Debug", KindUnary}}
 )
 
 // SBatchd: sbatchd's service.
@@ -97,6 +99,8 @@ var (
 	// (bsub -I, -Ip, -Is): TaskInput up (the Spec naming the job first),
 	// TaskOutput down.
 	SBatchdAttach = Bidi[TaskInput, TaskOutput]{Method{"SBatchd.Attach", KindBidi}}
+	// SBatchdDebug: badmin sbddebug, sbdtime.
+	SBatchdDebug = Unary[DebugRequest, DebugReply]{Method{"SBatchd.Debug", KindUnary}}
 )
 
 // RES: the remote execution server's service (lsrun, lsgrun, lsrcp, bsub -f).
@@ -107,6 +111,8 @@ var (
 	// RESControl: lsadmin resshutdown/resrestart. One reply, written
 	// before the RES stops accepting; then the RES goes.
 	RESControl = ServerStream[ResControlRequest, ResControlReply]{Method{"RES.Control", KindServerStream}}
+	// RESDebug: lsadmin resdebug, restime.
+	RESDebug = Unary[DebugRequest, DebugReply]{Method{"RES.Debug", KindUnary}}
 )
 
 // LIM: the load information manager's service.
@@ -116,6 +122,8 @@ var (
 	LIMCluster = Unary[ClusterRequest, ClusterReply]{Method{"LIM.Cluster", KindUnary}}
 	LIMControl = Unary[LimControlRequest, LimControlReply]{Method{"LIM.Control", KindUnary}}
 	LIMWatch   = ServerStream[PingRequest, PingReply]{Method{"LIM.Watch", KindServerStream}}
+	// LIMDebug: lsadmin limdebug, limtime.
+	LIMDebug = Unary[DebugRequest, DebugReply]{Method{"LIM.Debug", KindUnary}}
 )
 
 // Methods returns every method of the service description.
@@ -128,9 +136,9 @@ func Methods() []Method {
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method, MBatchdSysHistory.Method,
 		MBatchdMCHello.Method, MBatchdMCSubmit.Method, MBatchdMCJobs.Method, MBatchdMCControl.Method, MBatchdClusters.Method,
-		MBatchdRsv.Method, MBatchdRsvs.Method,
-		SBatchdPeek.Method, SBatchdAttach.Method,
-		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method,
-		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method,
+		MBatchdRsv.Method, MBatchdRsvs.Method, MBatchdDebug.Method,
+		SBatchdPeek.Method, SBatchdAttach.Method, SBatchdDebug.Method,
+		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method, RESDebug.Method,
+		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method, LIMDebug.Method,
 	}
 }

@@ -60,10 +60,9 @@ func subcommandOptions(env *Env, cmd, usage string, spec *lsfopt.Spec, unsupport
 var (
 	unsupportedBadminSubcommands = []string{
 		"diagnose", "gpddebug", "gpdrestart", "gpdtime", "hghostadd", "hghostdel",
-		"hpower", "mbddebug", "mbdtime", "perfmon", "rc", "sbddebug", "sbdtime",
-		"schddebug", "schdtime", "security", "showstatus",
+		"hpower", "perfmon", "rc", "security", "showstatus",
 	}
 	unsupportedLsadminSubcommands = []string{
-		"expire", "limdebug", "limtime", "resdebug", "reslogoff", "reslogon", "restime",
+		"expire",
 	}
 )

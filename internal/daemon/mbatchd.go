@@ -47,7 +47,7 @@ func runMbatchd(ctx context.Context, env *cli.Env, args []string) int {
 	defer stop()
 	lim := limclient.New(base, limclient.Options{LocalHost: host, Creds: au.Creds})
 	defer lim.Close()
-	opts := mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}, Auth: au.Auth, Creds: au.Creds}
+	opts := mbd.Options{EnvDir: d.envDir, Host: host, Log: log, Getenv: env.Getenv, Load: limLoad{lim}, Auth: au.Auth, Creds: au.Creds, DebugLog: d.dlog}
 	replicated := base.Conf.Replicated()
 	if replicated {
 		// Each replica keeps the master's log and its own lsb.events

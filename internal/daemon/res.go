@@ -74,6 +74,7 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	}
 	srv := rpc.NewServer(bd.auth.Auth)
 	srv.Log = bd.log
+	bd.registerDebug(srv, api.RESDebug)
 	rs := &res.Server{Host: bd.host, Cluster: bd.base.ClusterName(), RootRex: rootRex(bd.base.Conf), Log: bd.log}
 	// Tasks in control groups of their own, as sbatchd's jobs, under
 	// basalt/<cluster>/<host>.<id of RES's state directory>.
@@ -94,6 +95,7 @@ func runRES(ctx context.Context, env *cli.Env, args []string) int {
 	// runs the same binary again in this process (same pid, arguments
 	// and environment: the harness and the host's namespace keep it).
 	admins := bd.base.Cluster.Admins
+	rs.AcctDir, rs.AcctCPU = bd.base.Conf.Get("LSF_RES_ACCTDIR"), resAcct(bd.base.Conf.Get("LSF_RES_ACCT"))
 	rs.Admin = func(u string) bool { return slices.Contains(admins, u) }
 	if v, _ := bd.base.Conf.Lookup("LSF_DISABLE_LSRUN"); strings.EqualFold(strings.TrimSpace(v), "y") {
 		rs.DisableLsrun = true // LSF_DISABLE_LSRUN=y|Y
@@ -154,4 +156,15 @@ func rootRex(conf *lsfconf.Conf) bool {
 		return false
 	}
 	return true
+}
+
+// resAcct reads lsf.conf's LSF_RES_ACCT (milliseconds of CPU time above
+// which RES logs a task; 0: every task): -1, no task log, when unset or
+// not a non-negative number.
+func resAcct(v string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }

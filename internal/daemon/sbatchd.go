@@ -90,7 +90,7 @@ func runSbatchd(ctx context.Context, env *cli.Env, args []string) int {
 		env.Errorf("sbatchd: %v", err)
 		return 1
 	}
-	srv, err := serveSbatchd(ctx, base, host, d, au.Auth, log)
+	srv, err := serveSbatchd(ctx, base, host, d, au.Auth, log, func(srv *rpc.Server) { bd.registerDebug(srv, api.SBatchdDebug) })
 	if err != nil {
 		log.Error("sbatchd cannot listen", "err", err)
 		env.Errorf("sbatchd: %v", err)
@@ -333,8 +333,8 @@ func (l limLoads) Load(ctx context.Context) (*resreq.Host, error) {
 }
 
 // serveSbatchd serves sbatchd's RPC methods (bpeek) on the host's address
-// at LSB_SBD_PORT.
-func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, a auth.Authenticator, log *slog.Logger) (*rpc.Server, error) {
+// at LSB_SBD_PORT; extra registers more (SBatchd.Debug).
+func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Daemon, a auth.Authenticator, log *slog.Logger, extra func(*rpc.Server)) (*rpc.Server, error) {
 	ip, err := base.Resolver().Resolve(ctx, host)
 	if err != nil {
 		return nil, err
@@ -346,6 +346,7 @@ func serveSbatchd(ctx context.Context, base *config.Base, host string, d *sbd.Da
 	srv := rpc.NewServer(a)
 	srv.Log = log
 	d.Register(srv)
+	extra(srv)
 	go srv.Serve(ln)
 	return srv, nil
 }

@@ -29,6 +29,7 @@ type batchDaemon struct {
 	base     *config.Base
 	host     string
 	log      *slog.Logger
+	dlog     *logging.Log // log's file and level, for the debug subcommands
 	closeLog func()
 	// auth is the daemon's authentication (LSF_AUTH), its replay cache in
 	// its state directory.
@@ -49,7 +50,9 @@ func startBatchDaemon(ctx context.Context, env *cli.Env, name string, res *lsfop
 	var err error
 	if d.base, err = config.LoadBase(ctx, d.opts); err == nil {
 		if d.host, err = config.LocalHostName(d.base.Conf, env.Getenv, nil); err == nil {
-			d.log, d.closeLog, err = logging.Daemon(ctx, d.base.Conf, name, d.host, env.Stderr)
+			if d.dlog, err = logging.OpenDaemon(ctx, d.base.Conf, name, d.host, env.Stderr); err == nil {
+				d.log, d.closeLog = d.dlog.Logger, func() { d.dlog.Close() }
+			}
 		}
 	}
 	if err != nil {

@@ -279,7 +279,9 @@ func index(list []string, s string) int {
 func (l *LIM) openLogs(ctx context.Context) {
 	conf := l.base.Conf
 	param, mask := logging.MaskParam(conf, "lim")
-	l.logFile = logging.New(logging.Config{Daemon: "lim", Host: l.host, Dir: conf.LogDir(), MaskParam: param, Mask: mask, Stderr: l.opts.Stderr})
+	classes, timing := logging.DebugParams(conf, "lim")
+	l.logFile = logging.New(logging.Config{Daemon: "lim", Host: l.host, Dir: conf.LogDir(), MaskParam: param, Mask: mask, Stderr: l.opts.Stderr,
+		Classes: classes, Timing: timing})
 	l.logFile.ReopenOn(ctx, syscall.SIGHUP)
 	l.log = l.logFile.Logger
 }

@@ -16,6 +16,7 @@ func (l *LIM) register() {
 	rpc.HandleUnary(l.srv, api.LIMCluster, l.handleCluster)
 	rpc.HandleUnary(l.srv, api.LIMControl, l.handleControl)
 	rpc.HandleStream(l.srv, api.LIMWatch, l.handleWatch)
+	l.registerDebug()
 }
 
 func (l *LIM) ping(ctx context.Context) *api.PingReply {

@@ -28,6 +28,10 @@ type Config struct {
 	Stderr io.Writer
 	// Now, if set, stamps the lines (tests).
 	Now func() time.Time
+	// Classes and Timing are lsf.conf's log classes and timing level of
+	// the daemon (see DebugParams), what a debug subcommand's -o restores.
+	Classes []string
+	Timing  int
 }
 
 // Log is a daemon's logger and its file.
@@ -35,6 +39,9 @@ type Log struct {
 	*slog.Logger
 	file  *File // nil when logging to Stderr
 	level slog.LevelVar
+	own   io.Writer // file, or Stderr
+	out   swapWriter
+	debug debugState
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -62,8 +69,12 @@ func New(cfg Config) *Log {
 			w = l.file
 		}
 	}
+	l.own = w
+	l.out.w = w
+	l.debug = debugState{daemon: cfg.Daemon, host: cfg.Host, dir: cfg.Dir, baseLevel: level,
+		baseClasses: cfg.Classes, classes: cfg.Classes, baseTiming: cfg.Timing, timing: cfg.Timing}
 	name := fmt.Sprintf("%s[%d]", cfg.Daemon, os.Getpid())
-	l.Logger = slog.New(NewHandler(w, &HandlerOptions{Level: &l.level, Name: name, Now: cfg.Now}))
+	l.Logger = slog.New(NewHandler(&l.out, &HandlerOptions{Level: &l.level, Name: name, Now: cfg.Now}))
 	if openErr != nil {
 		l.Warn("LSF_LOGDIR unusable: logging to standard error", "dir", cfg.Dir, "err", openErr)
 	}
@@ -121,12 +132,18 @@ func (l *Log) ReopenOn(ctx context.Context, sigs ...os.Signal) {
 	}()
 }
 
-// Close stops ReopenOn and closes the file.
+// Close stops ReopenOn and closes the file (and a debug subcommand's).
 func (l *Log) Close() error {
 	if l.stop != nil {
 		l.stopOnce.Do(func() { close(l.stop) })
 		<-l.done
 	}
+	l.debug.mu.Lock()
+	if l.debug.extra != nil {
+		l.debug.extra.Close()
+		l.debug.extra = nil
+	}
+	l.debug.mu.Unlock()
 	if l.file == nil {
 		return nil
 	}
@@ -137,11 +154,23 @@ func (l *Log) Close() error {
 // the mask of MaskParam) and reopens it on SIGHUP until ctx ends or the
 // returned function (which closes it) is called.
 func Daemon(ctx context.Context, p Params, daemon, host string, stderr io.Writer) (*slog.Logger, func(), error) {
+	l, err := OpenDaemon(ctx, p, daemon, host, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l.Logger, func() { l.Close() }, nil
+}
+
+// OpenDaemon is Daemon returning the Log itself (for the debug
+// subcommands: Apply, Timed); Close closes it.
+func OpenDaemon(ctx context.Context, p Params, daemon, host string, stderr io.Writer) (*Log, error) {
 	if p == nil {
-		return nil, nil, errors.New("log: no lsf.conf")
+		return nil, errors.New("log: no lsf.conf")
 	}
 	param, mask := MaskParam(p, daemon)
-	l := New(Config{Daemon: daemon, Host: host, Dir: p.Get("LSF_LOGDIR"), MaskParam: param, Mask: mask, Stderr: stderr})
+	classes, timing := DebugParams(p, daemon)
+	l := New(Config{Daemon: daemon, Host: host, Dir: p.Get("LSF_LOGDIR"), MaskParam: param, Mask: mask, Stderr: stderr,
+		Classes: classes, Timing: timing})
 	l.ReopenOn(ctx, syscall.SIGHUP)
-	return l.Logger, func() { l.Close() }, nil
+	return l, nil
 }

@@ -59,6 +59,9 @@ type Options struct {
 	Load LoadSource
 	// Getenv reads the daemon's environment (nil: os.Getenv).
 	Getenv func(string) string
+	// DebugLog, when set, is the log badmin mbddebug, mbdtime, schddebug
+	// and schdtime change (MBatchd.Debug; see debug.go).
+	DebugLog *logging.Log
 }
 
 // LoadSource reports host load as resreq value vectors (LIM).
@@ -377,6 +380,7 @@ func (s *Server) serve(ctx context.Context, cfg *config.Config, done chan<- erro
 	s.rpc.Log = s.log
 	s.rpc.Gate = s.gate
 	s.register()
+	s.registerDebug()
 	if extra != nil {
 		extra(s.rpc)
 	}

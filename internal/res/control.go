@@ -24,6 +24,13 @@ func (s *Server) control(ctx context.Context, id auth.Identity, req *api.ResCont
 	}
 	switch req.Op {
 	case api.ResOpShutdown, api.ResOpRestart:
+	case api.ResOpLogOn, api.ResOpLogOff:
+		if req.CPUTime < 0 {
+			return rpc.Errorf(rpc.InvalidArgument, "CPU time <%d> should be a non-negative integer", req.CPUTime)
+		}
+		s.setTaskLog(req.Op == api.ResOpLogOn, int64(req.CPUTime))
+		s.log().Warn("RES "+opName(req.Op)+" received", "by", describe(id), "cpu_ms", req.CPUTime)
+		return send(&api.ResControlReply{Host: s.Host})
 	default:
 		return rpc.Errorf(rpc.InvalidArgument, "Bad operation code %d", req.Op)
 	}
@@ -54,6 +61,10 @@ func opName(op api.ResOp) string {
 		return "shutdown"
 	case api.ResOpRestart:
 		return "restart"
+	case api.ResOpLogOn:
+		return "logon"
+	case api.ResOpLogOff:
+		return "logoff"
 	}
 	return "unknown operation"
 }

@@ -54,6 +54,15 @@ type Server struct {
 	// function it returns, called once the reply is sent, shuts RES down
 	// (and starts it again for ResOpRestart). Nil: RES.Control is refused.
 	Control func(op api.ResOp) (proceed func())
+	// AcctDir is lsf.conf's LSF_RES_ACCTDIR, where the task log
+	// lsf.acct.<host> is written ("": /tmp).
+	AcctDir string
+	// AcctCPU is lsf.conf's LSF_RES_ACCT: tasks of more than this many
+	// milliseconds of CPU time are logged from the start (0: all); -1
+	// (unset) logs none until lsadmin reslogon.
+	AcctCPU int
+
+	tasks taskLog
 }
 
 // Chunk is the largest piece of a file sent at once: a quarter of the rpc

@@ -72,6 +72,7 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 		return send(&api.TaskOutput{Exit: &api.TaskExit{ExitCode: 127, Message: err.Error()}})
 	}
 	s.log().Info("task started", "user", acct.User, "from", describe(id), "host", s.Host, "pid", t.cmd.Process.Pid, "argv", spec.Argv, "pty", spec.Pty)
+	dispatched := time.Now()
 	defer t.removeGroup()
 	defer t.killSession()
 	if err := send(&api.TaskOutput{Started: &api.TaskStarted{PID: int32(t.cmd.Process.Pid), Host: s.Host}}); err != nil {
@@ -143,6 +144,7 @@ func (s *Server) run(ctx context.Context, st *rpc.ServerStream) error {
 	t.closeOutputs()
 	ex := exitOf(t.cmd.ProcessState, werr)
 	s.log().Info("task done", "user", acct.User, "from", describe(id), "host", s.Host, "pid", t.cmd.Process.Pid, "exit", ex.ExitCode, "signal", ex.Signal)
+	s.logTask(taskRecordOf(t, acct.User, id.Host, spec.Argv, dispatched))
 	return send(&api.TaskOutput{Exit: ex})
 }
 

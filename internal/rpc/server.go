@@ -50,6 +50,10 @@ type Server struct {
 	// refuses the call (an mbatchd replica that does not lead refuses
 	// all but a few methods). Set it before Serve.
 	Gate func(method string) error
+	// Timed, when set, is told how long each call's handler ran (the
+	// daemons' timing level: lsadmin limtime, badmin mbdtime ...). Set it
+	// before Serve.
+	Timed func(method string, took time.Duration)
 	// AcceptErrors counts accept errors Serve retried (descriptors
 	// exhausted, ...); a daemon may report it in its status.
 	AcceptErrors atomic.Int64
@@ -524,7 +528,11 @@ func (c *serverConn) startStream(f *frame) {
 	c.mu.Unlock()
 	go func() {
 		defer c.handlers.Done()
+		start := time.Now()
 		err := safeCall(h, ctx, st)
+		if timed := c.srv.Timed; timed != nil {
+			timed(f.method, time.Since(start))
+		}
 		if e := st.failure(); e != nil {
 			err = e
 		} else if err == nil && ctx.Err() == context.DeadlineExceeded {

@@ -243,6 +243,15 @@ func (c *Client) Control(ctx context.Context, host string, req *api.LimControlRe
 	return &r, nil
 }
 
+// Debug asks host's LIM to change its log (lsadmin limdebug, limtime).
+func (c *Client) Debug(ctx context.Context, host string, req *api.DebugRequest) (*api.DebugReply, error) {
+	var r api.DebugReply
+	if err := c.call(ctx, host, api.LIMDebug, req, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // MasterEvent is a change of master seen by a LIM.
 type MasterEvent struct {
 	Master, Addr string
