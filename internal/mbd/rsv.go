@@ -226,7 +226,7 @@ func (s *Server) rsvCandidates(v *state.View, cfg *config.Config, names []string
 		c, err = r.Compile(tab, resreq.Local{})
 	}
 	if err != nil {
-		return nil, lsberr.Errorf(lsberr.BadResReq, "%s: %s", lsberr.BadResReq.Text(), firstLine(err.Error()))
+		return nil, lsberr.Errorf(lsberr.BadResReq, "%s: %s", lsberr.BadResReq.Text(), rsvFirstLine(err.Error()))
 	}
 	var hosts []string
 	if len(names) > 0 {
@@ -254,8 +254,8 @@ func (s *Server) rsvCandidates(v *state.View, cfg *config.Config, names []string
 	return out, nil
 }
 
-// firstLine is the first line of a message.
-func firstLine(s string) string {
+// rsvFirstLine is the first line of a message.
+func rsvFirstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
