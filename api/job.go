@@ -253,4 +253,9 @@ type JobRecord struct {
 	DstJobID   int64  `wire:"93"`
 	SrcCluster string `wire:"94"`
 	SrcJobID   int64  `wire:"95"`
+	// CombinedGPUReq is the job's GPU requirement merged with its
+	// application profile's and queue's GPU_REQ and LSB_GPU_REQ as they
+	// are now (bjobs -l GPU REQUIREMENT DETAILS "Combined"); set only
+	// with Detail, for a job that asks for GPUs.
+	CombinedGPUReq string `wire:"120"`
 }

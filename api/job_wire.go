@@ -2387,6 +2387,9 @@ func (m *JobRecord) SizeWire() int {
 	if m.SrcJobID != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
 	}
+	if m.CombinedGPUReq != "" {
+		n += 2 + wire.SizeBytes(len(m.CombinedGPUReq))
+	}
 	return n
 }
 
@@ -2591,6 +2594,10 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 	if m.SrcJobID != 0 {
 		b = wire.AppendTag(b, 95, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
+	}
+	if m.CombinedGPUReq != "" {
+		b = wire.AppendTag(b, 120, wire.BytesType)
+		b = wire.AppendString(b, m.CombinedGPUReq)
 	}
 	return b
 }
@@ -3107,6 +3114,16 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobRecord", 95, off, n)
 			}
 			m.SrcJobID = int64(x)
+			off += n
+		case 120:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 120, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 120, off, n)
+			}
+			m.CombinedGPUReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

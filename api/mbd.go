@@ -225,6 +225,8 @@ type QueueInfo struct {
 	// UserShares is the configured FAIRSHARE = USER_SHARES[...] list,
 	// "[user, shares] ...", as bqueues -l shows it.
 	UserShares string `wire:"45"`
+	// GPUReq is GPU_REQ (bqueues -l).
+	GPUReq string `wire:"120"`
 }
 
 // QueuesRequest selects queues (bqueues).
@@ -512,7 +514,8 @@ type ApplicationInfo struct {
 	Rerunnable  string `wire:"19"` // "yes", "no" or "" (the queue's)
 	JobControls string `wire:"20"` // "SUSPEND: [...] ..." as bqueues -l
 	EnvVars     string `wire:"21"`
-	TaskLimit   string `wire:"22"` // "min default max", "" when unset
+	TaskLimit   string `wire:"22"`  // "min default max", "" when unset
+	GPUReq      string `wire:"120"` // GPU_REQ (bapp -l)
 }
 
 // ApplicationsReply answers an ApplicationsRequest.

@@ -2248,6 +2248,9 @@ func (m *QueueInfo) SizeWire() int {
 	if m.UserShares != "" {
 		n += 2 + wire.SizeBytes(len(m.UserShares))
 	}
+	if m.GPUReq != "" {
+		n += 2 + wire.SizeBytes(len(m.GPUReq))
+	}
 	return n
 }
 
@@ -2440,6 +2443,10 @@ func (m *QueueInfo) AppendWire(b []byte) []byte {
 	if m.UserShares != "" {
 		b = wire.AppendTag(b, 45, wire.BytesType)
 		b = wire.AppendString(b, m.UserShares)
+	}
+	if m.GPUReq != "" {
+		b = wire.AppendTag(b, 120, wire.BytesType)
+		b = wire.AppendString(b, m.GPUReq)
 	}
 	return b
 }
@@ -2926,6 +2933,16 @@ func (m *QueueInfo) UnmarshalWire(b []byte) error {
 				return wire.Errorf("QueueInfo", 45, off, n)
 			}
 			m.UserShares = string(v)
+			off += n
+		case 120:
+			if typ != wire.BytesType {
+				return wire.TypeError("QueueInfo", 120, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("QueueInfo", 120, off, n)
+			}
+			m.GPUReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -6329,6 +6346,9 @@ func (m *ApplicationInfo) SizeWire() int {
 	if m.TaskLimit != "" {
 		n += 2 + wire.SizeBytes(len(m.TaskLimit))
 	}
+	if m.GPUReq != "" {
+		n += 2 + wire.SizeBytes(len(m.GPUReq))
+	}
 	return n
 }
 
@@ -6425,6 +6445,10 @@ func (m *ApplicationInfo) AppendWire(b []byte) []byte {
 	if m.TaskLimit != "" {
 		b = wire.AppendTag(b, 22, wire.BytesType)
 		b = wire.AppendString(b, m.TaskLimit)
+	}
+	if m.GPUReq != "" {
+		b = wire.AppendTag(b, 120, wire.BytesType)
+		b = wire.AppendString(b, m.GPUReq)
 	}
 	return b
 }
@@ -6665,6 +6689,16 @@ func (m *ApplicationInfo) UnmarshalWire(b []byte) error {
 				return wire.Errorf("ApplicationInfo", 22, off, n)
 			}
 			m.TaskLimit = string(v)
+			off += n
+		case 120:
+			if typ != wire.BytesType {
+				return wire.TypeError("ApplicationInfo", 120, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ApplicationInfo", 120, off, n)
+			}
+			m.GPUReq = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

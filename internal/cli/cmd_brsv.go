@@ -27,7 +27,8 @@ var (
 const (
 	brsvaddUsage = "Usage: brsvadd [-h] [-V] [-o] [-d \"description\"] [-N reservation_name]\n" +
 		"               {-s | -n job_slots {-u \"user_name ...\" | -u user_group | -g user_group}}\n" +
-		"               -m \"host_name ... | host_group ...\"\n" +
+		"               {-m \"host_name ... | host_group ...\" [-R \"res_req\"] |\n" +
+		"                [-m \"host_name ... | host_group ...\"] -R \"res_req\"}\n" +
 		"               {-b begin_time -e end_time | -t time_window}"
 	brsvmodUsage = "Usage: brsvmod [-h] [-V] [-o | -on] [-d \"description\"] [-u \"user_name ...\" | -g user_group]\n" +
 		"               [-b begin_time | -b [+|-]minutes] [-e end_time | -e [+|-]minutes] | [-t time_window]\n" +
@@ -106,7 +107,7 @@ func rsvUsers(res *lsfopt.Result) ([]string, bool) {
 }
 
 func runBrsvadd(ctx context.Context, env *Env, args []string) int {
-	res, code, ok := rsvParse(env, "brsvadd", brsvaddUsage, brsvaddSpec, "f|p|nosusp|unit|q|E|Et|Ep|Ept|R", args)
+	res, code, ok := rsvParse(env, "brsvadd", brsvaddUsage, brsvaddSpec, "f|p|nosusp|unit|q|E|Et|Ep|Ept", args)
 	if !ok {
 		return code
 	}
@@ -147,13 +148,16 @@ func runBrsvadd(ctx context.Context, env *Env, args []string) int {
 		env.Errorf("%s", brsvaddUsage)
 		return ExitUsage
 	}
-	m, ok := res.Last("m")
-	if !ok || len(strings.Fields(m)) == 0 {
-		env.Errorf("brsvadd: Hosts must be specified with -m")
+	// -m, -R or both: -R selects among -m's hosts, or among all hosts.
+	m, hasM := res.Last("m")
+	r, hasR := res.Last("R")
+	if hasR && strings.TrimSpace(r) == "" || hasM && len(strings.Fields(m)) == 0 || !hasM && !hasR {
+		env.Errorf("brsvadd: Hosts must be specified with -m or -R")
 		env.Errorf("%s", brsvaddUsage)
 		return ExitUsage
 	}
 	req.Hosts = strings.Fields(m)
+	req.ResReq = strings.TrimSpace(r)
 	if !rsvWindowOptions(env, res, req, brsvaddUsage, false) {
 		return ExitUsage
 	}

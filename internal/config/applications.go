@@ -18,7 +18,10 @@ type Application struct {
 	Pos         Pos
 	Description string
 	ResReq      ResReqText
-	Limits      ResourceLimits
+	// GPUReq is GPU_REQ, as the queue's (Queue.GPUReq); the profile's
+	// options override the queue's, the job's -gpu the profile's.
+	GPUReq string
+	Limits ResourceLimits
 	// PreExec runs after the queue's PRE_EXEC; bsub -E replaces it.
 	// PostExec runs before the queue's POST_EXEC; bsub -Ep replaces it.
 	PreExec  string
@@ -76,6 +79,8 @@ func (a *Application) set(v val, unit string) {
 		}
 	case "RES_REQ":
 		a.ResReq = ResReqText{Text: v.text, Pos: v.pos}
+	case "GPU_REQ":
+		a.GPUReq = v.gpuReq()
 	case "PRE_EXEC":
 		a.PreExec = v.text
 	case "POST_EXEC":

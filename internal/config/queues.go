@@ -41,6 +41,10 @@ type Queue struct {
 	// index name.
 	Thresholds []LoadThreshold
 	ResReq     ResReqText
+	// GPUReq is GPU_REQ (LSF 10.1): the queue's GPU requirement, merged
+	// option by option under the job's -gpu and its application
+	// profile's; "" when unset or invalid (warned and ignored).
+	GPUReq     string
 	StopCond   ResReqText
 	ResumeCond ResReqText
 
@@ -396,6 +400,8 @@ func (q *Queue) set(v val, unit string) {
 		}
 	case "RES_REQ":
 		q.ResReq = ResReqText{Text: v.text, Pos: v.pos}
+	case "GPU_REQ":
+		q.GPUReq = v.gpuReq()
 	case "STOP_COND":
 		q.StopCond = ResReqText{Text: v.text, Pos: v.pos}
 	case "RESUME_COND":

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/internal/config/lex"
 	"github.com/basalt-lsf/basalt/internal/config/timewin"
+	"github.com/basalt-lsf/basalt/internal/resreq/gpureq"
 )
 
 // Pos, Diagnostic and Diagnostics are the lexer's: every problem carries
@@ -346,4 +348,25 @@ func bracketArg(s, keyword string) (string, bool) {
 		return "", false
 	}
 	return rest[1 : len(rest)-1], true
+}
+
+// gpuReq reads GPU_REQ (lsb.queues, lsb.applications): LSF 10.1's GPU
+// requirement, quotes removed; "" with a warning at the faulty option when
+// it does not parse.
+func (v val) gpuReq() string {
+	in := v.inner()
+	if in.text == "" {
+		return ""
+	}
+	if _, err := gpureq.Parse(in.text); err != nil {
+		pos := in.pos
+		var e *gpureq.Error
+		if errors.As(err, &e) {
+			pos = in.pos.Add(e.Pos)
+			err = errors.New(e.Msg)
+		}
+		v.d.Warnf(pos, "%sGPU_REQ <%s> is not a valid GPU requirement: %v; ignored", v.prefix(), in.text, err)
+		return ""
+	}
+	return in.text
 }

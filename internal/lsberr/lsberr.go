@@ -77,6 +77,9 @@ const (
 	RunningModify Code = 126
 	NoCommand     Code = 136 // No command is specified
 	BadApp        Code = 200 // Application profile does not exist (bsub -app)
+	// RsvNoHost is LSF 10's LSBE_RSV_NO_HOST (217): brsvadd -m/-R left
+	// no host; its text is lsbatch.h's comment for it.
+	RsvNoHost Code = 217
 )
 
 var text = map[Code]string{
@@ -147,6 +150,7 @@ var text = map[Code]string{
 	TooFewProcs:   "Too few processors requested",
 	RunningModify: "Only the following parameters can be used to modify a running job: -c, -M, -W, -o, -e, -r",
 	NoCommand:     "No command is specified",
+	RsvNoHost:     "There are no qualified host found in cluster",
 }
 
 // Text returns LSF's message for c.

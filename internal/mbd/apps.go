@@ -56,7 +56,7 @@ func (s *Server) applications(ctx context.Context, id auth.Identity, req *api.Ap
 func applicationInfo(a *config.Application, c *counts) *api.ApplicationInfo {
 	ai := &api.ApplicationInfo{
 		Name: a.Name, Description: a.Description, NJobs: c.njobs(), Pend: c.pend, Run: c.run, SSusp: c.ssusp,
-		USusp: c.ususp, Rsv: c.rsv, ResReq: a.ResReq.Text, PreExec: a.PreExec, PostExec: a.PostExec,
+		USusp: c.ususp, Rsv: c.rsv, ResReq: a.ResReq.Text, GPUReq: a.GPUReq, PreExec: a.PreExec, PostExec: a.PostExec,
 		JobStarter: a.JobStarter, MaxJobPreempt: int32(a.MaxJobPreempt), EnvVars: strings.Join(a.Env, ","),
 	}
 	// A profile's limit is one value: the default if given, else the maximum.

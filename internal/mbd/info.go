@@ -89,7 +89,7 @@ func (s *Server) queues(ctx context.Context, id auth.Identity, req *api.QueuesRe
 			Name: q.Name, Priority: int32(q.Priority), Nice: int32(q.Nice), Open: !st.Closed, Active: !st.Inactive,
 			InactiveByAdmin: st.Inactive, Max: limitOrMinus(q.QJobLimit), JLU: limitOrMinus(q.UJobLimit),
 			JLP: -1, JLH: limitOrMinus(q.HJobLimit), NJobs: c.njobs(), Pend: c.pend, Run: c.run, SSusp: c.ssusp,
-			USusp: c.ususp, Rsv: c.rsv, Description: q.Description, Admins: q.Admins, ResReq: q.ResReq.Text,
+			USusp: c.ususp, Rsv: c.rsv, Description: q.Description, Admins: q.Admins, ResReq: q.ResReq.Text, GPUReq: q.GPUReq,
 			StopCond: q.StopCond.Text, ResumeCond: q.ResumeCond.Text, SlotPool: q.SlotPool, SlotShare: int32(q.SlotShare),
 			JobStarter: q.JobStarter, PreExec: q.PreExec, PostExec: q.PostExec, Mig: int32(q.Mig),
 			ProcLimitMin: int32(q.Limits.Proc.Min), ProcLimitDefault: int32(q.Limits.Proc.Default), ProcLimitMax: int32(q.Limits.Proc.Max),

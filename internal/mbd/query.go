@@ -15,6 +15,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/resreq"
+	"github.com/basalt-lsf/basalt/internal/resreq/gpureq"
 )
 
 // unfinishedMask is bjobs' default selection.
@@ -57,6 +58,24 @@ func (d *details) combined(j *state.Job) string {
 	_, v, _ := sched.CompileJobReq(d.cfg.ResourceTable(), d.cfg.Conf.StrictResReq(), resreqUnit(d.cfg), j.Spec.ResReq, app, d.cfg.Queue(j.Queue), local)
 	d.memo[k] = v
 	return v
+}
+
+// combinedGPU is j's GPU requirement merged as the scheduler merges it
+// (sched/gpu.go): its -gpu over its profile's and queue's GPU_REQ over
+// LSB_GPU_REQ; empty when it asks for no GPUs.
+func (d *details) combinedGPU(j *state.Job) string {
+	l := gpureq.Levels{Job: j.Spec.GPUReq, Cluster: d.cfg.Conf.Get("LSB_GPU_REQ")}
+	if q := d.cfg.Queue(j.Queue); q != nil {
+		l.Queue = q.GPUReq
+	}
+	if a := d.cfg.Application(j.Spec.App); j.Spec.App != "" && a != nil {
+		l.App = a.GPUReq
+	}
+	r, ok, err := l.Resolve()
+	if err != nil || !ok {
+		return ""
+	}
+	return r.String()
 }
 
 // jobThresholds are j's scheduling thresholds as bjobs -l shows them: its
@@ -175,6 +194,7 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 		r.Spec.CmdSpool, r.Spec.InSpoolData = nil, nil
 		if detail.long {
 			r.CombinedResReq = detail.combined(j)
+			r.CombinedGPUReq = detail.combinedGPU(j)
 			r.Thresholds = detail.jobThresholds(j)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -14,6 +15,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/resreq"
 )
 
 // Advance reservations (brsvadd, brsvmod, brsvdel, brsvs). Only root and
@@ -102,7 +104,7 @@ func (s *Server) rsvAdd(v *state.View, cfg *config.Config, id auth.Identity, req
 	if err := rsvTimes(req, ev, now); err != nil {
 		return nil, err
 	}
-	hosts, err := rsvHosts(cfg, req.Hosts)
+	hosts, err := s.rsvCandidates(v, cfg, req.Hosts, req.ResReq)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +208,56 @@ func rsvHosts(cfg *config.Config, names []string) ([]string, error) {
 		return nil, lsberr.Errorf(lsberr.BadHost, "%s: %s", n, lsberr.BadHost.Text())
 	}
 	return out, nil
+}
+
+// rsvCandidates are the hosts a new reservation may take slots on: -m's
+// hosts (host groups expanded) in order, or without -m every batch host in
+// the cluster's order; with -R only those whose values, as the scheduler
+// sees them, satisfy the requirement's select section (LSF uses no other
+// section; the default type rule is type==any, as for lshosts).
+func (s *Server) rsvCandidates(v *state.View, cfg *config.Config, names []string, req string) ([]string, error) {
+	if strings.TrimSpace(req) == "" {
+		return rsvHosts(cfg, names)
+	}
+	tab := cfg.ResourceTable()
+	r, err := resreq.Parse(req, resreq.Options{Strict: cfg.Conf.StrictResReq(), Context: resreq.CtxLshosts, Table: tab, Unit: resreqUnit(cfg)})
+	var c *resreq.Compiled
+	if err == nil {
+		c, err = r.Compile(tab, resreq.Local{})
+	}
+	if err != nil {
+		return nil, lsberr.Errorf(lsberr.BadResReq, "%s: %s", lsberr.BadResReq.Text(), rsvFirstLine(err.Error()))
+	}
+	var hosts []string
+	if len(names) > 0 {
+		if hosts, err = rsvHosts(cfg, names); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, bh := range cfg.BatchHosts {
+			hosts = append(hosts, bh.Name)
+		}
+	}
+	values := map[string]*resreq.Host{}
+	for _, h := range s.schedHosts(cfg, v) {
+		values[h.Name] = h.Values
+	}
+	var out []string
+	for _, h := range hosts {
+		if hv := values[h]; hv != nil && c.Select(hv) {
+			out = append(out, h)
+		}
+	}
+	if len(out) == 0 {
+		return nil, lsberr.New(lsberr.RsvNoHost)
+	}
+	return out, nil
+}
+
+// rsvFirstLine is the first line of a message.
+func rsvFirstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
 // rsvAllocate takes slots on hosts, in order, from what other

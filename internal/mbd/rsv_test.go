@@ -2,6 +2,7 @@ package mbd
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,57 @@ func TestRsvNameOK(t *testing.T) {
 		strings.Repeat("a", 39): true, strings.Repeat("a", 40): false} {
 		if got := rsvNameOK(n); got != want {
 			t.Errorf("rsvNameOK(%q) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestRsvResReq: brsvadd -R selects the reservation's hosts by the
+// requirement's select section, among -m's hosts or among all hosts; a
+// requirement no host satisfies and a bad one are refused.
+func TestRsvResReq(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 3, 1))
+	now := time.Now()
+	// Each reservation on a day of its own: none overlaps another.
+	add := func(day int, hosts []string, req string, slots int32) *api.RsvReply {
+		begin := now.Add(time.Duration(day+1) * 24 * time.Hour)
+		return m.rsvCall("root", &api.RsvRequest{Op: api.RsvAdd, Type: api.RsvUser, Users: []string{"alice"}, Slots: slots,
+			Hosts: hosts, ResReq: req, Begin: begin.Unix(), End: begin.Add(time.Hour).Unix()})
+	}
+	rsvHostsOf := func(id string) string {
+		var out []string
+		m.srv.st.View(func(v *state.View) {
+			r, _ := v.Rsv(id)
+			for _, h := range r.Hosts {
+				out = append(out, h.Host+":"+strconv.Itoa(int(h.Slots)))
+			}
+		})
+		return strings.Join(out, " ")
+	}
+	for i, tt := range []struct {
+		name, req string
+		hosts     []string
+		slots     int32
+		want      string // hosts of the reservation, or the refusal
+	}{
+		{"R alone", "select[hname == host2]", nil, 1, "host2:1"},
+		{"R among m", "hname != host1", []string{"host1", "host3"}, 1, "host3:1"},
+		{"R over several hosts", "select[ncpus >= 1]", nil, 2, "host1:1 host2:1"},
+		{"m alone", "", []string{"host3"}, 1, "host3:1"},
+		{"no host", "select[hname == nosuch]", nil, 1, "There are no qualified host found in cluster"},
+		{"none of m", "hname == host1", []string{"host2"}, 1, "There are no qualified host found in cluster"},
+		{"bad", "select[[", nil, 1, `Bad resource requirement syntax: Error near "select": missing ]`},
+		{"unknown resource", "select[nosuchres > 1]", nil, 1, "Bad resource requirement syntax: "},
+		{"not enough", "hname == host1", nil, 2, "Not enough job slots available on the hosts for the advance reservation"},
+	} {
+		r := add(i, tt.hosts, tt.req, tt.slots)
+		got := ""
+		if r.Status.Code != 0 {
+			got = r.Status.Message
+		} else {
+			got = rsvHostsOf(r.ID)
+		}
+		if !strings.HasPrefix(got, tt.want) || tt.want == "" {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -54,7 +54,7 @@ func WriteApplicationsLong(w io.Writer, as []*api.ApplicationInfo) error {
 		}
 		b.WriteByte('\n')
 		for _, kv := range []struct{ k, v string }{
-			{"RES_REQ", a.ResReq}, {"PRE_EXEC", a.PreExec}, {"POST_EXEC", a.PostExec},
+			{"RES_REQ", a.ResReq}, {"GPU_REQ", a.GPUReq}, {"PRE_EXEC", a.PreExec}, {"POST_EXEC", a.PostExec},
 			{"JOB_STARTER", a.JobStarter}, {"REQUEUE_EXIT_VALUES", a.RequeueExitValues},
 			{"SUCCESS_EXIT_VALUES", a.SuccessExitValues}, {"RERUNNABLE", a.Rerunnable},
 			{"ENV_VARS", a.EnvVars}, {"JOB_CONTROLS", a.JobControls},

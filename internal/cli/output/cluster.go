@@ -142,6 +142,9 @@ func WriteQueuesLong(w io.Writer, qs []*api.QueueInfo, o *Options) error {
 		if q.ResReq != "" {
 			fmt.Fprintf(&b, "\nRES_REQ:  %s\n", q.ResReq)
 		}
+		if q.GPUReq != "" {
+			fmt.Fprintf(&b, "\nGPU_REQ:  %s\n", q.GPUReq)
+		}
 		users := "all"
 		if len(q.Users) > 0 {
 			users = strings.Join(q.Users, " ")

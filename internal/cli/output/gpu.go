@@ -73,18 +73,24 @@ func gpuRequested(s *api.JobSpec) string {
 }
 
 // writeGPUDetails ends a GPU job in bjobs -l: LSF 10.1's GPU REQUIREMENT
-// DETAILS (the job's -gpu merged with LSB_GPU_REQ, fl.GPUDefault, and the
+// DETAILS (the job's -gpu merged with its profile's and queue's GPU_REQ
+// and LSB_GPU_REQ, as mbatchd merged it, j.CombinedGPUReq, and the
 // requirement its GPUs were allocated with), then with -gpu the
 // GPU_ALLOCATION table of a started job (models and sizes from
 // fl.GPUHosts, bhosts' data).
 func writeGPUDetails(b *strings.Builder, j *api.JobRecord, fl JobsFlags) {
 	s := spec(j)
-	if s.GPUReq == "" {
-		return
-	}
-	combined := s.GPUReq
-	if r, ok, err := gpureq.Resolve(s.GPUReq, fl.GPUDefault); err == nil && ok {
-		combined = r.String()
+	combined := j.CombinedGPUReq
+	if combined == "" {
+		// mbatchd did not merge it (an older one): the job's -gpu over
+		// LSB_GPU_REQ.
+		if s.GPUReq == "" {
+			return
+		}
+		combined = s.GPUReq
+		if r, ok, err := gpureq.Resolve(s.GPUReq, fl.GPUDefault); err == nil && ok {
+			combined = r.String()
+		}
 	}
 	effective := combined
 	if len(j.ExecHosts) > 0 && j.ExecHosts[0].GPUReq != "" {

@@ -47,4 +47,12 @@ func TestGPUDetails(t *testing.T) {
 	if b.Len() != 0 {
 		t.Errorf("job without -gpu: %q", b.String())
 	}
+	// A job without -gpu in a queue with GPU_REQ: mbatchd's merge.
+	b.Reset()
+	writeGPUDetails(&b, &api.JobRecord{Spec: &api.JobSpec{}, CombinedGPUReq: "num=1:mode=exclusive_process:mps=no:j_exclusive=yes"},
+		JobsFlags{GPUDefault: "num=2"})
+	want = "\n GPU REQUIREMENT DETAILS:\n Combined: num=1:mode=exclusive_process:mps=no:j_exclusive=yes\n Effective: num=1:mode=exclusive_process:mps=no:j_exclusive=yes\n"
+	if b.String() != want {
+		t.Errorf("queue GPU_REQ: got %q, want %q", b.String(), want)
+	}
 }

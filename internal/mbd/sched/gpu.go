@@ -21,9 +21,11 @@ import (
 
 // gpuState is a pass's GPU bookkeeping.
 type gpuState struct {
-	def  string                  // LSB_GPU_REQ
-	reqs map[string]gpuReqEntry  // by bsub -gpu text
-	use  map[int32]map[int32]gpu // by host index: GPU index -> use
+	def string // LSB_GPU_REQ
+	// levels: some queue or application profile has a GPU_REQ.
+	levels bool
+	reqs   map[string]gpuReqEntry  // by -gpu, profile and queue GPU_REQ
+	use    map[int32]map[int32]gpu // by host index: GPU index -> use
 }
 
 type gpuReqEntry struct {
@@ -43,20 +45,40 @@ func (p *pass) gpus() *gpuState {
 		if p.in.Config != nil && p.in.Config.Base != nil && p.in.Config.Conf != nil {
 			p.gpu.def = p.in.Config.Conf.Get("LSB_GPU_REQ")
 		}
+		if cfg := p.in.Config; cfg != nil {
+			for _, q := range cfg.Queues {
+				p.gpu.levels = p.gpu.levels || q.GPUReq != ""
+			}
+			for _, a := range cfg.Applications {
+				p.gpu.levels = p.gpu.levels || a.GPUReq != ""
+			}
+		}
 	}
 	return p.gpu
 }
 
-// gpuReq is a job's effective GPU requirement; ok false: it asks for none.
+// gpuReq is a job's effective GPU requirement (its -gpu over its
+// application profile's and queue's GPU_REQ over LSB_GPU_REQ); ok false:
+// it asks for none.
 func (p *pass) gpuReq(j *state.Job) (gpureq.Req, bool) {
-	text := j.Spec.GPUReq
-	if text == "" {
+	g := p.gpus()
+	l := gpureq.Levels{Job: j.Spec.GPUReq}
+	if g.levels {
+		if q := p.in.Config.Queue(j.Queue); q != nil {
+			l.Queue = q.GPUReq
+		}
+		if a := p.in.Config.Application(j.Spec.App); j.Spec.App != "" && a != nil {
+			l.App = a.GPUReq
+		}
+	}
+	if l.Job == "" && l.Queue == "" && l.App == "" {
 		return gpureq.Req{}, false
 	}
-	g := p.gpus()
+	text := l.Job + "\x00" + l.App + "\x00" + l.Queue
 	e, found := g.reqs[text]
 	if !found {
-		r, ok, err := gpureq.Resolve(text, g.def)
+		l.Cluster = g.def
+		r, ok, err := l.Resolve()
 		if err != nil {
 			// Refused at submission; a record from elsewhere asks for
 			// more GPUs than any host has rather than for none.

@@ -273,16 +273,44 @@ func (r Req) String() string {
 // false) over the cluster default (LSB_GPU_REQ; an invalid default is
 // ignored as LSF ignores a bad parameter).
 func Resolve(job, def string) (Req, bool, error) {
-	if strings.TrimSpace(job) == "" {
+	return Levels{Job: job, Cluster: def}.Resolve()
+}
+
+// Levels are the GPU requirements a job's is merged from: its -gpu, its
+// application profile's and its queue's GPU_REQ, and lsf.conf's
+// LSB_GPU_REQ.
+type Levels struct {
+	Job, App, Queue, Cluster string
+}
+
+// Resolve merges the levels option by option as LSF 10.1 documents it
+// (job over application profile over queue over cluster default), LSF's
+// defaults filling the rest. A job asks for GPUs (ok) when it has -gpu
+// ("-" included) or its profile or queue has a GPU_REQ; LSB_GPU_REQ alone
+// asks for none. Only the job's requirement is an error: an invalid
+// configured one is ignored (the configuration check reported it).
+func (l Levels) Resolve() (Req, bool, error) {
+	var j Req
+	ok := strings.TrimSpace(l.Job) != ""
+	if ok {
+		var err error
+		if j, err = Parse(l.Job); err != nil {
+			return Req{}, false, err
+		}
+	}
+	var r Req
+	for _, s := range []string{l.Cluster, l.Queue, l.App} {
+		c, err := Parse(s)
+		if err != nil {
+			continue
+		}
+		if s != l.Cluster && strings.TrimSpace(s) != "" {
+			ok = true
+		}
+		r = r.Merge(c)
+	}
+	if !ok {
 		return Req{}, false, nil
 	}
-	j, err := Parse(job)
-	if err != nil {
-		return Req{}, false, err
-	}
-	d, derr := Parse(def)
-	if derr != nil {
-		d = Req{}
-	}
-	return d.Merge(j).Effective(), true, nil
+	return r.Merge(j).Effective(), true, nil
 }

@@ -100,6 +100,41 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestLevels: each option comes from the most specific level that sets it
+// (job, application profile, queue, cluster); a profile's or queue's
+// GPU_REQ makes a job without -gpu ask for GPUs, LSB_GPU_REQ alone does
+// not; invalid configured levels are ignored.
+func TestLevels(t *testing.T) {
+	for _, c := range []struct {
+		l    Levels
+		want string // "" when no GPUs
+	}{
+		{Levels{}, ""},
+		{Levels{Cluster: "num=2"}, ""},
+		{Levels{Queue: "num=2"}, "num=2:mode=shared:mps=no:j_exclusive=no"},
+		{Levels{App: "mode=exclusive_process"}, "num=1:mode=exclusive_process:mps=no:j_exclusive=yes"},
+		{Levels{Job: "-", Queue: "num=2:mps=yes", Cluster: "num=3:j_exclusive=yes"}, "num=2:mode=shared:mps=yes:j_exclusive=yes"},
+		{Levels{Job: "num=4", App: "num=3:mode=exclusive_process", Queue: "num=2:gmodel=Tesla", Cluster: "num=1"},
+			"num=4:mode=exclusive_process:mps=no:j_exclusive=yes:gmodel=Tesla"},
+		{Levels{App: "j_exclusive=no", Queue: "mode=exclusive_process"}, "num=1:mode=exclusive_process:mps=no:j_exclusive=no"},
+		{Levels{Job: "num=2", Queue: "bad=1", App: "num=0"}, "num=2:mode=shared:mps=no:j_exclusive=no"},
+		{Levels{Queue: "bad=1"}, ""},
+		{Levels{Queue: "  "}, ""},
+	} {
+		r, ok, err := c.l.Resolve()
+		got := ""
+		if ok {
+			got = r.String()
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%+v: %q (err %v), want %q", c.l, got, err, c.want)
+		}
+	}
+	if _, _, err := (Levels{Job: "num=0", Queue: "num=1"}).Resolve(); err == nil {
+		t.Error("a bad job requirement: no error")
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"-", "num=2:mode=shared:mps=yes,shared:j_exclusive=no", "num=2/task", "gmem=1", "::", "num="} {
 		f.Add(s)
