@@ -513,10 +513,17 @@ func (s *Server) mcReserve(t config.QueueAtCluster, n int) bool {
 	return false
 }
 
-// mcSubmitRequest is the remote submission of a job's forward.
-func mcSubmitRequest(j *state.Job, f *api.EvJobForward) *api.MCSubmitRequest {
+// mcSubmitRequest is the remote submission of a job's forward, with its
+// submission host's type and model (the execution cluster does not know
+// the host; cfg nil leaves them out).
+func mcSubmitRequest(cfg *config.Config, j *state.Job, f *api.EvJobForward) *api.MCSubmitRequest {
 	spec := *j.Spec.Full()
 	spec.Queues, spec.Clusters, spec.SrcCluster, spec.SrcJobID = []string{f.Queue}, nil, "", 0
+	if cfg != nil && spec.SrcHostType == "" {
+		if h := cfg.BatchHost(spec.FromHost); h != nil {
+			spec.SrcHostType, spec.SrcHostModel = h.Type, h.Model
+		}
+	}
 	return &api.MCSubmitRequest{Key: f.Key, JobID: j.ID, Index: j.Index, Queue: f.Queue, Spec: &spec,
 		User: j.User, UID: j.UID, JobName: j.Name, NumProcs: j.NumProcs}
 }
@@ -526,7 +533,7 @@ func mcSubmitRequest(j *state.Job, f *api.EvJobForward) *api.MCSubmitRequest {
 // transport failure leaves the forward as it is: mcSync sends it again
 // under the same key.
 func (s *Server) mcSend(ctx context.Context, j *state.Job, f *api.EvJobForward) {
-	r, err := mcCall(ctx, s, f.Cluster, api.MBatchdMCSubmit, mcSubmitRequest(j, f))
+	r, err := mcCall(ctx, s, f.Cluster, api.MBatchdMCSubmit, mcSubmitRequest(s.cfg.Current(), j, f))
 	if err != nil {
 		s.log.Warn("MultiCluster: forward not sent (retried)", "job", j.Key, "cluster", f.Cluster, "err", err)
 		return
@@ -573,7 +580,7 @@ func (s *Server) mcSync(ctx context.Context, cfg *config.Config) {
 				if late {
 					s.log.Info("MultiCluster: forwarded job taken back from an unreachable cluster", "job", j.Key, "cluster", cluster)
 					s.mcOrphan(mcOrphan{cluster: cluster, remoteID: f.RemoteID, key: f.Key,
-						fwd: mcSubmitRequest(j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: cluster, Queue: f.Queue, Key: f.Key})})
+						fwd: mcSubmitRequest(nil, j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: cluster, Queue: f.Queue, Key: f.Key})})
 					evs = append(evs, &api.Event{JobFwdUpdate: &api.EvJobFwdUpdate{JobID: j.ID, Index: j.Index, Key: f.Key, Back: true,
 						Reason: "remote cluster unavailable"}})
 				}

@@ -325,7 +325,7 @@ func (s *Server) mcControlOne(ctx context.Context, req *api.ControlRequest, t ta
 		if op == api.MCKill && job.Pending(j.State) {
 			// Killed here; the remote copy, if any, when its cluster answers.
 			s.mcOrphan(mcOrphan{cluster: f.Cluster, remoteID: f.RemoteID, key: f.Key,
-				fwd: mcSubmitRequest(j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: f.Cluster, Queue: f.Queue, Key: f.Key})})
+				fwd: mcSubmitRequest(nil, j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: f.Cluster, Queue: f.Queue, Key: f.Key})})
 			return false, nil
 		}
 		return true, lsberr.Errorf(lsberr.MbdInternal, "cannot reach cluster <%s>, which runs the job", f.Cluster)
