@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,7 +147,7 @@ func bsubID(tb testing.TB, c *cluster.Cluster, args ...string) string {
 // unreachable, a forwarded job running there waits (bkill of it answers
 // that the cluster cannot be reached) and, the network back, goes on and
 // is killed there by bkill, and the copy of the job taken back is killed
-// there. On
+// there, though the sending master was restarted during the cut. On
 // loopback (no root, or -mc.loopback) the execution cluster is stopped
 // instead: the pending job comes back and is not forwarded again.
 func TestMultiClusterForwarding(t *testing.T) {
@@ -345,6 +346,11 @@ func TestMultiClusterForwarding(t *testing.T) {
 	if out := lsf(t, a, "bkill", runner); !strings.Contains(out, "cannot reach cluster <"+bn+">") {
 		t.Errorf("bkill %s of a job running in an unreachable cluster: %s", runner, out)
 	}
+	// The sending master restarts during the cut: the copy in b it must
+	// kill when b answers again is in its replicated state.
+	if err := a.Restart(context.Background(), "mbatchd", a.Host(1), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
 	if got := field(t, b, waitingRemote, "stat"); got != "PEND" {
 		t.Errorf("b's copy %s of job %s during the cut: %q", waitingRemote, waiting, got)
 	}
@@ -475,7 +481,9 @@ func BenchmarkMCForward(b *testing.B) {
 		id := submitJobs(b, ca, a.Host(1), "send", "sleep 600", 1)[0]
 		waitAll(b, ca, []int64{id}, func(r *api.JobRecord) bool { return r.DstJobID != 0 })
 		dst := jobRecs(b, ca, []int64{id})[id].DstJobID
-		fwd += waitAll(b, cb, []int64{dst}, running).Sub(t0)
+		d := waitAll(b, cb, []int64{dst}, running).Sub(t0)
+		b.Logf("job %d: forwarded and started in %v", id, d)
+		fwd += d
 		t0 = time.Now()
 		lid := submitJobs(b, cb, c.Host(1), "recv", "sleep 600", 1)[0]
 		local += waitAll(b, cb, []int64{lid}, running).Sub(t0)
