@@ -134,6 +134,12 @@ type JobSpec struct {
 	Clusters   []string `wire:"90"`
 	SrcCluster string   `wire:"91"`
 	SrcJobID   int64    `wire:"92"`
+	// SrcHostType and SrcHostModel are the submission host's type and
+	// model as its cluster knows them, sent with a forwarded job: the
+	// execution cluster, which does not know that host, resolves
+	// type==local and model==local with them (only a cluster sets them).
+	SrcHostType  string `wire:"130"`
+	SrcHostModel string `wire:"131"`
 	// Reservation is bsub -U: the advance reservation the job runs in.
 	Reservation string `wire:"93"`
 	// ChkpntMethod is bsub -k's method=name (echkpnt.<name>); "" uses

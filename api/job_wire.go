@@ -572,6 +572,12 @@ func (m *JobSpec) SizeWire() int {
 	if m.SrcJobID != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
 	}
+	if m.SrcHostType != "" {
+		n += 2 + wire.SizeBytes(len(m.SrcHostType))
+	}
+	if m.SrcHostModel != "" {
+		n += 2 + wire.SizeBytes(len(m.SrcHostModel))
+	}
 	if m.Reservation != "" {
 		n += 2 + wire.SizeBytes(len(m.Reservation))
 	}
@@ -848,6 +854,14 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.SrcJobID != 0 {
 		b = wire.AppendTag(b, 92, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
+	}
+	if m.SrcHostType != "" {
+		b = wire.AppendTag(b, 130, wire.BytesType)
+		b = wire.AppendString(b, m.SrcHostType)
+	}
+	if m.SrcHostModel != "" {
+		b = wire.AppendTag(b, 131, wire.BytesType)
+		b = wire.AppendString(b, m.SrcHostModel)
 	}
 	if m.Reservation != "" {
 		b = wire.AppendTag(b, 93, wire.BytesType)
@@ -1522,6 +1536,26 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 92, off, n)
 			}
 			m.SrcJobID = int64(x)
+			off += n
+		case 130:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 130, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 130, off, n)
+			}
+			m.SrcHostType = string(v)
+			off += n
+		case 131:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 131, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 131, off, n)
+			}
+			m.SrcHostModel = string(v)
 			off += n
 		case 93:
 			if typ != wire.BytesType {

@@ -135,6 +135,14 @@ type EvJobFwdUpdate struct {
 	Back       bool     `wire:"10"`
 	Reason     string   `wire:"11"`
 	Usage      *Usage   `wire:"12"`
+	// Stale: the execution cluster did not answer (with Back: the job is
+	// taken back; without: it is killed here), so the remote copy may
+	// live on: it goes on the job's list of copies to kill
+	// (state.StaleForward) until StaleDone.
+	Stale bool `wire:"130"`
+	// StaleDone: the remote copy of the earlier forward Key was killed
+	// (or found gone): off the job's list.
+	StaleDone bool `wire:"131"`
 }
 
 // ClustersRequest asks the master for the clusters it knows.

@@ -1333,6 +1333,12 @@ func (m *EvJobFwdUpdate) SizeWire() int {
 	if m.Usage != nil {
 		n += 1 + wire.SizeBytes(m.Usage.SizeWire())
 	}
+	if m.Stale {
+		n += 2 + 1
+	}
+	if m.StaleDone {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -1389,6 +1395,14 @@ func (m *EvJobFwdUpdate) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 12, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Usage.SizeWire()))
 		b = m.Usage.AppendWire(b)
+	}
+	if m.Stale {
+		b = wire.AppendTag(b, 130, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Stale))
+	}
+	if m.StaleDone {
+		b = wire.AppendTag(b, 131, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.StaleDone))
 	}
 	return b
 }
@@ -1529,6 +1543,26 @@ func (m *EvJobFwdUpdate) UnmarshalWire(b []byte) error {
 				return wire.NestedError("EvJobFwdUpdate", 12, off, err)
 			}
 			m.Usage = x
+			off += n
+		case 130:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobFwdUpdate", 130, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobFwdUpdate", 130, off, n)
+			}
+			m.Stale = wire.Bool(x)
+			off += n
+		case 131:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobFwdUpdate", 131, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobFwdUpdate", 131, off, n)
+			}
+			m.StaleDone = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -147,6 +147,9 @@ type SnapJob struct {
 	FwdRemoteID int64    `wire:"94"`
 	FwdHosts    []string `wire:"95"`
 	FwdCount    int32    `wire:"96"`
+	// FwdStale are the remote copies of earlier forwards still to kill
+	// (state.StaleForward).
+	FwdStale []*SnapStaleForward `wire:"130"`
 	// Checkpointing (60-): the period bchkpnt -p set, the successful
 	// checkpoints and the last one's time, the hosts bmig -m asked for.
 	ChkpntPeriod    int64    `wire:"60"`
@@ -154,4 +157,13 @@ type SnapJob struct {
 	Chkpnts         int32    `wire:"62"`
 	ChkpntTime      int64    `wire:"63"`
 	MigHosts        []string `wire:"64"`
+}
+
+// SnapStaleForward is a remote copy of a job's earlier forward that its
+// master must kill when that cluster answers (state.StaleForward).
+type SnapStaleForward struct {
+	Cluster  string `wire:"1"`
+	Queue    string `wire:"2"`
+	Key      string `wire:"3"`
+	RemoteID int64  `wire:"4"`
 }

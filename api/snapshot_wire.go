@@ -1426,6 +1426,9 @@ func (m *SnapJob) SizeWire() int {
 	if m.FwdCount != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.FwdCount)))
 	}
+	for _, x := range m.FwdStale {
+		n += 2 + wire.SizeBytes(x.SizeWire())
+	}
 	if m.ChkpntPeriod != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntPeriod)))
 	}
@@ -1646,6 +1649,11 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	if m.FwdCount != 0 {
 		b = wire.AppendTag(b, 96, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.FwdCount)))
+	}
+	for _, x := range m.FwdStale {
+		b = wire.AppendTag(b, 130, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
 	}
 	if m.ChkpntPeriod != 0 {
 		b = wire.AppendTag(b, 60, wire.VarintType)
@@ -2181,6 +2189,20 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 			}
 			m.FwdCount = int32(x)
 			off += n
+		case 130:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 130, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 130, off, n)
+			}
+			x := new(SnapStaleForward)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("SnapJob", 130, off, err)
+			}
+			m.FwdStale = append(m.FwdStale, x)
+			off += n
 		case 60:
 			if typ != wire.VarintType {
 				return wire.TypeError("SnapJob", 60, start, typ)
@@ -2235,6 +2257,115 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 			n := wire.ConsumeFieldValue(typ, b[off:])
 			if n < 0 {
 				return wire.Errorf("SnapJob", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}
+
+// SizeWire returns the encoded size of m.
+func (m *SnapStaleForward) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Cluster != "" {
+		n += 1 + wire.SizeBytes(len(m.Cluster))
+	}
+	if m.Queue != "" {
+		n += 1 + wire.SizeBytes(len(m.Queue))
+	}
+	if m.Key != "" {
+		n += 1 + wire.SizeBytes(len(m.Key))
+	}
+	if m.RemoteID != 0 {
+		n += 1 + wire.SizeVarint(uint64(int64(m.RemoteID)))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *SnapStaleForward) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Cluster != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Cluster)
+	}
+	if m.Queue != "" {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendString(b, m.Queue)
+	}
+	if m.Key != "" {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendString(b, m.Key)
+	}
+	if m.RemoteID != 0 {
+		b = wire.AppendTag(b, 4, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.RemoteID)))
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *SnapStaleForward) UnmarshalWire(b []byte) error {
+	*m = SnapStaleForward{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("SnapStaleForward", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapStaleForward", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapStaleForward", 1, off, n)
+			}
+			m.Cluster = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapStaleForward", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapStaleForward", 2, off, n)
+			}
+			m.Queue = string(v)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapStaleForward", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapStaleForward", 3, off, n)
+			}
+			m.Key = string(v)
+			off += n
+		case 4:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapStaleForward", 4, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapStaleForward", 4, off, n)
+			}
+			m.RemoteID = int64(x)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapStaleForward", num, off, n)
 			}
 			off += n
 		}

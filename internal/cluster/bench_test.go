@@ -24,7 +24,6 @@ import (
 	"github.com/basalt-lsf/basalt/internal/auth/authsetup"
 	"github.com/basalt-lsf/basalt/internal/cli"
 	"github.com/basalt-lsf/basalt/internal/cluster"
-	"github.com/basalt-lsf/basalt/internal/config/defaults"
 	"github.com/basalt-lsf/basalt/internal/config/lsfconf"
 	_ "github.com/basalt-lsf/basalt/internal/daemon"
 	"github.com/basalt-lsf/basalt/internal/rpc"
@@ -83,11 +82,16 @@ func mbdClient(tb testing.TB, c *cluster.Cluster) *rpc.Client {
 		}
 	}
 	conf, _ := lsfconf.Parse("lsf.conf", b)
-	hello, err := authsetup.Client(conf, c.EnvDir, "host1", auth.KindUser).Hello(context.Background(), auth.KindMbatchd, "host1")
+	hello, err := authsetup.Client(conf, c.EnvDir, c.Host(1), auth.KindUser).Hello(context.Background(), auth.KindMbatchd, c.Host(1))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cl, err := rpc.Dial(context.Background(), fmt.Sprintf("%s:%d", defaults.HostAddr(1), port), hello)
+	// From the first host (its network namespace in a namespace cluster).
+	var cl *rpc.Client
+	err = c.InHost(c.Host(1), func() (err error) {
+		cl, err = rpc.Dial(context.Background(), fmt.Sprintf("%s:%d", c.HostAddr(1), port), hello)
+		return err
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}

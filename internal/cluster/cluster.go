@@ -82,6 +82,14 @@ type Options struct {
 	PortBase int
 	// Peers are the other clusters this one knows (MultiCluster, mc.go).
 	Peers []MCPeer
+	// HostPrefix names the hosts <prefix>1..<prefix>N (default "host"):
+	// clusters that know each other need distinct host names.
+	HostPrefix string
+	// netPeers are the namespace clusters whose hosts this one's reach
+	// (PairOptions of two namespace clusters), plan the planned network
+	// of this one (its subnet distinct from theirs).
+	netPeers []*netPlan
+	plan     *netPlan
 }
 
 func (o *Options) fill() error {
@@ -96,6 +104,9 @@ func (o *Options) fill() error {
 	}
 	if o.Cluster == "" {
 		o.Cluster = "basalt"
+	}
+	if o.HostPrefix == "" {
+		o.HostPrefix = "host"
 	}
 	if o.Exe == "" {
 		exe, err := os.Executable()
@@ -151,7 +162,7 @@ func (c *Cluster) Exports() [][2]string {
 	return [][2]string{
 		{"LSF_ENVDIR", c.EnvDir},
 		{"LSF_BINDIR", c.Bin},
-		{"BASALT_HOST", defaults.HostName(1)},
+		{"BASALT_HOST", c.Host(1)},
 		{"PATH", path},
 	}
 }
@@ -175,7 +186,11 @@ func Running(dir string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cluster{Opts: Options{Dir: dir, Cluster: clusterName(dir), Netns: net != nil}, EnvDir: defaults.EnvDir(dir),
+	prefix := ""
+	if net != nil && len(net.hosts) > 0 {
+		prefix = strings.TrimSuffix(net.hosts[0].name, "1")
+	}
+	return &Cluster{Opts: Options{Dir: dir, Cluster: clusterName(dir), Netns: net != nil, HostPrefix: prefix}, EnvDir: defaults.EnvDir(dir),
 		Bin: filepath.Join(dir, "bin"), net: net}, nil
 }
 
@@ -214,14 +229,17 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		admin = opts.User
 	}
 	if _, err := defaults.Write(dir, defaults.Options{Hosts: opts.Hosts, Slots: opts.Slots, Cluster: opts.Cluster,
-		PortBase: base, Admin: admin, Masters: opts.Masters, Force: true}); err != nil {
+		PortBase: base, Admin: admin, Masters: opts.Masters, Force: true, HostPrefix: opts.HostPrefix}); err != nil {
 		return nil, fmt.Errorf("writing the configuration: %w", err)
 	}
 	c := &Cluster{Opts: opts, EnvDir: defaults.EnvDir(dir), Bin: filepath.Join(dir, "bin"), cred: cred}
 	if opts.Netns {
-		if c.net, err = planNet(dir, opts.Hosts); err != nil {
-			return nil, err
+		if c.net = opts.plan; c.net == nil || c.net.dir != dir || len(c.net.hosts) != opts.Hosts {
+			if c.net, err = planNet(dir, opts.Hosts, opts.HostPrefix); err != nil {
+				return nil, err
+			}
 		}
+		c.net.peers = opts.netPeers
 		if err := c.net.setup(ctx); err != nil {
 			return nil, err
 		}
@@ -273,7 +291,7 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	// for a whole exchange interval), then mbatchd, then the sbatchds.
 	if !opts.NoLIM && opts.Has("lim") {
 		for i := 1; i <= opts.Hosts; i++ {
-			if err := c.start(ctx, "lim", defaults.HostName(i)); err != nil {
+			if err := c.start(ctx, "lim", c.Host(i)); err != nil {
 				c.Down(context.Background())
 				return nil, err
 			}
@@ -284,14 +302,14 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	if !c.keeps() {
-		if err := c.start(ctx, "mbatchd", defaults.HostName(1)); err != nil {
+		if err := c.start(ctx, "mbatchd", c.Host(1)); err != nil {
 			c.Down(context.Background())
 			return nil, err
 		}
 	}
 	if !opts.NoSBD && opts.Has("sbatchd") {
 		for i := 1; i <= opts.Hosts; i++ {
-			if err := c.start(ctx, "sbatchd", defaults.HostName(i)); err != nil {
+			if err := c.start(ctx, "sbatchd", c.Host(i)); err != nil {
 				c.Down(context.Background())
 				return nil, err
 			}
@@ -300,7 +318,7 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	// A RES on every host (lsrun, lsgrun, lsrcp).
 	if opts.Has("res") {
 		for i := 1; i <= opts.Hosts; i++ {
-			if err := c.start(ctx, "res", defaults.HostName(i)); err != nil {
+			if err := c.start(ctx, "res", c.Host(i)); err != nil {
 				c.Down(context.Background())
 				return nil, err
 			}
@@ -434,10 +452,10 @@ func (c *Cluster) wait(ctx context.Context) error {
 	}
 	// As a command of the first host (lsf.conf's LSF_AUTH): one client,
 	// a fresh credential per connection.
-	creds := authsetup.Client(conf, c.EnvDir, defaults.HostName(1), auth.KindUser)
+	creds := authsetup.Client(conf, c.EnvDir, c.Host(1), auth.KindUser)
 	masters := conf.MasterReplicas()
 	if len(masters) <= 1 {
-		masters = []string{defaults.HostName(1)}
+		masters = []string{c.Host(1)}
 	}
 	wantSbd := !c.Opts.NoSBD && c.Opts.Has("sbatchd")
 	var last error
@@ -499,13 +517,13 @@ func (c *Cluster) portBase() int {
 func (c *Cluster) ready(ctx context.Context, host string, port int, creds *eauth.Client, wantSbd bool) error {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	mbdAddr := net.JoinHostPort(c.HostAddr(hostIndex(host)).String(), strconv.Itoa(port))
+	mbdAddr := net.JoinHostPort(c.HostAddr(c.hostIndex(host)).String(), strconv.Itoa(port))
 	hello, err := creds.Hello(cctx, auth.KindMbatchd, host)
 	if err != nil {
 		return fmt.Errorf("mbatchd: %w", err)
 	}
 	var cl *rpc.Client
-	err = c.InHost(defaults.HostName(1), func() (err error) {
+	err = c.InHost(c.Host(1), func() (err error) {
 		cl, err = rpc.Dial(cctx, mbdAddr, hello)
 		return err
 	})
@@ -528,11 +546,21 @@ func (c *Cluster) ready(ctx context.Context, host string, port int, creds *eauth
 	return nil
 }
 
-// hostIndex is the number of hostN.
-func hostIndex(host string) int {
-	i, _ := strconv.Atoi(strings.TrimPrefix(host, "host"))
+// hostIndex is the number of hostN (<prefix>N).
+func (c *Cluster) hostIndex(host string) int {
+	i, _ := strconv.Atoi(strings.TrimPrefix(host, c.hostPrefix()))
 	return i
 }
+
+func (c *Cluster) hostPrefix() string {
+	if c.Opts.HostPrefix == "" {
+		return "host"
+	}
+	return c.Opts.HostPrefix
+}
+
+// Host is the name of host i (1-based): hostN, or <HostPrefix>N.
+func (c *Cluster) Host(i int) string { return defaults.PrefixedHostName(c.Opts.HostPrefix, i) }
 
 // deadDaemon names a daemon that exited, if any.
 func (c *Cluster) deadDaemon() string {

@@ -114,7 +114,7 @@ func (c *Cluster) askReplica(ctx context.Context, from, host string, digest bool
 	if err != nil {
 		return nil, err
 	}
-	addr := net.JoinHostPort(c.HostAddr(hostIndex(host)).String(), strconv.Itoa(conf.MBDPort()))
+	addr := net.JoinHostPort(c.HostAddr(c.hostIndex(host)).String(), strconv.Itoa(conf.MBDPort()))
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var cl *rpc.Client

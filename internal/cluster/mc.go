@@ -42,7 +42,7 @@ func (c *Cluster) writeMC(base int) error {
 	}
 	var b strings.Builder
 	b.WriteString("Begin Cluster\nClusterName    Servers\n")
-	fmt.Fprintf(&b, "%-14s (%s)\n", c.Opts.Cluster, defaults.HostName(1))
+	fmt.Fprintf(&b, "%-14s (%s)\n", c.Opts.Cluster, c.Host(1))
 	for _, p := range c.Opts.Peers {
 		fmt.Fprintf(&b, "%-14s (%s:%d)\n", p.Name, p.Master, p.Port)
 	}
@@ -88,9 +88,24 @@ func appendLines(path string, lines ...string) error {
 // PairOptions makes two clusters' options know each other: distinct port
 // bases and a shared random key. The clusters are then started with Up,
 // in either order.
+//
+// Two namespace clusters (both Options.Netns) also get distinct host
+// names (b's are <b's name>-hostN unless HostPrefix says otherwise) and
+// subnets, each other's hosts in their hosts files and routes to each
+// other's subnet, and the second to start joins their bridges: their
+// hosts reach each other over veths and bridges, as two clusters on one
+// network. Both clusters on loopback share host1's address and name.
 func PairOptions(a, b *Options) error {
 	if a.Cluster == "" || b.Cluster == "" || a.Cluster == b.Cluster {
 		return fmt.Errorf("cluster: two clusters need two names (%q, %q)", a.Cluster, b.Cluster)
+	}
+	if a.Netns != b.Netns {
+		return errors.New("cluster: a namespace cluster and a loopback one cannot reach each other")
+	}
+	if a.Netns {
+		if err := pairNets(a, b); err != nil {
+			return err
+		}
 	}
 	hosts := max(a.Hosts, b.Hosts, 3)
 	var err error
@@ -109,8 +124,48 @@ func PairOptions(a, b *Options) error {
 		return err
 	}
 	key := hex.EncodeToString(k)
-	master := defaults.HostName(1)
-	a.Peers = append(a.Peers, MCPeer{Name: b.Cluster, Master: master, Port: MCPort(b.PortBase), Key: key})
-	b.Peers = append(b.Peers, MCPeer{Name: a.Cluster, Master: master, Port: MCPort(a.PortBase), Key: key})
+	a.Peers = append(a.Peers, MCPeer{Name: b.Cluster, Master: defaults.PrefixedHostName(b.HostPrefix, 1), Port: MCPort(b.PortBase), Key: key})
+	b.Peers = append(b.Peers, MCPeer{Name: a.Cluster, Master: defaults.PrefixedHostName(a.HostPrefix, 1), Port: MCPort(a.PortBase), Key: key})
+	return nil
+}
+
+// pairNets plans the networks of two namespace clusters that reach each
+// other: distinct host names and subnets, each the other's net peer.
+func pairNets(a, b *Options) error {
+	if a.Dir == "" || b.Dir == "" {
+		return errors.New("cluster: no directory given")
+	}
+	if a.HostPrefix == "" {
+		a.HostPrefix = "host"
+	}
+	if b.HostPrefix == "" || b.HostPrefix == a.HostPrefix {
+		b.HostPrefix = "peerhost"
+		if len(b.Cluster) <= 30 {
+			b.HostPrefix = b.Cluster + "-host"
+		}
+	}
+	var plans [2]*netPlan
+	for i, o := range []*Options{a, b} {
+		dir, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return err
+		}
+		if o.Hosts <= 0 {
+			o.Hosts = 3
+		}
+		o.Dir = dir
+		if plans[i], err = planNet(dir, o.Hosts, o.HostPrefix); err != nil {
+			return err
+		}
+	}
+	if plans[0].id == plans[1].id {
+		return errors.New("cluster: two namespace clusters need two directories")
+	}
+	if plans[1].third == plans[0].third {
+		plans[1].setThird((plans[0].third + 1) % 250)
+	}
+	a.plan, b.plan = plans[0], plans[1]
+	a.netPeers = append(a.netPeers, plans[1])
+	b.netPeers = append(b.netPeers, plans[0])
 	return nil
 }

@@ -26,6 +26,14 @@ import (
 // in the host's namespace (InHost), so they inherit it; the file system is
 // shared, as a cluster's shared file system would be, and each host keeps
 // its own local directories (state, local) as before.
+//
+// Two namespace clusters that know each other (PairOptions) have distinct
+// subnets and host names; each one's hosts have an on-link route to the
+// other's subnet, their hosts files list both clusters' hosts, and the
+// second of the two to start joins their bridges with a veth pair
+// (bsl<own id><peer id> on its bridge, bsl<peer id><own id> on the
+// peer's): hosts of both reach each other across real links, and still
+// nothing else (no address in the root namespace, no forwarding).
 
 // netnsFile records a namespace cluster's names in its directory, for
 // down and for commands run on a host.
@@ -37,6 +45,13 @@ type netPlan struct {
 	dir    string // the cluster directory (the bridge's alias names it)
 	bridge string
 	hosts  []netHost
+	third  byte       // the subnet is 10.250.<third>.0/24
+	peers  []*netPlan // namespace clusters whose hosts this one's reach
+}
+
+// subnet is the plan's hosts' subnet.
+func (p *netPlan) subnet() netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 250, p.third, 0}), 24)
 }
 
 type netHost struct {
@@ -48,18 +63,33 @@ type netHost struct {
 
 // planNet derives the names of the namespace cluster in dir: short enough
 // for interface names (15 bytes), unique per directory.
-func planNet(dir string, hosts int) (*netPlan, error) {
+func planNet(dir string, hosts int, prefix string) (*netPlan, error) {
 	if hosts > 250 {
 		return nil, fmt.Errorf("a namespace cluster has at most 250 hosts, not %d", hosts)
 	}
 	id, third := netID(dir)
 	p := &netPlan{id: id, dir: dir, bridge: "bsb" + id}
 	for i := 1; i <= hosts; i++ {
-		p.hosts = append(p.hosts, netHost{name: defaults.HostName(i), ns: "basalt-" + id + "-" + defaults.HostName(i),
-			veth: fmt.Sprintf("bsv%s%d", id, i), addr: netip.AddrFrom4([4]byte{10, 250, third, byte(i)})})
+		name := defaults.PrefixedHostName(prefix, i)
+		p.hosts = append(p.hosts, netHost{name: name, ns: "basalt-" + id + "-" + name,
+			veth: fmt.Sprintf("bsv%s%d", id, i)})
 	}
+	p.setThird(third)
 	return p, nil
 }
+
+// setThird puts the plan's hosts in 10.250.<third>.0/24.
+func (p *netPlan) setThird(third byte) {
+	p.third = third
+	for i := range p.hosts {
+		p.hosts[i].addr = netip.AddrFrom4([4]byte{10, 250, third, byte(i + 1)})
+	}
+}
+
+// linkName is the name of the root namespace's end, on from's bridge, of
+// the veth pair that joins the bridges of the namespace clusters from and
+// to (15 bytes, the limit).
+func linkName(from, to string) string { return "bsl" + from + to }
 
 // netID derives a namespace cluster's id (6 hex digits, for names) and
 // the third byte of its subnet 10.250.X.0/24 from its directory.
@@ -105,6 +135,22 @@ func (p *netPlan) setup(ctx context.Context) error {
 			{"link", "set", h.veth, "master", p.bridge},
 			{"link", "set", h.veth, "up"},
 		}...)
+		for _, peer := range p.peers {
+			steps = append(steps, []string{"-n", h.ns, "route", "add", peer.subnet().String(), "dev", "eth0"})
+		}
+	}
+	for _, peer := range p.peers {
+		if _, err := os.Stat(filepath.Join("/sys/class/net", peer.bridge)); err != nil {
+			continue // not up: it joins the bridges when it starts
+		}
+		mine, theirs := linkName(p.id, peer.id), linkName(peer.id, p.id)
+		steps = append(steps, [][]string{
+			{"link", "add", mine, "type", "veth", "peer", "name", theirs},
+			{"link", "set", mine, "master", p.bridge},
+			{"link", "set", theirs, "master", peer.bridge},
+			{"link", "set", mine, "up"},
+			{"link", "set", theirs, "up"},
+		}...)
 	}
 	for _, args := range steps {
 		if err := ip(ctx, args...); err != nil {
@@ -149,8 +195,11 @@ func removeNet(ctx context.Context, id string) {
 	}
 	links, _ := os.ReadDir("/sys/class/net")
 	for _, l := range links {
-		if strings.HasPrefix(l.Name(), "bsv"+id) {
-			_ = ip(ctx, "link", "del", l.Name())
+		n := l.Name()
+		// Its hosts' veths, and the links joining its bridge to another
+		// cluster's, whichever started them (one end deletes both).
+		if strings.HasPrefix(n, "bsv"+id) || len(n) == 15 && strings.HasPrefix(n, "bsl") && (n[3:9] == id || n[9:] == id) {
+			_ = ip(ctx, "link", "del", n)
 		}
 	}
 	_ = ip(ctx, "link", "del", "bsb"+id)
@@ -280,6 +329,12 @@ func (p *netPlan) writeHosts(envDir string) error {
 	b.WriteString("# LSF hosts file: each host in its own network namespace (basalt cluster up --netns).\n")
 	for _, h := range p.hosts {
 		fmt.Fprintf(&b, "%-15s %s\n", h.addr, h.name)
+	}
+	for _, peer := range p.peers {
+		fmt.Fprintf(&b, "# The hosts of another cluster (%s).\n", peer.dir)
+		for _, h := range peer.hosts {
+			fmt.Fprintf(&b, "%-15s %s\n", h.addr, h.name)
+		}
 	}
 	return os.WriteFile(filepath.Join(envDir, "hosts"), []byte(b.String()), 0o644)
 }
@@ -431,6 +486,34 @@ func NetnsSupport(ctx context.Context) error {
 		if err := ip(ctx, args...); err != nil {
 			return fmt.Errorf("cannot create network namespaces here: %w", err)
 		}
+	}
+	return nil
+}
+
+// LinkPeer cuts (up false) or restores the link that joins the bridges of
+// two namespace clusters that know each other (PairOptions): a network
+// partition between the clusters, each one's hosts still reaching each
+// other.
+func (c *Cluster) LinkPeer(ctx context.Context, peer *Cluster, up bool) error {
+	if c.net == nil || peer.net == nil {
+		return errors.New("cluster: a link between clusters needs two namespace clusters")
+	}
+	state := "down"
+	if up {
+		state = "up"
+	}
+	n := 0
+	for _, l := range []string{linkName(c.net.id, peer.net.id), linkName(peer.net.id, c.net.id)} {
+		if _, err := os.Stat(filepath.Join("/sys/class/net", l)); err != nil {
+			continue
+		}
+		if err := ip(ctx, "link", "set", l, state); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("cluster: the bridges of %s and %s are not joined", c.Opts.Cluster, peer.Opts.Cluster)
 	}
 	return nil
 }

@@ -159,7 +159,7 @@ func TestNetnsLeftovers(t *testing.T) {
 	// A start that crashed after creating its network, before recording
 	// it: down --dir finds it by the bridge's alias.
 	dir := t.TempDir()
-	p, err := planNet(dir, 2)
+	p, err := planNet(dir, 2, "")
 	if err != nil {
 		t.Fatal(err)
 	}

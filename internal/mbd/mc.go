@@ -47,22 +47,10 @@ const mcCallTimeout = 3 * time.Second
 type mcState struct {
 	mu    sync.Mutex
 	peers map[string]*mcPeer
-	// orphans are remote jobs this cluster gave up on while their
-	// cluster was unreachable (a forward taken back after
-	// MAX_RSCHED_TIME): killed when the cluster answers again. Volatile:
-	// a master restarted during the outage forgets them.
-	orphans []mcOrphan
 	// pass is poked after each scheduling pass: forwarding considers
 	// the jobs the pass left pending.
 	pass chan struct{}
 	ln   net.Listener
-}
-
-type mcOrphan struct {
-	cluster  string
-	remoteID int64
-	key      string // the forward's key when its remote ID was never learnt
-	fwd      *api.MCSubmitRequest
 }
 
 // mcPeer is one peer cluster as this master sees it.
@@ -513,10 +501,17 @@ func (s *Server) mcReserve(t config.QueueAtCluster, n int) bool {
 	return false
 }
 
-// mcSubmitRequest is the remote submission of a job's forward.
-func mcSubmitRequest(j *state.Job, f *api.EvJobForward) *api.MCSubmitRequest {
+// mcSubmitRequest is the remote submission of a job's forward, with its
+// submission host's type and model (the execution cluster does not know
+// the host; cfg nil leaves them out).
+func mcSubmitRequest(cfg *config.Config, j *state.Job, f *api.EvJobForward) *api.MCSubmitRequest {
 	spec := *j.Spec.Full()
 	spec.Queues, spec.Clusters, spec.SrcCluster, spec.SrcJobID = []string{f.Queue}, nil, "", 0
+	if cfg != nil && spec.SrcHostType == "" {
+		if h := cfg.BatchHost(spec.FromHost); h != nil {
+			spec.SrcHostType, spec.SrcHostModel = h.Type, h.Model
+		}
+	}
 	return &api.MCSubmitRequest{Key: f.Key, JobID: j.ID, Index: j.Index, Queue: f.Queue, Spec: &spec,
 		User: j.User, UID: j.UID, JobName: j.Name, NumProcs: j.NumProcs}
 }
@@ -526,7 +521,7 @@ func mcSubmitRequest(j *state.Job, f *api.EvJobForward) *api.MCSubmitRequest {
 // transport failure leaves the forward as it is: mcSync sends it again
 // under the same key.
 func (s *Server) mcSend(ctx context.Context, j *state.Job, f *api.EvJobForward) {
-	r, err := mcCall(ctx, s, f.Cluster, api.MBatchdMCSubmit, mcSubmitRequest(j, f))
+	r, err := mcCall(ctx, s, f.Cluster, api.MBatchdMCSubmit, mcSubmitRequest(s.cfg.Current(), j, f))
 	if err != nil {
 		s.log.Warn("MultiCluster: forward not sent (retried)", "job", j.Key, "cluster", f.Cluster, "err", err)
 		return
@@ -572,10 +567,10 @@ func (s *Server) mcSync(ctx context.Context, cfg *config.Config) {
 			if !ok {
 				if late {
 					s.log.Info("MultiCluster: forwarded job taken back from an unreachable cluster", "job", j.Key, "cluster", cluster)
-					s.mcOrphan(mcOrphan{cluster: cluster, remoteID: f.RemoteID, key: f.Key,
-						fwd: mcSubmitRequest(j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: cluster, Queue: f.Queue, Key: f.Key})})
+					// Stale: its remote copy is killed when the cluster
+					// answers (mcOrphans), by whichever master is then.
 					evs = append(evs, &api.Event{JobFwdUpdate: &api.EvJobFwdUpdate{JobID: j.ID, Index: j.Index, Key: f.Key, Back: true,
-						Reason: "remote cluster unavailable"}})
+						Stale: true, Reason: "remote cluster unavailable"}})
 				}
 				continue
 			}
@@ -644,43 +639,39 @@ func mcUpdateOf(j *state.Job, rs *api.MCJobState) *api.EvJobFwdUpdate {
 	return up
 }
 
-func (s *Server) mcOrphan(o mcOrphan) {
-	s.mc.mu.Lock()
-	defer s.mc.mu.Unlock()
-	s.mc.orphans = append(s.mc.orphans, o)
-}
-
-// mcOrphans kills the remote copies of the jobs taken back while their
-// cluster was unreachable, once it answers (a copy whose ID was never
-// learnt is found by its forward's key first).
+// mcOrphans kills the remote copies of forwards taken back while their
+// cluster was unreachable (Job.FwdStale, in the replicated state), once
+// it answers, and records each done (a copy whose ID was never learnt is
+// found by its forward's key first; none found is done too).
 func (s *Server) mcOrphans(ctx context.Context) {
-	s.mc.mu.Lock()
-	os := s.mc.orphans
-	s.mc.orphans = nil
-	s.mc.mu.Unlock()
-	var keep []mcOrphan
-	for _, o := range os {
-		if _, ok := s.mcPeerOK(o.cluster); !ok {
-			keep = append(keep, o)
-			continue
-		}
-		if o.remoteID == 0 {
-			r, err := mcCall(ctx, s, o.cluster, api.MBatchdMCSubmit, o.fwd)
-			if err != nil {
-				keep = append(keep, o)
+	var evs []*api.Event
+	s.st.Latest().StaleForwards(func(j *state.Job) bool {
+		for _, sf := range j.FwdStale {
+			if _, ok := s.mcPeerOK(sf.Cluster); !ok {
 				continue
 			}
-			if o.remoteID = r.JobID; o.remoteID == 0 {
-				continue
+			id := sf.RemoteID
+			if id == 0 {
+				r, err := mcCall(ctx, s, sf.Cluster, api.MBatchdMCSubmit,
+					mcSubmitRequest(nil, j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: sf.Cluster, Queue: sf.Queue, Key: sf.Key}))
+				if err != nil {
+					continue
+				}
+				id = r.JobID
 			}
+			if id != 0 {
+				if _, err := mcCall(ctx, s, sf.Cluster, api.MBatchdMCControl, &api.MCControlRequest{JobID: id, Op: api.MCKill}); err != nil {
+					continue
+				}
+				s.log.Info("MultiCluster: remote copy of a job taken back killed", "job", j.Key, "cluster", sf.Cluster, "remote", id)
+			}
+			evs = append(evs, &api.Event{JobFwdUpdate: &api.EvJobFwdUpdate{JobID: j.ID, Index: j.Index, Key: sf.Key, StaleDone: true}})
 		}
-		if _, err := mcCall(ctx, s, o.cluster, api.MBatchdMCControl, &api.MCControlRequest{JobID: o.remoteID, Op: api.MCKill}); err != nil {
-			keep = append(keep, o)
+		return true
+	})
+	if len(evs) > 0 {
+		if _, err := s.prop.Propose(ctx, evs...); err != nil {
+			s.log.Warn("MultiCluster: remote copies killed not recorded", "err", err)
 		}
-	}
-	if len(keep) > 0 {
-		s.mc.mu.Lock()
-		s.mc.orphans = append(s.mc.orphans, keep...)
-		s.mc.mu.Unlock()
 	}
 }

@@ -323,9 +323,12 @@ func (s *Server) mcControlOne(ctx context.Context, req *api.ControlRequest, t ta
 	f := j.Fwd
 	if f.RemoteID == 0 || func() bool { _, ok := s.mcPeerOK(f.Cluster); return !ok }() {
 		if op == api.MCKill && job.Pending(j.State) {
-			// Killed here; the remote copy, if any, when its cluster answers.
-			s.mcOrphan(mcOrphan{cluster: f.Cluster, remoteID: f.RemoteID, key: f.Key,
-				fwd: mcSubmitRequest(j, &api.EvJobForward{JobID: j.ID, Index: j.Index, Cluster: f.Cluster, Queue: f.Queue, Key: f.Key})})
+			// Killed here; the remote copy, if any, when its cluster
+			// answers (mcOrphans: recorded first, in the replicated state).
+			up := &api.EvJobFwdUpdate{JobID: j.ID, Index: j.Index, Key: f.Key, Stale: true}
+			if _, err := s.prop.Propose(ctx, &api.Event{JobFwdUpdate: up}); err != nil {
+				return true, lsberr.Errorf(lsberr.MbdInternal, "cluster <%s>: the job's remote copy not recorded: %v", f.Cluster, err)
+			}
 			return false, nil
 		}
 		return true, lsberr.Errorf(lsberr.MbdInternal, "cannot reach cluster <%s>, which runs the job", f.Cluster)

@@ -50,6 +50,8 @@ func (d *details) combined(j *state.Job) string {
 	var local resreq.Local
 	if h := d.cfg.BatchHost(j.Spec.FromHost); h != nil {
 		local = resreq.Local{Type: h.Type, Model: h.Model}
+	} else if s := j.Spec; s.SrcHostType != "" {
+		local = resreq.Local{Type: s.SrcHostType, Model: s.SrcHostModel}
 	}
 	var app *config.Application
 	if j.Spec.App != "" {

@@ -210,7 +210,7 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 		return nil, lsberr.New(lsberr.BadCmd)
 	}
 	// Only a peer cluster's forward says where a job comes from.
-	if (spec.SrcCluster != "" || spec.SrcJobID != 0) && id.Daemon != mc.KindCluster {
+	if (spec.SrcCluster != "" || spec.SrcJobID != 0 || spec.SrcHostType != "" || spec.SrcHostModel != "") && id.Daemon != mc.KindCluster {
 		return nil, lsberr.New(lsberr.Permission)
 	}
 	// Root's jobs run as root only where lsf.conf's LSF_ROOT_REX allows

@@ -46,6 +46,10 @@ type Options struct {
 	Admin string
 	// Force overwrites an existing configuration.
 	Force bool
+	// HostPrefix names the hosts <prefix>1..<prefix>N; default "host".
+	// Clusters that know each other (MultiCluster) need distinct host
+	// names, as LSF's do.
+	HostPrefix string
 }
 
 // ErrExists is returned when the directory already holds a configuration
@@ -71,6 +75,9 @@ func (o *Options) fill() error {
 	if o.Admin == "" {
 		o.Admin = DefaultAdmin
 	}
+	if o.HostPrefix == "" {
+		o.HostPrefix = "host"
+	}
 	switch {
 	case o.Hosts < 1 || o.Hosts > MaxHosts:
 		return fmt.Errorf("--hosts %d: must be between 1 and %d", o.Hosts, MaxHosts)
@@ -82,6 +89,8 @@ func (o *Options) fill() error {
 		return fmt.Errorf("--masters %d: must be between 1 and the number of hosts (%d)", o.Masters, o.Hosts)
 	case !nameOK(o.Cluster):
 		return fmt.Errorf("--cluster %q: use letters, digits, '_', '-' and '.'", o.Cluster)
+	case !nameOK(o.HostPrefix) || strings.ContainsAny(o.HostPrefix[len(o.HostPrefix)-1:], "0123456789"):
+		return fmt.Errorf("host prefix %q: use letters, digits, '_', '-' and '.', not ending in a digit", o.HostPrefix)
 	case !nameOK(o.Admin):
 		return fmt.Errorf("administrator %q is not a valid user name", o.Admin)
 	}
@@ -110,6 +119,15 @@ type Host struct {
 // HostName returns the name of host i (1-based).
 func HostName(i int) string { return fmt.Sprintf("host%d", i) }
 
+// PrefixedHostName returns the name of host i (1-based) of a cluster whose
+// hosts are named with prefix ("" is "host").
+func PrefixedHostName(prefix string, i int) string {
+	if prefix == "" {
+		prefix = "host"
+	}
+	return fmt.Sprintf("%s%d", prefix, i)
+}
+
 // HostAddr returns the loopback address of host i (1-based): 127.0.1.1 for
 // host1, up to 127.0.1.254, then 127.0.2.1 and so on.
 func HostAddr(i int) netip.Addr {
@@ -122,7 +140,7 @@ func Hosts(opts Options) []Host {
 	_ = opts.fill()
 	out := make([]Host, opts.Hosts)
 	for i := range out {
-		out[i] = Host{Name: HostName(i + 1), Addr: HostAddr(i + 1), Master: i < opts.Masters}
+		out[i] = Host{Name: PrefixedHostName(opts.HostPrefix, i+1), Addr: HostAddr(i + 1), Master: i < opts.Masters}
 	}
 	return out
 }

@@ -206,3 +206,37 @@ func TestWriteKey(t *testing.T) {
 		t.Fatal("two configurations got the same key")
 	}
 }
+
+// TestHostPrefix: a cluster's hosts may be named with another prefix
+// (clusters that know each other share no host names) in every file;
+// a prefix that is no name, or ends in a digit (c1 + 1 would read as
+// c11), is refused.
+func TestHostPrefix(t *testing.T) {
+	dir := t.TempDir()
+	env, err := Write(dir, Options{Hosts: 2, HostPrefix: "east-h", PortBase: 30000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, _ := os.ReadFile(filepath.Join(env, "hosts"))
+	cluster, _ := os.ReadFile(filepath.Join(env, "lsf.cluster."+DefaultCluster))
+	conf, _ := os.ReadFile(filepath.Join(env, "lsf.conf"))
+	for name, text := range map[string]string{"hosts": string(hosts), "lsf.cluster": string(cluster)} {
+		if !strings.Contains(text, "east-h1") || !strings.Contains(text, "east-h2") || strings.Contains(text, "host1") {
+			t.Errorf("%s:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(string(conf), "east-h1") {
+		t.Errorf("lsf.conf names no east-h1:\n%s", conf)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "local", "east-h2")); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"c1", "a b", "x/y"} {
+		if _, err := Write(t.TempDir(), Options{HostPrefix: bad}); err == nil || !strings.Contains(err.Error(), "host prefix") {
+			t.Errorf("prefix %q: %v", bad, err)
+		}
+	}
+	if PrefixedHostName("", 3) != "host3" || PrefixedHostName("b-host", 12) != "b-host12" {
+		t.Error("PrefixedHostName")
+	}
+}

@@ -96,6 +96,11 @@ func (p *pass) localType(j *state.Job) resreq.Local {
 			return resreq.Local{Type: h.Type, Model: h.Model}
 		}
 	}
+	// A job forwarded from another cluster: its submission host as that
+	// cluster knows it.
+	if s := j.Spec; s.SrcHostType != "" {
+		return resreq.Local{Type: s.SrcHostType, Model: s.SrcHostModel}
+	}
 	return resreq.Local{}
 }
 

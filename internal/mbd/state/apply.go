@@ -739,6 +739,9 @@ func (s *State) jobClean(e *api.EvJobClean) error {
 // left as it is.
 func (s *State) remove(j *Job) {
 	s.setForwarded(j, false)
+	if s.stale.m[j.Key] {
+		delete(s.stale.w(s.gen), j.Key)
+	}
 	if j.listed {
 		s.pendingList(j.Queue).remove(s.gen, j)
 	}

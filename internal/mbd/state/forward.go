@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -22,6 +23,45 @@ type Forward struct {
 	RemoteID  int64 // its ID in the execution cluster; 0 until accepted
 	ExecHosts []string
 	Active    bool // the execution cluster holds it (not finished, not back)
+}
+
+// StaleForward is a remote copy of a job's earlier forward, taken back
+// (or the job killed) while its cluster did not answer: the master kills
+// it when that cluster answers again, then records that it did. Part of
+// the replicated state, so a master elected meanwhile still does it.
+type StaleForward struct {
+	Cluster  string
+	Queue    string
+	Key      string
+	RemoteID int64 // 0: never learnt (found by Key)
+}
+
+// StaleForwards calls fn for each job with remote copies to kill
+// (Job.FwdStale), in key order.
+func (v *View) StaleForwards(fn func(*Job) bool) {
+	keys := make([]Key, 0, len(v.s.stale.m))
+	for k := range v.s.stale.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].ID != keys[j].ID {
+			return keys[i].ID < keys[j].ID
+		}
+		return keys[i].Index < keys[j].Index
+	})
+	for _, k := range keys {
+		if j := v.Job(k); j != nil && !fn(j) {
+			return
+		}
+	}
+}
+
+func (s *State) setStale(j *Job) {
+	if len(j.FwdStale) > 0 {
+		s.stale.w(s.gen)[j.Key] = true
+	} else if s.stale.m[j.Key] {
+		delete(s.stale.w(s.gen), j.Key)
+	}
 }
 
 // ErrNotForwarded refuses an update of a forward the job no longer has.
@@ -77,6 +117,15 @@ func (s *State) jobFwdUpdate(t int64, e *api.EvJobFwdUpdate) error {
 	if err != nil {
 		return err
 	}
+	if e.StaleDone {
+		i := slices.IndexFunc(j.FwdStale, func(sf StaleForward) bool { return sf.Key == e.Key })
+		if i < 0 {
+			return fmt.Errorf("job %s: no remote copy of forward %s to kill: %w", j.Key, e.Key, ErrStale)
+		}
+		j.FwdStale = slices.Delete(slices.Clone(j.FwdStale), i, i+1)
+		s.setStale(j)
+		return nil
+	}
 	if j.Fwd == nil || j.Fwd.Key != e.Key {
 		return fmt.Errorf("job %s: %w", j.Key, ErrNotForwarded)
 	}
@@ -85,10 +134,14 @@ func (s *State) jobFwdUpdate(t int64, e *api.EvJobFwdUpdate) error {
 	if e.RemoteID != 0 {
 		f.RemoteID = e.RemoteID
 	}
+	if e.Back && !f.Active {
+		return fmt.Errorf("job %s: back from a forward that ended: %w", j.Key, ErrStale)
+	}
+	if e.Stale && !slices.ContainsFunc(j.FwdStale, func(sf StaleForward) bool { return sf.Key == f.Key }) {
+		j.FwdStale = append(slices.Clip(j.FwdStale), StaleForward{Cluster: f.Cluster, Queue: f.Queue, Key: f.Key, RemoteID: f.RemoteID})
+		s.setStale(j)
+	}
 	if e.Back {
-		if !f.Active {
-			return fmt.Errorf("job %s: back from a forward that ended: %w", j.Key, ErrStale)
-		}
 		j.Fwd = nil
 		s.setForwarded(j, false)
 		if job.Pending(j.State) {

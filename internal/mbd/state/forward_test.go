@@ -101,3 +101,57 @@ func TestForwardLifecycle(t *testing.T) {
 		t.Fatalf("switched forwarded job listed: %v", got)
 	}
 }
+
+func stale(v *View) map[int64][]string {
+	out := map[int64][]string{}
+	v.StaleForwards(func(j *Job) bool {
+		for _, sf := range j.FwdStale {
+			out[j.ID] = append(out[j.ID], sf.Key)
+		}
+		return true
+	})
+	return out
+}
+
+// TestStaleForwards: a forward taken back, or a forwarded job killed here,
+// while its cluster does not answer leaves its remote copy on the job's
+// list of copies to kill, in the replicated state (a snapshot keeps it);
+// StaleDone takes it off, once; a cleaned job's list goes with it.
+func TestStaleForwards(t *testing.T) {
+	l := newLogger(t)
+	l.must(submit(1, "send", "u"), submit(2, "send", "u"))
+	l.must(fwd(1, "t:1:1"), fwdUp(1, "t:1:1", func(e *api.EvJobFwdUpdate) { e.RemoteID = 40 }))
+	l.must(fwdUp(1, "t:1:1", func(e *api.EvJobFwdUpdate) { e.Back, e.Stale = true, true }))
+	if j := l.job(1, 0); j.Fwd != nil || j.State != api.StatePend ||
+		!reflect.DeepEqual(j.FwdStale, []StaleForward{{Cluster: "east", Queue: "recv", Key: "t:1:1", RemoteID: 40}}) {
+		t.Fatalf("taken back: %+v %v %+v", j.Fwd, j.State, j.FwdStale)
+	}
+	// Forwarded again (never accepted) and killed here while unreachable.
+	l.must(fwd(1, "t:1:2"), fwdUp(1, "t:1:2", func(e *api.EvJobFwdUpdate) { e.Stale = true }))
+	l.must(fwd(2, "t:2:1"))
+	if got := stale(l.s.Latest()); !reflect.DeepEqual(got, map[int64][]string{1: {"t:1:1", "t:1:2"}}) {
+		t.Fatalf("stale %v", got)
+	}
+	snap, _ := l.s.Snapshot()
+	r := New()
+	if err := r.Restore(bytes.NewReader(snap), l.idx); err != nil {
+		t.Fatal(err)
+	}
+	if got := stale(r.Latest()); !reflect.DeepEqual(got, map[int64][]string{1: {"t:1:1", "t:1:2"}}) {
+		t.Fatalf("restored stale %v", got)
+	}
+	if rj := r.Latest().Job(Key{ID: 1}); !reflect.DeepEqual(rj.FwdStale, l.job(1, 0).FwdStale) {
+		t.Fatalf("restored %+v, want %+v", rj.FwdStale, l.job(1, 0).FwdStale)
+	}
+	l.must(fwdUp(1, "t:1:1", func(e *api.EvJobFwdUpdate) { e.StaleDone = true }))
+	if errs := l.apply(fwdUp(1, "t:1:1", func(e *api.EvJobFwdUpdate) { e.StaleDone = true })); !errors.Is(errs[0], ErrStale) {
+		t.Fatalf("a copy killed twice: %v", errs[0])
+	}
+	if got := stale(l.s.Latest()); !reflect.DeepEqual(got, map[int64][]string{1: {"t:1:2"}}) {
+		t.Fatalf("stale after one done %v", got)
+	}
+	l.must(&api.Event{JobSignal: &api.EvJobSignal{JobID: 1, Action: int32(api.ActTerminate)}}, &api.Event{JobClean: &api.EvJobClean{JobID: 1}})
+	if got := stale(l.s.Latest()); len(got) != 0 {
+		t.Fatalf("stale after clean %v", got)
+	}
+}

@@ -114,6 +114,9 @@ type Job struct {
 	// its forwards (each forward's key is new).
 	Fwd      *Forward
 	FwdCount int32
+	// FwdStale are remote copies of earlier forwards that the master
+	// must kill when their cluster answers (forward.go).
+	FwdStale []StaleForward
 	// Checkpointing: the period bchkpnt -p set (ChkpntPeriodSet; seconds,
 	// 0 none), the successful checkpoints and the last one's time, the
 	// hosts a bmig -m asked for.

@@ -111,6 +111,9 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		sj.FwdCluster, sj.FwdQueue, sj.FwdKey, sj.FwdTime, sj.FwdRemoteID, sj.FwdHosts = f.Cluster, f.Queue, f.Key, f.Time, f.RemoteID, f.ExecHosts
 	}
 	sj.FwdCount = j.FwdCount
+	for _, sf := range j.FwdStale {
+		sj.FwdStale = append(sj.FwdStale, &api.SnapStaleForward{Cluster: sf.Cluster, Queue: sf.Queue, Key: sf.Key, RemoteID: sf.RemoteID})
+	}
 	return sj
 }
 
@@ -196,6 +199,7 @@ func (s *State) Restore(r io.Reader, applied uint64) error {
 			if j.Fwd != nil && j.Fwd.Active {
 				ns.setForwarded(j, true)
 			}
+			ns.setStale(j)
 			if j.Name != "" {
 				ns.appendName(nameKey{j.User, j.Name}, j.Key)
 			}
@@ -260,6 +264,9 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 	if sj.FwdKey != "" {
 		j.Fwd = &Forward{Cluster: ns.strs.get(sj.FwdCluster), Queue: ns.strs.get(sj.FwdQueue), Key: sj.FwdKey, Time: sj.FwdTime,
 			RemoteID: sj.FwdRemoteID, ExecHosts: sj.FwdHosts, Active: !job.Finished(sj.State)}
+	}
+	for _, sf := range sj.FwdStale {
+		j.FwdStale = append(j.FwdStale, StaleForward{Cluster: ns.strs.get(sf.Cluster), Queue: ns.strs.get(sf.Queue), Key: sf.Key, RemoteID: sf.RemoteID})
 	}
 	for _, h := range j.ExecHosts {
 		h.Host = ns.strs.get(h.Host)

@@ -63,6 +63,7 @@ type tables struct {
 	subKeys cowMap[nameKey, *SubmitKey]  // (user, submission key)
 	jgroups cowSmall[string, JobGroup]   // job groups by path
 	fwd     cowSmall[Key, bool]          // jobs whose forward is active
+	stale   cowSmall[Key, bool]          // jobs with remote copies to kill (Job.FwdStale)
 	rsvs    cowSmall[string, *api.EvRsv] // advance reservations by ID (rsv.go)
 
 	lastJobID   int64 // ID of the last submission applied, in log order
