@@ -358,19 +358,31 @@ func TestSubmitRunFinish(t *testing.T) {
 		t.Fatalf("unknown job not reported: %+v", r)
 	}
 	// The committed events are in LSF's files, and bhist/bacct read them.
+	// The files are written after the state changes (the FSM applies,
+	// then renders): wait for the entries to reach them.
 	logdir := filepath.Join(m.dir, "work", "basalt", "logdir")
-	events, err := os.ReadFile(filepath.Join(logdir, "lsb.events"))
-	if err != nil {
-		t.Fatal(err)
+	var events, acct []byte
+	recs := []string{`"MBD_START" "10.1"`, `"JOB_NEW" "10.1"`, `"JOB_START" "10.1"`, `"JOB_STATUS" "10.1"`}
+	written := func() bool {
+		events, _ = os.ReadFile(filepath.Join(logdir, "lsb.events"))
+		acct, _ = os.ReadFile(filepath.Join(logdir, "lsb.acct"))
+		for _, rec := range recs {
+			if !strings.Contains(string(events), rec) {
+				return false
+			}
+		}
+		return strings.HasPrefix(string(acct), `"JOB_FINISH" "10.1"`)
 	}
-	for _, rec := range []string{`"MBD_START" "10.1"`, `"JOB_NEW" "10.1"`, `"JOB_START" "10.1"`, `"JOB_STATUS" "10.1"`} {
+	for start := time.Now(); !written() && time.Since(start) < 10*time.Second; {
+		time.Sleep(20 * time.Millisecond) // waiting on mbatchd's writer
+	}
+	for _, rec := range recs {
 		if !strings.Contains(string(events), rec) {
 			t.Errorf("lsb.events has no %s record:\n%s", rec, events)
 		}
 	}
-	acct, err := os.ReadFile(filepath.Join(logdir, "lsb.acct"))
-	if err != nil || !strings.HasPrefix(string(acct), `"JOB_FINISH" "10.1"`) {
-		t.Errorf("lsb.acct: %v %q", err, acct)
+	if !strings.HasPrefix(string(acct), `"JOB_FINISH" "10.1"`) {
+		t.Errorf("lsb.acct: %q", acct)
 	}
 	c := m.client("alice")
 	defer c.Close()
