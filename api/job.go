@@ -144,6 +144,12 @@ type JobSpec struct {
 	RestartDir string `wire:"74"`
 	// RestartForce is brestart -f.
 	RestartForce bool `wire:"75"`
+	// AutoResizable is bsub -ar: once started with at least -n min
+	// slots, the scheduler grows the job toward -n max as slots free.
+	AutoResizable bool `wire:"76"`
+	// ResizeNotifyCmd is bsub -rnc: the resize notification command
+	// run on the first execution host whenever the allocation changes.
+	ResizeNotifyCmd string `wire:"77"`
 	// GPUReq is bsub -gpu as given ("-" for the default; empty: the job
 	// asks for no GPUs). The scheduler merges it over LSB_GPU_REQ option
 	// by option (internal/resreq/gpureq).

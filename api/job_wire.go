@@ -584,6 +584,12 @@ func (m *JobSpec) SizeWire() int {
 	if m.RestartForce {
 		n += 2 + 1
 	}
+	if m.AutoResizable {
+		n += 2 + 1
+	}
+	if m.ResizeNotifyCmd != "" {
+		n += 2 + wire.SizeBytes(len(m.ResizeNotifyCmd))
+	}
 	if m.GPUReq != "" {
 		n += 2 + wire.SizeBytes(len(m.GPUReq))
 	}
@@ -864,6 +870,14 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.RestartForce {
 		b = wire.AppendTag(b, 75, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
+	}
+	if m.AutoResizable {
+		b = wire.AppendTag(b, 76, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.AutoResizable))
+	}
+	if m.ResizeNotifyCmd != "" {
+		b = wire.AppendTag(b, 77, wire.BytesType)
+		b = wire.AppendString(b, m.ResizeNotifyCmd)
 	}
 	if m.GPUReq != "" {
 		b = wire.AppendTag(b, 80, wire.BytesType)
@@ -1562,6 +1576,26 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 75, off, n)
 			}
 			m.RestartForce = wire.Bool(x)
+			off += n
+		case 76:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 76, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 76, off, n)
+			}
+			m.AutoResizable = wire.Bool(x)
+			off += n
+		case 77:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 77, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 77, off, n)
+			}
+			m.ResizeNotifyCmd = string(v)
 			off += n
 		case 80:
 			if typ != wire.BytesType {

@@ -95,6 +95,12 @@ type SnapArray struct {
 	Indices []int32 `wire:"4"`
 }
 
+// SnapJob.ResizeFlags bits.
+const (
+	SnapResizeNoAuto    int32 = 1
+	SnapResizeNotifySet int32 = 2
+)
+
 // SnapJob is one job or array element.
 type SnapJob struct {
 	JobID           int64       `wire:"1"`
@@ -154,4 +160,13 @@ type SnapJob struct {
 	Chkpnts         int32    `wire:"62"`
 	ChkpntTime      int64    `wire:"63"`
 	MigHosts        []string `wire:"64"`
+	// Resizable jobs (65-): the pending allocation request (additional
+	// tasks, min and max; 0 none), ResizeNoAuto and ResizeNotifySet as
+	// flags (SnapResize*), bresize's notification command over -rnc, and
+	// the time of the last allocation change.
+	ResizeMin       int32  `wire:"65"`
+	ResizeMax       int32  `wire:"66"`
+	ResizeFlags     int32  `wire:"67"`
+	ResizeNotifyCmd string `wire:"68"`
+	ResizeTime      int64  `wire:"69"`
 }

@@ -122,6 +122,17 @@ type Job struct {
 	Chkpnts         int32
 	ChkpntTime      int64
 	MigHosts        []string
+	// Resizable jobs (resize.go): the pending allocation request of the
+	// current run (additional tasks; 0 none), whether the job no longer
+	// grows by itself in this run (bresize request or cancel), bresize's
+	// notification command (over bsub -rnc: ResizeNotifySet; "" with
+	// -rncn) and the time of the last allocation change.
+	ResizeMin       int32
+	ResizeMax       int32
+	ResizeNoAuto    bool
+	ResizeNotifyCmd string
+	ResizeNotifySet bool
+	ResizeTime      int64
 
 	gen    uint64 // generation of this record (see generations)
 	listed bool   // in its queue's pending list
