@@ -259,4 +259,11 @@ type JobRecord struct {
 	DstJobID   int64  `wire:"93"`
 	SrcCluster string `wire:"94"`
 	SrcJobID   int64  `wire:"95"`
+	// Resizable jobs (bsub -ar, bresize): when the allocation last
+	// changed, the active pending allocation request (additional tasks,
+	// min and max; 0 none) and the resize notification command in force.
+	ResizeTime      int64  `wire:"100"`
+	ResizeMin       int32  `wire:"101"`
+	ResizeMax       int32  `wire:"102"`
+	ResizeNotifyCmd string `wire:"103"`
 }

@@ -2421,6 +2421,18 @@ func (m *JobRecord) SizeWire() int {
 	if m.SrcJobID != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
 	}
+	if m.ResizeTime != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeTime)))
+	}
+	if m.ResizeMin != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeMin)))
+	}
+	if m.ResizeMax != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeMax)))
+	}
+	if m.ResizeNotifyCmd != "" {
+		n += 2 + wire.SizeBytes(len(m.ResizeNotifyCmd))
+	}
 	return n
 }
 
@@ -2625,6 +2637,22 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 	if m.SrcJobID != 0 {
 		b = wire.AppendTag(b, 95, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
+	}
+	if m.ResizeTime != 0 {
+		b = wire.AppendTag(b, 100, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeTime)))
+	}
+	if m.ResizeMin != 0 {
+		b = wire.AppendTag(b, 101, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeMin)))
+	}
+	if m.ResizeMax != 0 {
+		b = wire.AppendTag(b, 102, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeMax)))
+	}
+	if m.ResizeNotifyCmd != "" {
+		b = wire.AppendTag(b, 103, wire.BytesType)
+		b = wire.AppendString(b, m.ResizeNotifyCmd)
 	}
 	return b
 }
@@ -3141,6 +3169,46 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobRecord", 95, off, n)
 			}
 			m.SrcJobID = int64(x)
+			off += n
+		case 100:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 100, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 100, off, n)
+			}
+			m.ResizeTime = int64(x)
+			off += n
+		case 101:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 101, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 101, off, n)
+			}
+			m.ResizeMin = int32(x)
+			off += n
+		case 102:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 102, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 102, off, n)
+			}
+			m.ResizeMax = int32(x)
+			off += n
+		case 103:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 103, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 103, off, n)
+			}
+			m.ResizeNotifyCmd = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

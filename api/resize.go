@@ -49,3 +49,14 @@ type ResizeRequest struct {
 	NotifyCmd     string   `wire:"8"`
 	SetNotify     bool     `wire:"9"`
 }
+
+// ResizeNotice tells a resized job's first execution host its new
+// allocation (JobSignal with ActResize): Event is "grow" or "shrink",
+// Changed the slots added or released, Alloc the whole allocation, Cmd the
+// notification command to run ("" none).
+type ResizeNotice struct {
+	Event   string      `wire:"1"`
+	Changed []*ExecHost `wire:"2"`
+	Alloc   []*ExecHost `wire:"3"`
+	Cmd     string      `wire:"4"`
+}

@@ -420,3 +420,122 @@ func (m *ResizeRequest) UnmarshalWire(b []byte) error {
 	}
 	return nil
 }
+
+// SizeWire returns the encoded size of m.
+func (m *ResizeNotice) SizeWire() int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	if m.Event != "" {
+		n += 1 + wire.SizeBytes(len(m.Event))
+	}
+	for _, x := range m.Changed {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	for _, x := range m.Alloc {
+		n += 1 + wire.SizeBytes(x.SizeWire())
+	}
+	if m.Cmd != "" {
+		n += 1 + wire.SizeBytes(len(m.Cmd))
+	}
+	return n
+}
+
+// AppendWire appends the encoding of m to b.
+func (m *ResizeNotice) AppendWire(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	if m.Event != "" {
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		b = wire.AppendString(b, m.Event)
+	}
+	for _, x := range m.Changed {
+		b = wire.AppendTag(b, 2, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	for _, x := range m.Alloc {
+		b = wire.AppendTag(b, 3, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(x.SizeWire()))
+		b = x.AppendWire(b)
+	}
+	if m.Cmd != "" {
+		b = wire.AppendTag(b, 4, wire.BytesType)
+		b = wire.AppendString(b, m.Cmd)
+	}
+	return b
+}
+
+// UnmarshalWire decodes b into m, replacing its contents. Unknown fields
+// are skipped.
+func (m *ResizeNotice) UnmarshalWire(b []byte) error {
+	*m = ResizeNotice{}
+	for off := 0; off < len(b); {
+		num, typ, n := wire.ConsumeTag(b[off:])
+		if n < 0 {
+			return wire.Errorf("ResizeNotice", 0, off, n)
+		}
+		start := off
+		off += n
+		_ = start
+		switch num {
+		case 1:
+			if typ != wire.BytesType {
+				return wire.TypeError("ResizeNotice", 1, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ResizeNotice", 1, off, n)
+			}
+			m.Event = string(v)
+			off += n
+		case 2:
+			if typ != wire.BytesType {
+				return wire.TypeError("ResizeNotice", 2, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ResizeNotice", 2, off, n)
+			}
+			x := new(ExecHost)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("ResizeNotice", 2, off, err)
+			}
+			m.Changed = append(m.Changed, x)
+			off += n
+		case 3:
+			if typ != wire.BytesType {
+				return wire.TypeError("ResizeNotice", 3, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ResizeNotice", 3, off, n)
+			}
+			x := new(ExecHost)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("ResizeNotice", 3, off, err)
+			}
+			m.Alloc = append(m.Alloc, x)
+			off += n
+		case 4:
+			if typ != wire.BytesType {
+				return wire.TypeError("ResizeNotice", 4, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("ResizeNotice", 4, off, n)
+			}
+			m.Cmd = string(v)
+			off += n
+		default:
+			n := wire.ConsumeFieldValue(typ, b[off:])
+			if n < 0 {
+				return wire.Errorf("ResizeNotice", num, off, n)
+			}
+			off += n
+		}
+	}
+	return nil
+}

@@ -165,6 +165,9 @@ type Shepherd struct {
 	relay *relayHold
 	// chk is the checkpoint in progress (chkpnt.go).
 	chk *chkpntRun
+	// rsz is the resize notification command running (resize.go).
+	rsz      *resizeRun
+	rszQueue []cmdEvent // notifications waiting for rsz to end
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -1110,6 +1113,8 @@ func (s *Shepherd) complete(c *child) {
 		s.endMailed(c.res, c.ws)
 	case kindChkpnt:
 		s.chkpntDone(c, failed)
+	case kindResize:
+		s.resizeDone(c, failed)
 	}
 }
 
@@ -1589,6 +1594,9 @@ func (s *Shepherd) onCommand(ce cmdEvent) {
 	if s.chkpntCommand(ce) {
 		return // answered when echkpnt ends
 	}
+	if s.resizeCommand(ce) {
+		return // answered when the notification command ends
+	}
 	err := s.command(ce.cmd)
 	ack := &sbdwire.Ack{Seq: ce.cmd.Seq}
 	if err != nil {
@@ -1853,7 +1861,7 @@ func (s *Shepherd) jobPIDs() []int {
 		}
 	}
 	for pid, c := range s.children {
-		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd && c.kind != kindChkpnt {
+		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd && c.kind != kindChkpnt && c.kind != kindResize {
 			add(pid)
 			add(tab.Descendants(pid)...)
 		}
