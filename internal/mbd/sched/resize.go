@@ -30,7 +30,9 @@ func (p *pass) noteResizable(j *state.Job) {
 var resizeGates = map[string]bool{"queue": true, "asked-hosts": true, "queue-limits": true, "user-limits": true, "resource-limits": true}
 
 // growResizable schedules the pending allocation requests of running
-// resizable jobs, after every pending job of the pass: by queue priority,
+// resizable jobs that have physically started (sbatchd reported their
+// process: the notification command needs it), after every pending job
+// of the pass: by queue priority,
 // then in dispatch order. A request gets between its min and max slots on
 // hosts that pass the job's class (the select of its merged requirement,
 // the host limits, -m) or nothing. Not grown: suspended jobs (and those a
@@ -71,7 +73,7 @@ func (p *pass) growResizable() {
 	}
 	for _, j := range jobs {
 		lo, hi := j.PendingResize()
-		if hi <= 0 || j.State != api.StateRun || p.suspendedNow(j) || victims[j.Key] ||
+		if hi <= 0 || j.State != api.StateRun || j.PID == 0 || p.suspendedNow(j) || victims[j.Key] ||
 			j.Spec.Exclusive || j.Spec.GPUReq != "" {
 			continue
 		}

@@ -35,8 +35,9 @@ func (h *harness) runResize() (*Plan, string) {
 	return plan, strings.Join(out, " ")
 }
 
+// running records that a dispatched job's process started.
 func (h *harness) running(id int64) {
-	h.apply(&api.Event{JobStatus: &api.EvJobStatus{JobID: id, State: api.StateRun}})
+	h.apply(&api.Event{JobExecute: &api.EvJobExecute{JobID: id, PID: 100, PGID: 100}})
 }
 
 func (h *harness) alloc(id int64) string {
@@ -58,6 +59,10 @@ func TestResizeGrowsTowardMax(t *testing.T) {
 	b := h.submit("u1", "normal", autoresizable(1, 4))
 	if p, rs := h.runResize(); dispatches(p) != "1@host3:1 2@host1:1" || rs != "" {
 		t.Fatalf("first pass: %q, resizes %q", dispatches(p), rs)
+	}
+	// Dispatched, not yet started by sbatchd: no allocation request yet.
+	if _, rs := h.runResize(); rs != "" {
+		t.Fatalf("grew before the job started: %q", rs)
 	}
 	h.running(a)
 	h.running(b)
@@ -89,7 +94,7 @@ func TestResizeGrowsTowardMax(t *testing.T) {
 	if _, rs := h.runResize(); rs != "" {
 		t.Fatalf("suspended b grew: %q", rs)
 	}
-	h.running(b)
+	h.apply(&api.Event{JobStatus: &api.EvJobStatus{JobID: b, State: api.StateRun}})
 	h.apply(&api.Event{JobResize: &api.EvJobResize{JobID: b, Action: api.ResizeOpCancel}})
 	if _, rs := h.runResize(); rs != "" {
 		t.Fatalf("cancelled b grew: %q", rs)
