@@ -27,7 +27,7 @@ var bmodSpec = func() *lsfopt.Spec {
 
 // bmodUnsupported are bmod's own LSF 10.1 options Basalt does not
 // implement (changing a spooled command file, or the command).
-const bmodUnsupported = "Zs|Zsn|gpun|Z:|gpu:"
+const bmodUnsupported = "Zs|Zsn|gpun|Z:|gpu:|ar|arn|rnc:|rncn"
 
 func init() {
 	Register(&Command{Name: "bmod", Summary: "modify job submission options", Run: runBmod})
