@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
@@ -148,4 +150,95 @@ func TestResizePreemptionCounters(t *testing.T) {
 		t.Fatalf("a 4-slot high job against a grown job: preemptions %v, dispatches %q, resizes %q", p.Preemptions, dispatches(p), rs)
 	}
 	_ = b
+}
+
+var propResizeReqs = []string{"", "select[mem > 1000]", "span[hosts=1]", "span[ptile=1]", "rusage[mem=2000]"}
+
+// TestPropertyResize: with autoresizable jobs among the others, passes
+// with and without the caches decide alike (grows included), no host runs
+// more than MXJ counting the slots jobs grew by, a job grows only while
+// running (its process started) and never past -n max.
+func TestPropertyResize(t *testing.T) {
+	grown := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		cs := genCluster(rt)
+		h := newHarness(t, cs)
+		ref := New()
+		ref.noCache = true
+		nq := strings.Count(cs.queues, "Begin Queue")
+		for step := 0; step < 8; step++ {
+			propStep(rt, h, nq)
+			for i := rapid.IntRange(0, 2).Draw(rt, "resizables"); i > 0; i-- {
+				q := fmt.Sprintf("q%d", rapid.IntRange(0, nq-1).Draw(rt, "rqueue"))
+				lo := int32(rapid.IntRange(1, 2).Draw(rt, "min"))
+				hi := lo + int32(rapid.IntRange(0, 5).Draw(rt, "more"))
+				r := propResizeReqs[rapid.IntRange(0, len(propResizeReqs)-1).Draw(rt, "rreq")]
+				h.submit(fmt.Sprintf("u%d", rapid.IntRange(0, 2).Draw(rt, "ruser")), q, autoresizable(lo, hi), func(e *api.EvJobNew) {
+					if r != "" {
+						e.Spec.ResReq = []string{r}
+					}
+				})
+			}
+			// sbatchd reports the processes of some dispatched jobs.
+			var starting []state.Key
+			h.st.View(func(v *state.View) {
+				v.Jobs(func(j *state.Job) bool {
+					if j.State == api.StateRun && j.PID == 0 {
+						starting = append(starting, j.Key)
+					}
+					return true
+				})
+			})
+			for _, k := range starting {
+				if rapid.Bool().Draw(rt, "executes") {
+					h.apply(&api.Event{JobExecute: &api.EvJobExecute{JobID: k.ID, Index: k.Index, PID: 100}})
+				}
+			}
+			var fast, slow *Plan
+			h.st.View(func(v *state.View) {
+				in := &Input{Now: h.now, Config: h.cfg, Table: h.cfg.ResourceTable(), Hosts: h.hosts, View: v}
+				fast = h.s.Schedule(in)
+				slow = ref.Schedule(in)
+			})
+			if a, b := decisions(fast)+resizes(fast), decisions(slow)+resizes(slow); a != b {
+				rt.Fatalf("step %d: cached and uncached passes differ:\ncached   %s\nuncached %s", step, a, b)
+			}
+			h.st.View(func(v *state.View) {
+				for _, r := range fast.Resizes {
+					j := v.Job(r.Key)
+					added := int32(0)
+					for _, eh := range r.Hosts {
+						added += eh.Slots
+					}
+					if j == nil || j.State != api.StateRun || j.PID == 0 || !j.Spec.AutoResizable || j.Slots()+added > j.MaxProcs {
+						rt.Fatalf("grew %s by %d: %+v", r.Key, added, j)
+					}
+				}
+			})
+			withGrows := *fast
+			withGrows.Dispatches = append([]Dispatch(nil), fast.Dispatches...)
+			for _, r := range fast.Resizes {
+				withGrows.Dispatches = append(withGrows.Dispatches, Dispatch{Key: r.Key, Hosts: r.Hosts})
+			}
+			checkInvariants(rt, h, &withGrows)
+			grown += len(fast.Resizes)
+			applyPlan(h, fast)
+			for _, r := range fast.Resizes {
+				h.apply(&api.Event{JobResize: &api.EvJobResize{JobID: r.Key.ID, Index: r.Key.Index, Action: api.ResizeOpGrow,
+					Hosts: r.Hosts, RunCount: r.RunCount}})
+			}
+		}
+	})
+	if grown == 0 {
+		t.Fatal("no job grew in any run: the property was not exercised")
+	}
+	t.Logf("%d grows", grown)
+}
+
+func resizes(p *Plan) string {
+	var b strings.Builder
+	for _, r := range p.Resizes {
+		fmt.Fprintf(&b, "grow %s %s|", r.Key, hostsText(r.Hosts))
+	}
+	return b.String()
 }
