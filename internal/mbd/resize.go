@@ -9,6 +9,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
+	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/job"
 	"github.com/basalt-lsf/basalt/internal/lsberr"
 	"github.com/basalt-lsf/basalt/internal/mbd/sched"
@@ -36,6 +37,20 @@ func checkResizable(spec *api.JobSpec, req *resreq.ResReq) error {
 		return lsberr.Errorf(lsberr.BadArg, "-ar: an exclusive job (-x) cannot be resizable")
 	}
 	return nil
+}
+
+// parsedReq parses a job's -R strings as bsub's are checked (nil when
+// there are none or they do not parse: a running job's were accepted).
+func parsedReq(cfg *config.Config, reqs []string) *resreq.ResReq {
+	if len(reqs) == 0 {
+		return nil
+	}
+	opts := resreq.Options{Strict: cfg.Conf.StrictResReq(), Context: resreq.CtxBsub, Table: cfg.ResourceTable(), Unit: resreqUnit(cfg)}
+	r, err := resreq.ParseMulti(reqs, opts)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // Refusals of bresize (Basalt's texts: LSF's are not documented).
