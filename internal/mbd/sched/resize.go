@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math"
 	"sort"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -27,7 +28,9 @@ func (p *pass) noteResizable(j *state.Job) {
 // resizeGates are the gates that apply to an allocation request: the
 // queue's state, -m, and the limits counted in slots. A running job has
 // passed the others (hold, begin time, dependencies...).
-var resizeGates = map[string]bool{"queue": true, "asked-hosts": true, "queue-limits": true, "user-limits": true, "resource-limits": true}
+// (lsb.resources limits are checked by slotRoom: the resource-limits gate
+// would count the job as one more job.)
+var resizeGates = map[string]bool{"queue": true, "asked-hosts": true, "queue-limits": true, "user-limits": true}
 
 // growResizable schedules the pending allocation requests of running
 // resizable jobs that have physically started (sbatchd reported their
@@ -83,6 +86,16 @@ func (p *pass) growResizable() {
 		}
 		re := p.reqOf(j, q)
 		if re.err != nil || re.c == nil || re.c.Kind != resreq.KindSimple {
+			continue
+		}
+		// The queue's TASKLIMIT (PROCLIMIT) and lsb.resources' slot
+		// limits bound the request; below its minimum it waits.
+		room := p.limits.slotRoom(j)
+		if pl := q.cfg.Limits.Proc; pl.Max > 0 {
+			room = min(room, pl.Max-int(j.Slots()))
+		}
+		hi = int32(min(int(hi), room))
+		if hi < max(lo, 1) {
 			continue
 		}
 		if hosts := p.growOne(j, q, re, int(max(lo, 1)), int(hi), gates); hosts != nil {
@@ -191,6 +204,23 @@ func (p *pass) chargeResize(j *state.Job, q *queueCtx, hosts []*api.ExecHost) {
 	if q.pool != nil {
 		q.pool.dispatched(q, total)
 	}
+}
+
+// slotRoom is how many more slots j may take under the lsb.resources
+// limits without host consumers it matches (its job already counted).
+func (ls *limitState) slotRoom(j *state.Job) int {
+	room := math.MaxInt
+	for _, d := range ls.limits {
+		if d.hostDep || d.slots < 0 || !d.matches(j.User, j.Queue, j.Project, "") {
+			continue
+		}
+		used := 0.0
+		if u := ls.used[d.key(j.User, j.Queue, j.Project, "")]; u != nil {
+			used = u.slots
+		}
+		room = min(room, int(d.slots-used))
+	}
+	return room
 }
 
 // chargeSlots adds slots of a job already counted to the limits it

@@ -242,3 +242,27 @@ func resizes(p *Plan) string {
 	}
 	return b.String()
 }
+
+// A request stays within the queue's TASKLIMIT and lsb.resources' SLOTS,
+// and a JOBS limit the running job already fills does not stop it.
+func TestResizeLimits(t *testing.T) {
+	h := newHarness(t, clusterSpec{hosts: 2, mxj: 4,
+		queues:    "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\nTASKLIMIT = 6\nEnd Queue\n",
+		resources: "Begin Limit\nUSERS = u1\nSLOTS = 5\nJOBS = 1\nEnd Limit\n"})
+	a := h.submit("u1", "normal", autoresizable(1, 8))
+	h.runResize()
+	h.running(a)
+	if _, rs := h.runResize(); rs != "1+host1:3,host2:1" {
+		t.Fatalf("SLOTS 5: resizes %q", rs)
+	}
+	b := h.submit("u2", "normal", autoresizable(2, 8))
+	h.runResize()
+	h.running(b)
+	if _, rs := h.runResize(); rs != "2+host2:1" {
+		t.Fatalf("TASKLIMIT 6 and MXJ: resizes %q", rs)
+	}
+	h.finish(a)
+	if _, rs := h.runResize(); rs != "2+host1:3" {
+		t.Fatalf("TASKLIMIT 6 (b holds 3): resizes %q", rs)
+	}
+}
