@@ -109,23 +109,30 @@ func (p *pass) growResizable() {
 // have lo.
 func (p *pass) growOne(j *state.Job, q *queueCtx, re *reqEntry, lo, hi int, gates []Gate) []*api.ExecHost {
 	jc := &p.jc
-	n := hi
-	for ; n >= lo; n-- {
+	passes := func(n int) bool {
 		*jc = jobCtx{j: j, q: q, req: re, slots: n, noReasons: true}
-		ok := true
 		for _, g := range gates {
 			if g.Gate(p, jc) != nil {
-				ok = false
-				break
+				return false
 			}
 		}
-		if ok {
-			break
-		}
+		return true
 	}
-	if n < lo {
+	// The slot limits pass every count up to some n: the largest one in
+	// [lo, hi], by bisection (a request may be for thousands of slots).
+	if !passes(lo) {
 		return nil
 	}
+	n := lo
+	for a, b := lo+1, hi; a <= b; {
+		m := a + (b-a)/2
+		if passes(m) {
+			n, a = m, m+1
+		} else {
+			b = m - 1
+		}
+	}
+	passes(n) // jc as the walk needs it
 	held := map[string]bool{}
 	for _, eh := range j.ExecHosts {
 		held[eh.Host] = true
