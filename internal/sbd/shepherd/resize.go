@@ -91,6 +91,13 @@ func (s *Shepherd) resizeDone(c *child, failed bool) {
 	}
 	s.env = overEnv(s.env, keep)
 	s.logf("resize notification command ended (pid %d): %s", c.pid, outcome)
+	if h := s.heldSuspend; h != nil {
+		s.heldSuspend = nil
+		if !s.ended {
+			s.logf("the preemption's suspension held during the notification command applies now")
+			s.suspend(h.SuspReasons, h.SuspSubreason, h.User)
+		}
+	}
 	for len(s.rszQueue) > 0 && s.rsz == nil {
 		next := s.rszQueue[0]
 		s.rszQueue = s.rszQueue[1:]
@@ -114,4 +121,22 @@ func overEnv(env, over []string) []string {
 		}
 	}
 	return append(out, over...)
+}
+
+// suspReschedPreempt is SUSP_RESCHED_PREEMPT, the suspension of a
+// preempted job.
+const suspReschedPreempt = 0x10
+
+// holdPreemption keeps a preemption's suspension from the job while its
+// resize notification command runs (LSF: the suspend signal does not reach
+// the job then); it applies when the command ends, unless a resumption
+// came first. It reports whether c was held.
+func (s *Shepherd) holdPreemption(c *sbdwire.Command) bool {
+	if s.rsz == nil || c.SuspReasons&suspReschedPreempt == 0 {
+		return false
+	}
+	cc := *c
+	s.heldSuspend = &cc
+	s.logf("preemption: suspension held until the resize notification command ends")
+	return true
 }

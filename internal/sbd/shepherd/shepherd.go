@@ -168,6 +168,8 @@ type Shepherd struct {
 	// rsz is the resize notification command running (resize.go).
 	rsz      *resizeRun
 	rszQueue []cmdEvent // notifications waiting for rsz to end
+	// heldSuspend is a preemption's suspension held while rsz runs.
+	heldSuspend *sbdwire.Command
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -1619,8 +1621,12 @@ func (s *Shepherd) command(c *sbdwire.Command) error {
 	}
 	switch c.Op {
 	case sbdwire.OpSuspend:
+		if s.holdPreemption(c) {
+			return nil
+		}
 		s.suspend(c.SuspReasons, c.SuspSubreason, c.User)
 	case sbdwire.OpResume:
+		s.heldSuspend = nil
 		s.resume()
 	case sbdwire.OpUserResume:
 		if s.st.State == api.StateUSusp {
