@@ -95,10 +95,11 @@ type SnapArray struct {
 	Indices []int32 `wire:"4"`
 }
 
-// SnapJob.ResizeFlags bits.
+// SnapJob.ResizeFlags bits: the job no longer grows by itself in this
+// run; its allocation changed in this run.
 const (
-	SnapResizeNoAuto    int32 = 1
-	SnapResizeNotifySet int32 = 2
+	SnapResizeNoAuto  int32 = 1
+	SnapResizeResized int32 = 2
 )
 
 // SnapJob is one job or array element.
@@ -161,12 +162,10 @@ type SnapJob struct {
 	ChkpntTime      int64    `wire:"63"`
 	MigHosts        []string `wire:"64"`
 	// Resizable jobs (65-): the pending allocation request (additional
-	// tasks, min and max; 0 none), ResizeNoAuto and ResizeNotifySet as
-	// flags (SnapResize*), bresize's notification command over -rnc, and
-	// the time of the last allocation change.
-	ResizeMin       int32  `wire:"65"`
-	ResizeMax       int32  `wire:"66"`
-	ResizeFlags     int32  `wire:"67"`
-	ResizeNotifyCmd string `wire:"68"`
-	ResizeTime      int64  `wire:"69"`
+	// tasks, min and max; 0 none), flags (SnapResize*), and the seconds
+	// from the run's start to the last allocation change.
+	ResizeMin   int32 `wire:"65"`
+	ResizeMax   int32 `wire:"66"`
+	ResizeFlags int32 `wire:"67"`
+	ResizeAfter int32 `wire:"68"`
 }

@@ -1450,11 +1450,8 @@ func (m *SnapJob) SizeWire() int {
 	if m.ResizeFlags != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeFlags)))
 	}
-	if m.ResizeNotifyCmd != "" {
-		n += 2 + wire.SizeBytes(len(m.ResizeNotifyCmd))
-	}
-	if m.ResizeTime != 0 {
-		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeTime)))
+	if m.ResizeAfter != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeAfter)))
 	}
 	return n
 }
@@ -1694,13 +1691,9 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 67, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.ResizeFlags)))
 	}
-	if m.ResizeNotifyCmd != "" {
-		b = wire.AppendTag(b, 68, wire.BytesType)
-		b = wire.AppendString(b, m.ResizeNotifyCmd)
-	}
-	if m.ResizeTime != 0 {
-		b = wire.AppendTag(b, 69, wire.VarintType)
-		b = wire.AppendVarint(b, uint64(int64(m.ResizeTime)))
+	if m.ResizeAfter != 0 {
+		b = wire.AppendTag(b, 68, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeAfter)))
 	}
 	return b
 }
@@ -2297,24 +2290,14 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 			m.ResizeFlags = int32(x)
 			off += n
 		case 68:
-			if typ != wire.BytesType {
-				return wire.TypeError("SnapJob", 68, start, typ)
-			}
-			v, n := wire.ConsumeBytes(b[off:])
-			if n < 0 {
-				return wire.Errorf("SnapJob", 68, off, n)
-			}
-			m.ResizeNotifyCmd = string(v)
-			off += n
-		case 69:
 			if typ != wire.VarintType {
-				return wire.TypeError("SnapJob", 69, start, typ)
+				return wire.TypeError("SnapJob", 68, start, typ)
 			}
 			x, n := wire.ConsumeVarint(b[off:])
 			if n < 0 {
-				return wire.Errorf("SnapJob", 69, off, n)
+				return wire.Errorf("SnapJob", 68, off, n)
 			}
-			m.ResizeTime = int64(x)
+			m.ResizeAfter = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -141,7 +141,7 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 	mcRecord(j, r)
 	if j.Spec.AutoResizable {
 		lo, hi := j.PendingResize()
-		r.ResizeTime, r.ResizeMin, r.ResizeMax, r.ResizeNotifyCmd = j.ResizeTime, lo, hi, j.NotifyCmd()
+		r.ResizeTime, r.ResizeMin, r.ResizeMax, r.ResizeNotifyCmd = j.ResizeTime(), lo, hi, j.NotifyCmd()
 	}
 	if j.Array != nil {
 		r.ArraySpec = "[" + j.Array.Spec + "]"

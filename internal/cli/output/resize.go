@@ -9,9 +9,8 @@ import (
 
 // writeResizeLong shows a resizable job's allocation changes in bjobs -l
 // (Basalt's wording: LSF's is not documented): the "Started" line above
-// shows the allocation as it is now; here when it last changed, the
-// active pending allocation request and a notification command set by
-// bresize.
+// shows the allocation as it is now; here when it last changed and the
+// active pending allocation request.
 func writeResizeLong(b *strings.Builder, j *api.JobRecord, o *Options) {
 	if j.ResizeTime > 0 && !Finished(j.State) {
 		event(b, j.ResizeTime, o, fmt.Sprintf("Allocation resized: %d Task(s) on Host(s)%s;", allocSlots(j), hostsText(ExecHostList(j.ExecHosts))))
@@ -23,12 +22,5 @@ func writeResizeLong(b *strings.Builder, j *api.JobRecord, o *Options) {
 		} else {
 			fmt.Fprintf(b, "%sPending resize request: %d-%d additional Task(s)\n", ind, j.ResizeMin, j.ResizeMax)
 		}
-	}
-	if s := spec(j); s != nil && j.ResizeNotifyCmd != s.ResizeNotifyCmd && !Finished(j.State) {
-		cmd := j.ResizeNotifyCmd
-		if cmd == "" {
-			cmd = "(none)"
-		}
-		o.wrap(b, strings.Repeat(" ", indent21)+"Resize Notification Command (bresize) <"+cmd+">", indent21)
 	}
 }

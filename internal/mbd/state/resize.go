@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/job"
@@ -14,8 +15,7 @@ var ErrResize = fmt.Errorf("illegal resize")
 // resetResize forgets a run's resize state: a new run (dispatch, requeue,
 // rerun) starts from the job's original allocation request.
 func (j *Job) resetResize() {
-	j.ResizeMin, j.ResizeMax, j.ResizeNoAuto, j.ResizeTime = 0, 0, false, 0
-	j.ResizeNotifyCmd, j.ResizeNotifySet = "", false
+	j.ResizeMin, j.ResizeMax, j.ResizeNoAuto, j.Resized, j.ResizeAfter = 0, 0, false, false, 0
 }
 
 func (j *Job) resizeFlags() int32 {
@@ -23,10 +23,25 @@ func (j *Job) resizeFlags() int32 {
 	if j.ResizeNoAuto {
 		f |= api.SnapResizeNoAuto
 	}
-	if j.ResizeNotifySet {
-		f |= api.SnapResizeNotifySet
+	if j.Resized {
+		f |= api.SnapResizeResized
 	}
 	return f
+}
+
+// ResizeTime is when the job's allocation last changed in this run (Unix
+// seconds; 0 never).
+func (j *Job) ResizeTime() int64 {
+	if !j.Resized {
+		return 0
+	}
+	return j.StartTime + int64(j.ResizeAfter)
+}
+
+// resized records an allocation change at t.
+func (j *Job) resized(t int64) {
+	j.Resized = true
+	j.ResizeAfter = int32(min(max(t-j.StartTime, 0), math.MaxInt32))
 }
 
 // PendingResize is the job's active pending allocation request: the
@@ -49,12 +64,9 @@ func (j *Job) PendingResize() (lo, hi int32) {
 	return 0, 0
 }
 
-// NotifyCmd is the job's resize notification command: bresize's (-rnc,
-// or none after -rncn) over bsub -rnc.
+// NotifyCmd is the job's resize notification command (bsub -rnc, or
+// bresize's -rnc or -rncn since).
 func (j *Job) NotifyCmd() string {
-	if j.ResizeNotifySet {
-		return j.ResizeNotifyCmd
-	}
 	if j.Spec == nil {
 		return ""
 	}
@@ -78,8 +90,14 @@ func (s *State) jobResize(t int64, e *api.EvJobResize) error {
 	if e.RunCount != 0 && e.RunCount != j.RunCount {
 		return fmt.Errorf("job %s: resize of run %d, the job is in run %d: %w", j.Key, e.RunCount, j.RunCount, ErrResize)
 	}
-	if e.SetNotify {
-		j.ResizeNotifyCmd, j.ResizeNotifySet = e.NotifyCmd, true
+	if e.SetNotify && e.NotifyCmd != j.Spec.ResizeNotifyCmd {
+		// bresize -rnc, -rncn: the job's command from now on, in a
+		// submission of its own (as bmod makes one).
+		full := j.Spec.Full()
+		full.ResizeNotifyCmd = e.NotifyCmd
+		spec := s.internSpec(full)
+		s.releaseSpec(j.Spec)
+		j.Spec = spec
 	}
 	if e.CancelPending {
 		j.ResizeMin, j.ResizeMax, j.ResizeNoAuto = 0, 0, true
@@ -102,14 +120,14 @@ func (s *State) jobResize(t int64, e *api.EvJobResize) error {
 				j.ResizeMin, j.ResizeMax = 0, 0
 			}
 		}
-		j.ResizeTime = t
+		j.resized(t)
 	case api.ResizeOpRelease:
 		hosts, err := releaseHosts(j.ExecHosts, e.Hosts)
 		if err != nil {
 			return fmt.Errorf("job %s: %w", j.Key, err)
 		}
 		s.setHosts(j, hosts)
-		j.ResizeTime = t
+		j.resized(t)
 	case api.ResizeOpRequest:
 		if e.Max <= 0 || e.Min < 0 || e.Min > e.Max {
 			return fmt.Errorf("job %s: resize request %d,%d: %w", j.Key, e.Min, e.Max, ErrResize)

@@ -68,18 +68,20 @@ func TestResizeGrowReleaseRequestCancel(t *testing.T) {
 	s2, _ := restored(t, l.s)
 	var r *Job
 	s2.View(func(v *View) { r = v.Job(Key{1, 0}) })
-	if lo, hi := r.PendingResize(); lo != 2 || hi != 2 || !r.ResizeNoAuto || !r.ResizeNotifySet || r.ResizeTime != j.ResizeTime {
+	if lo, hi := r.PendingResize(); lo != 2 || hi != 2 || !r.ResizeNoAuto || r.NotifyCmd() != "" || !r.Resized || r.ResizeTime() != j.ResizeTime() || j.ResizeTime() == 0 {
 		t.Fatalf("restored: pending %d,%d, %+v", lo, hi, r)
 	}
 	l.must(resize(1, api.ResizeOpCancel))
 	if lo, hi := l.job(1, 0).PendingResize(); hi != 0 {
 		t.Fatalf("cancelled: pending %d,%d", lo, hi)
 	}
-	// A requeued job starts again from its original request.
+	// A requeued job starts again from its original request (bresize
+	// -rncn changed its command for good, as bmod -rncn would).
 	l.must(&api.Event{JobStatus: &api.EvJobStatus{JobID: 1, State: api.StatePend}}, start(1, 0, "h3"))
-	if lo, hi := l.job(1, 0).PendingResize(); lo != 1 || hi != 3 || l.job(1, 0).NotifyCmd() != "/bin/notify" {
+	if lo, hi := l.job(1, 0).PendingResize(); lo != 1 || hi != 3 || l.job(1, 0).NotifyCmd() != "" || l.job(1, 0).Resized {
 		t.Fatalf("new run: pending %d,%d, command %q", lo, hi, l.job(1, 0).NotifyCmd())
 	}
+
 	// Not started: refused.
 	l.must(submit(2, "normal", "u1"))
 	if errs := l.apply(resize(2, api.ResizeOpCancel)); !errors.Is(errs[0], ErrResize) {

@@ -106,8 +106,7 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		EffectiveResReq: j.EffectiveResReq,
 		ChkpntPeriod:    j.ChkpntPeriod, ChkpntPeriodSet: j.ChkpntPeriodSet, Chkpnts: j.Chkpnts, ChkpntTime: j.ChkpntTime,
 		MigHosts:  j.MigHosts,
-		ResizeMin: j.ResizeMin, ResizeMax: j.ResizeMax, ResizeFlags: j.resizeFlags(), ResizeNotifyCmd: j.ResizeNotifyCmd,
-		ResizeTime: j.ResizeTime,
+		ResizeMin: j.ResizeMin, ResizeMax: j.ResizeMax, ResizeFlags: j.resizeFlags(), ResizeAfter: j.ResizeAfter,
 	}
 	if f := j.Fwd; f != nil {
 		sj.FwdCluster, sj.FwdQueue, sj.FwdKey, sj.FwdTime, sj.FwdRemoteID, sj.FwdHosts = f.Cluster, f.Queue, f.Key, f.Time, f.RemoteID, f.ExecHosts
@@ -258,9 +257,8 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen, FwdCount: sj.FwdCount,
 		ChkpntPeriod: sj.ChkpntPeriod, ChkpntPeriodSet: sj.ChkpntPeriodSet, Chkpnts: sj.Chkpnts, ChkpntTime: sj.ChkpntTime,
 		MigHosts:  sj.MigHosts,
-		ResizeMin: sj.ResizeMin, ResizeMax: sj.ResizeMax, ResizeNotifyCmd: sj.ResizeNotifyCmd,
-		ResizeNoAuto: sj.ResizeFlags&api.SnapResizeNoAuto != 0, ResizeNotifySet: sj.ResizeFlags&api.SnapResizeNotifySet != 0,
-		ResizeTime: sj.ResizeTime,
+		ResizeMin: sj.ResizeMin, ResizeMax: sj.ResizeMax, ResizeAfter: sj.ResizeAfter,
+		ResizeNoAuto: sj.ResizeFlags&api.SnapResizeNoAuto != 0, Resized: sj.ResizeFlags&api.SnapResizeResized != 0,
 	}
 	if sj.FwdKey != "" {
 		j.Fwd = &Forward{Cluster: ns.strs.get(sj.FwdCluster), Queue: ns.strs.get(sj.FwdQueue), Key: sj.FwdKey, Time: sj.FwdTime,
