@@ -40,6 +40,9 @@ type Event struct {
 	// 25-39 are left to other event kinds; checkpointing begins at 40.
 	JobChkpnt *EvJobChkpnt `wire:"42"`
 	JobMig    *EvJobMig    `wire:"43"`
+	// JobResize changes a running resizable job's allocation or its
+	// pending allocation request (api/resize.go).
+	JobResize *EvJobResize `wire:"44"`
 }
 
 // Checkpoint phases (EvJobChkpnt.Phase), as LSF's JOB_SIGACT actStatus.

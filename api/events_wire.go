@@ -147,6 +147,9 @@ func (m *Event) SizeWire() int {
 	if m.JobMig != nil {
 		n += 2 + wire.SizeBytes(m.JobMig.SizeWire())
 	}
+	if m.JobResize != nil {
+		n += 2 + wire.SizeBytes(m.JobResize.SizeWire())
+	}
 	return n
 }
 
@@ -271,6 +274,11 @@ func (m *Event) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 43, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.JobMig.SizeWire()))
 		b = m.JobMig.AppendWire(b)
+	}
+	if m.JobResize != nil {
+		b = wire.AppendTag(b, 44, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.JobResize.SizeWire()))
+		b = m.JobResize.AppendWire(b)
 	}
 	return b
 }
@@ -611,6 +619,20 @@ func (m *Event) UnmarshalWire(b []byte) error {
 				return wire.NestedError("Event", 43, off, err)
 			}
 			m.JobMig = x
+			off += n
+		case 44:
+			if typ != wire.BytesType {
+				return wire.TypeError("Event", 44, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Event", 44, off, n)
+			}
+			x := new(EvJobResize)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("Event", 44, off, err)
+			}
+			m.JobResize = x
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

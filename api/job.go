@@ -150,6 +150,12 @@ type JobSpec struct {
 	RestartDir string `wire:"74"`
 	// RestartForce is brestart -f.
 	RestartForce bool `wire:"75"`
+	// AutoResizable is bsub -ar: once started with at least -n min
+	// slots, the scheduler grows the job toward -n max as slots free.
+	AutoResizable bool `wire:"76"`
+	// ResizeNotifyCmd is bsub -rnc: the resize notification command
+	// run on the first execution host whenever the allocation changes.
+	ResizeNotifyCmd string `wire:"77"`
 	// GPUReq is bsub -gpu as given ("-" for the default; empty: the job
 	// asks for no GPUs). The scheduler merges it over LSB_GPU_REQ option
 	// by option (internal/resreq/gpureq).
@@ -259,6 +265,13 @@ type JobRecord struct {
 	DstJobID   int64  `wire:"93"`
 	SrcCluster string `wire:"94"`
 	SrcJobID   int64  `wire:"95"`
+	// Resizable jobs (bsub -ar, bresize): when the allocation last
+	// changed, the active pending allocation request (additional tasks,
+	// min and max; 0 none) and the resize notification command in force.
+	ResizeTime      int64  `wire:"100"`
+	ResizeMin       int32  `wire:"101"`
+	ResizeMax       int32  `wire:"102"`
+	ResizeNotifyCmd string `wire:"103"`
 	// CombinedGPUReq is the job's GPU requirement merged with its
 	// application profile's and queue's GPU_REQ and LSB_GPU_REQ as they
 	// are now (bjobs -l GPU REQUIREMENT DETAILS "Combined"); set only

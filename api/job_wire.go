@@ -590,6 +590,12 @@ func (m *JobSpec) SizeWire() int {
 	if m.RestartForce {
 		n += 2 + 1
 	}
+	if m.AutoResizable {
+		n += 2 + 1
+	}
+	if m.ResizeNotifyCmd != "" {
+		n += 2 + wire.SizeBytes(len(m.ResizeNotifyCmd))
+	}
 	if m.GPUReq != "" {
 		n += 2 + wire.SizeBytes(len(m.GPUReq))
 	}
@@ -878,6 +884,14 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.RestartForce {
 		b = wire.AppendTag(b, 75, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
+	}
+	if m.AutoResizable {
+		b = wire.AppendTag(b, 76, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.AutoResizable))
+	}
+	if m.ResizeNotifyCmd != "" {
+		b = wire.AppendTag(b, 77, wire.BytesType)
+		b = wire.AppendString(b, m.ResizeNotifyCmd)
 	}
 	if m.GPUReq != "" {
 		b = wire.AppendTag(b, 80, wire.BytesType)
@@ -1596,6 +1610,26 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 75, off, n)
 			}
 			m.RestartForce = wire.Bool(x)
+			off += n
+		case 76:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSpec", 76, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 76, off, n)
+			}
+			m.AutoResizable = wire.Bool(x)
+			off += n
+		case 77:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 77, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 77, off, n)
+			}
+			m.ResizeNotifyCmd = string(v)
 			off += n
 		case 80:
 			if typ != wire.BytesType {
@@ -2421,6 +2455,18 @@ func (m *JobRecord) SizeWire() int {
 	if m.SrcJobID != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.SrcJobID)))
 	}
+	if m.ResizeTime != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeTime)))
+	}
+	if m.ResizeMin != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeMin)))
+	}
+	if m.ResizeMax != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeMax)))
+	}
+	if m.ResizeNotifyCmd != "" {
+		n += 2 + wire.SizeBytes(len(m.ResizeNotifyCmd))
+	}
 	if m.CombinedGPUReq != "" {
 		n += 2 + wire.SizeBytes(len(m.CombinedGPUReq))
 	}
@@ -2628,6 +2674,22 @@ func (m *JobRecord) AppendWire(b []byte) []byte {
 	if m.SrcJobID != 0 {
 		b = wire.AppendTag(b, 95, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.SrcJobID)))
+	}
+	if m.ResizeTime != 0 {
+		b = wire.AppendTag(b, 100, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeTime)))
+	}
+	if m.ResizeMin != 0 {
+		b = wire.AppendTag(b, 101, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeMin)))
+	}
+	if m.ResizeMax != 0 {
+		b = wire.AppendTag(b, 102, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeMax)))
+	}
+	if m.ResizeNotifyCmd != "" {
+		b = wire.AppendTag(b, 103, wire.BytesType)
+		b = wire.AppendString(b, m.ResizeNotifyCmd)
 	}
 	if m.CombinedGPUReq != "" {
 		b = wire.AppendTag(b, 120, wire.BytesType)
@@ -3148,6 +3210,46 @@ func (m *JobRecord) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobRecord", 95, off, n)
 			}
 			m.SrcJobID = int64(x)
+			off += n
+		case 100:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 100, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 100, off, n)
+			}
+			m.ResizeTime = int64(x)
+			off += n
+		case 101:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 101, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 101, off, n)
+			}
+			m.ResizeMin = int32(x)
+			off += n
+		case 102:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobRecord", 102, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 102, off, n)
+			}
+			m.ResizeMax = int32(x)
+			off += n
+		case 103:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobRecord", 103, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobRecord", 103, off, n)
+			}
+			m.ResizeNotifyCmd = string(v)
 			off += n
 		case 120:
 			if typ != wire.BytesType {

@@ -74,6 +74,8 @@ var (
 	// MBatchdRsv is brsvadd, brsvmod and brsvdel; MBatchdRsvs is brsvs.
 	MBatchdRsv  = Unary[RsvRequest, RsvReply]{Method{"MBatchd.Rsv", KindUnary}}
 	MBatchdRsvs = Unary[RsvsRequest, RsvsReply]{Method{"MBatchd.Rsvs", KindUnary}}
+	// MBatchdResize is bresize (api/resize.go).
+	MBatchdResize = Unary[ResizeRequest, ControlReply]{Method{"MBatchd.Resize", KindUnary}}
 	// MBatchdSbdSession is sbatchd's session: SbdMessage up, MbdMessage down.
 	MBatchdSbdSession = Bidi[SbdMessage, MbdMessage]{Method{"MBatchd.SbdSession", KindBidi}}
 )
@@ -136,7 +138,7 @@ func Methods() []Method {
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method, MBatchdSysHistory.Method,
 		MBatchdMCHello.Method, MBatchdMCSubmit.Method, MBatchdMCJobs.Method, MBatchdMCControl.Method, MBatchdClusters.Method,
-		MBatchdRsv.Method, MBatchdRsvs.Method, MBatchdDebug.Method,
+		MBatchdRsv.Method, MBatchdRsvs.Method, MBatchdDebug.Method, MBatchdResize.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method, SBatchdDebug.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method, RESDebug.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method, LIMDebug.Method,

@@ -138,6 +138,7 @@ const (
 	ActSignal    SignalAction = 4 // bkill -s
 	ActRequeue   SignalAction = 5 // kill, and report the run as requeued
 	ActChkpnt    SignalAction = 6 // run echkpnt; acknowledged when it ends (Ack.PID: its PID)
+	ActResize    SignalAction = 7 // the allocation changed (Resize): run the notification command
 )
 
 // JobSignal asks sbatchd to act on a running job.
@@ -154,6 +155,8 @@ type JobSignal struct {
 	ChkpntKill    bool `wire:"30"`
 	ChkpntRequeue bool `wire:"31"`
 	ChkpntForce   bool `wire:"32"`
+	// ActResize: the job's new allocation (api/resize.go).
+	Resize *ResizeNotice `wire:"100"`
 }
 
 // SbdControl asks sbatchd to reconfigure or shut down.

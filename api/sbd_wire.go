@@ -1898,6 +1898,9 @@ func (m *JobSignal) SizeWire() int {
 	if m.ChkpntForce {
 		n += 2 + 1
 	}
+	if m.Resize != nil {
+		n += 2 + wire.SizeBytes(m.Resize.SizeWire())
+	}
 	return n
 }
 
@@ -1945,6 +1948,11 @@ func (m *JobSignal) AppendWire(b []byte) []byte {
 	if m.ChkpntForce {
 		b = wire.AppendTag(b, 32, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntForce))
+	}
+	if m.Resize != nil {
+		b = wire.AppendTag(b, 100, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.Resize.SizeWire()))
+		b = m.Resize.AppendWire(b)
 	}
 	return b
 }
@@ -2061,6 +2069,20 @@ func (m *JobSignal) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSignal", 32, off, n)
 			}
 			m.ChkpntForce = wire.Bool(x)
+			off += n
+		case 100:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSignal", 100, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSignal", 100, off, n)
+			}
+			x := new(ResizeNotice)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("JobSignal", 100, off, err)
+			}
+			m.Resize = x
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

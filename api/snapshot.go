@@ -95,6 +95,13 @@ type SnapArray struct {
 	Indices []int32 `wire:"4"`
 }
 
+// SnapJob.ResizeFlags bits: the job no longer grows by itself in this
+// run; its allocation changed in this run.
+const (
+	SnapResizeNoAuto  int32 = 1
+	SnapResizeResized int32 = 2
+)
+
 // SnapJob is one job or array element.
 type SnapJob struct {
 	JobID           int64       `wire:"1"`
@@ -157,6 +164,13 @@ type SnapJob struct {
 	Chkpnts         int32    `wire:"62"`
 	ChkpntTime      int64    `wire:"63"`
 	MigHosts        []string `wire:"64"`
+	// Resizable jobs (65-): the pending allocation request (additional
+	// tasks, min and max; 0 none), flags (SnapResize*), and the seconds
+	// from the run's start to the last allocation change.
+	ResizeMin   int32 `wire:"65"`
+	ResizeMax   int32 `wire:"66"`
+	ResizeFlags int32 `wire:"67"`
+	ResizeAfter int32 `wire:"68"`
 }
 
 // SnapStaleForward is a remote copy of a job's earlier forward that its

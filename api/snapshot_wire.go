@@ -1444,6 +1444,18 @@ func (m *SnapJob) SizeWire() int {
 	for _, x := range m.MigHosts {
 		n += 2 + wire.SizeBytes(len(x))
 	}
+	if m.ResizeMin != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeMin)))
+	}
+	if m.ResizeMax != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeMax)))
+	}
+	if m.ResizeFlags != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeFlags)))
+	}
+	if m.ResizeAfter != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeAfter)))
+	}
 	return n
 }
 
@@ -1674,6 +1686,22 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	for _, x := range m.MigHosts {
 		b = wire.AppendTag(b, 64, wire.BytesType)
 		b = wire.AppendString(b, x)
+	}
+	if m.ResizeMin != 0 {
+		b = wire.AppendTag(b, 65, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeMin)))
+	}
+	if m.ResizeMax != 0 {
+		b = wire.AppendTag(b, 66, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeMax)))
+	}
+	if m.ResizeFlags != 0 {
+		b = wire.AppendTag(b, 67, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeFlags)))
+	}
+	if m.ResizeAfter != 0 {
+		b = wire.AppendTag(b, 68, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ResizeAfter)))
 	}
 	return b
 }
@@ -2252,6 +2280,46 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapJob", 64, off, n)
 			}
 			m.MigHosts = append(m.MigHosts, string(v))
+			off += n
+		case 65:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 65, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 65, off, n)
+			}
+			m.ResizeMin = int32(x)
+			off += n
+		case 66:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 66, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 66, off, n)
+			}
+			m.ResizeMax = int32(x)
+			off += n
+		case 67:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 67, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 67, off, n)
+			}
+			m.ResizeFlags = int32(x)
+			off += n
+		case 68:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 68, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 68, off, n)
+			}
+			m.ResizeAfter = int32(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

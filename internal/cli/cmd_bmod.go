@@ -12,13 +12,14 @@ import (
 
 // bmodResets are bmod's -Xn options: each resets bsub option X.
 var bmodResets = []string{"Rn", "qn", "Wn", "cn", "Mn", "mn", "wn", "En", "Epn", "bn", "tn", "Pn", "Gn", "Jn", "Jdn", "un",
-	"Bn", "Nn", "on", "en", "in", "xn", "spn", "Ln", "cwdn", "appn", "Cn", "Dn", "Fn", "Sn", "vn", "pn", "Tn", "nn"}
+	"Bn", "Nn", "on", "en", "in", "xn", "spn", "Ln", "cwdn", "appn", "Cn", "Dn", "Fn", "Sn", "vn", "pn", "Tn", "nn",
+	"arn", "rncn"}
 
 var bmodSpec = func() *lsfopt.Spec {
 	s := lsfopt.New("" +
-		"B|H|N|r|rn|x|h|V|" + strings.Join(bmodResets, "|") + "|" +
+		"ar|B|H|N|r|rn|x|h|V|" + strings.Join(bmodResets, "|") + "|" +
 		"a:|app:|b:|C:|c:|cwd:|D:|E:|Ep:|e:|eo:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|" +
-		"o:|oo:|P:|p:|Q:|q:|R:|S:|sla:|sp:|T:|t:|u:|v:|W:|We:|w:|wa:|wt:|" +
+		"o:|oo:|P:|p:|Q:|q:|R:|rnc:|S:|sla:|sp:|T:|t:|u:|v:|W:|We:|w:|wa:|wt:|" +
 		// bsub's options Basalt does not implement, refused by name as bsub
 		// refuses them (bmod -outdir d 1 would otherwise be -o utdir).
 		unsupportedBsubOptions + "|" + bmodUnsupported)

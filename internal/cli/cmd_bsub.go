@@ -39,10 +39,10 @@ var bsubScriptSpec = lsfopt.New(bsubOptions)
 
 const bsubOptions = "" +
 	// flags
-	"B|H|I|Ip|Is|K|N|r|rn|x|h|V|tty|Zs|" +
+	"ar|B|H|I|Ip|Is|K|N|r|rn|x|h|V|tty|Zs|" +
 	// value options
 	"a:|app:|b:|C:|c:|clusters:|cwd:|D:|E:|Ep:|e:|eo:|env:|F:|f:|G:|g:|i:|is:|J:|Jd:|k:|L:|M:|m:|n:|nnodes:|" +
-	"gpu:|o:|oo:|P:|p:|pack:|Q:|q:|R:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
+	"gpu:|o:|oo:|P:|p:|pack:|Q:|q:|R:|rnc:|S:|sla:|sp:|T:|t:|U:|u:|v:|W:|We:|w:|wa:|wt:|" +
 	unsupportedBsubOptions
 
 // unsupportedBsubOptions are IBM LSF 10.1's other bsub options. They are
@@ -51,10 +51,10 @@ const bsubOptions = "" +
 // "-clusters all" as -c lusters, and a job would run with a wrong output
 // file or command.
 const unsupportedBsubOptions = "" +
-	"ar|datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
+	"datachk|hl|IS|ISp|ISs|IX|IXp|IXs|Ne|ti|ul|XF|zs|notify::|" +
 	"alloc_flags:|cn_cu:|cn_mem:|core_isolation:|csm:|data:|datagrp:|eptl:|ext:|extsched:|" +
 	"freq:|hostfile:|jobaff:|jsdl:|jsdl_strict:|jsm:|Lp:|ln_mem:|ln_slots:|mig:|network:|outdir:|" +
-	"ptl:|rcacct:|rnc:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
+	"ptl:|rcacct:|s:|smt:|stage:|step_cgroup:|yaml:|json:"
 
 // unsupportedBsubOption returns the first option of res that Basalt's bsub
 // (and bmod) does not implement, "" when there is none.
@@ -632,6 +632,10 @@ func applyBsubOptions(env *Env, cc *clientConf, spec *api.JobSpec, res *lsfopt.R
 			spec.Dependency = v
 		case "x":
 			spec.Exclusive = true
+		case "ar":
+			spec.AutoResizable = true
+		case "rnc":
+			spec.ResizeNotifyCmd = v
 		case "r":
 			spec.Rerunnable, spec.NotRerunnable = true, false
 		case "rn":
@@ -983,7 +987,7 @@ func parseTimeSpec(v string, now time.Time) (int64, error) {
 func bsubUsage(env *Env) {
 	fmt.Fprintln(env.Stderr, `Usage: bsub [-h] [-V] [-H] [-x] [-r | -rn] [-N] [-B] [-K]
             [-q "queue_name ..."] [-m "host_name[+[pref_level]] | host_group[+[pref_level]] ..."]
-            [-n min_proc[,max_proc]] [-R "res_req"] [-gpu - | "num=N:mode=shared|exclusive_process:mps=yes|no:j_exclusive=yes|no"]
+            [-n min_proc[,max_proc]] [-ar] [-rnc resize_notification_cmd] [-R "res_req"] [-gpu - | "num=N:mode=shared|exclusive_process:mps=yes|no:j_exclusive=yes|no"]
             [-J job_name | -J "name[index_list]%job_limit"]
             [-b [[month:]day:]hour:minute] [-t [[month:]day:]hour:minute] [-w 'dependency_expression']
             [-i input_file | -is input_file] [-o output_file | -oo output_file] [-e error_file | -eo error_file]

@@ -86,8 +86,9 @@ func (s *Server) pass(ctx context.Context, cfg *config.Config) (time.Time, bool)
 		o.SchedPass(s.clock.Now().Sub(now), plan.Examined)
 	}
 	s.carryOut(ctx, plan)
+	s.carryResizes(ctx, plan, now)
 	defer s.mcPassDone()
-	acted := len(plan.Dispatches)+len(plan.Preemptions)+len(plan.Resumes) > 0
+	acted := len(plan.Dispatches)+len(plan.Preemptions)+len(plan.Resumes)+len(plan.Resizes) > 0
 	if len(plan.Dispatches) == 0 {
 		return plan.NextWake, acted
 	}

@@ -78,10 +78,13 @@ var bmodFields = map[string]specField{
 	"L":   func(d, s *api.JobSpec, r bool) { d.LoginShell = pick(r, "", s.LoginShell) },
 	"cwd": func(d, s *api.JobSpec, r bool) { d.Cwd = pick(r, "", s.Cwd) },
 	"app": func(d, s *api.JobSpec, r bool) { d.App = pick(r, "", s.App) },
+	"ar":  func(d, s *api.JobSpec, r bool) { d.AutoResizable = !r },
+	"rnc": func(d, s *api.JobSpec, r bool) { d.ResizeNotifyCmd = pick(r, "", s.ResizeNotifyCmd) },
 }
 
 // runningModifiable are the options bmod may change on a started job.
-var runningModifiable = map[string]bool{"c": true, "M": true, "W": true, "o": true, "oo": true, "e": true, "eo": true, "r": true}
+var runningModifiable = map[string]bool{"c": true, "M": true, "W": true, "o": true, "oo": true, "e": true, "eo": true, "r": true,
+	"ar": true, "rnc": true}
 
 func pick[T any](reset bool, zero, v T) T {
 	if reset {
@@ -189,6 +192,11 @@ func (s *Server) modify(ctx context.Context, id auth.Identity, req *api.ModifyRe
 		}
 		owner := auth.Identity{User: j.User, UID: int(j.UID)}
 		if started {
+			// bmod -ar, -arn, -rnc, -rncn of a running job: what bsub
+			// would refuse is refused (a pending job is validated whole).
+			if err = checkResizable(&spec, parsedReq(cfg, spec.ResReq)); err != nil {
+				return
+			}
 			ev = &api.Event{User: id.User, UID: int32(id.UID), JobModify: &api.EvJobModify{JobID: j.ID, Index: req.Job.Index, Spec: &spec}}
 			return
 		}

@@ -160,6 +160,10 @@ func (s *Server) record(j *state.Job, detail *details, reasons *sched.Reasons, n
 		r.ExecHosts = append(r.ExecHosts, &api.ExecHost{Host: h.Host, Slots: h.Slots, GPUs: h.GPUs, GPUReq: h.GPUReq})
 	}
 	mcRecord(j, r)
+	if j.Spec.AutoResizable {
+		lo, hi := j.PendingResize()
+		r.ResizeTime, r.ResizeMin, r.ResizeMax, r.ResizeNotifyCmd = j.ResizeTime(), lo, hi, j.NotifyCmd()
+	}
 	if j.Array != nil {
 		r.ArraySpec = "[" + j.Array.Spec + "]"
 		r.ArrayLimit = j.Array.Limit

@@ -33,5 +33,6 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, api.MBatchdSysHistory, s.sysHistory)
 	rpc.HandleUnary(r, api.MBatchdClusters, s.clusters)
 	rpc.HandleUnary(r, api.MBatchdRsv, s.rsv)
+	rpc.HandleUnary(r, api.MBatchdResize, s.resize)
 	rpc.HandleUnary(r, api.MBatchdRsvs, s.rsvs)
 }

@@ -33,6 +33,18 @@ func (u *unsentSignals) add(host string, sig *api.JobSignal) {
 	m[state.Key{ID: sig.JobID, Index: sig.Index}] = sig
 }
 
+// addIfNone keeps sig unless another action of the job waits already (a
+// resize notice never replaces a kill).
+func (u *unsentSignals) addIfNone(host string, sig *api.JobSignal) {
+	u.mu.Lock()
+	if _, ok := u.byHost[host][state.Key{ID: sig.JobID, Index: sig.Index}]; ok {
+		u.mu.Unlock()
+		return
+	}
+	u.mu.Unlock()
+	u.add(host, sig)
+}
+
 func (u *unsentSignals) take(host string) []*api.JobSignal {
 	u.mu.Lock()
 	defer u.mu.Unlock()

@@ -288,6 +288,9 @@ func (s *Server) validate(v *state.View, cfg *config.Config, id auth.Identity, s
 	if _, err := gpureq.Parse(spec.GPUReq); err != nil {
 		return nil, lsberr.Errorf(lsberr.BadResReq, "%s: %v", lsberr.BadResReq.Text(), err)
 	}
+	if err := checkResizable(spec, jobReq); err != nil {
+		return nil, err
+	}
 	// Hosts (-m).
 	for _, h := range spec.AskedHosts {
 		name, _ := splitPref(h)

@@ -654,6 +654,10 @@ func (d *Daemon) signal(seq uint64, s *api.JobSignal) *api.Status {
 		if st := chkpntCommand(j, s, c); st != nil {
 			return st
 		}
+	case api.ActResize:
+		if st := d.resizeCommand(j, s, c); st != nil {
+			return st
+		}
 	default:
 		return &api.Status{Code: LSBESbatchd, Message: fmt.Sprintf("unknown job control action %d", s.Action)}
 	}

@@ -167,6 +167,12 @@ func submitDetails(j *api.JobRecord, o *Options, toQueue bool) string {
 		fmt.Fprintf(&b, ", Requested Resources <%s>", strings.Join(s.ResReq, " "))
 	}
 	b.WriteString(gpuRequested(s))
+	if s.AutoResizable {
+		b.WriteString(", Autoresizable")
+	}
+	if s.ResizeNotifyCmd != "" {
+		fmt.Fprintf(&b, ", Resize Notification Command <%s>", s.ResizeNotifyCmd)
+	}
 	if s.Dependency != "" {
 		fmt.Fprintf(&b, ", Dependency Condition <%s>", s.Dependency)
 	}
@@ -376,6 +382,7 @@ func writeJobLong(b *strings.Builder, j *api.JobRecord, o *Options, fl JobsFlags
 			line += ", Execution user name <" + j.ExecUser + ">"
 		}
 		event(b, max(j.StartTime, j.SubmitTime), o, line+";")
+		writeResizeLong(b, j, o)
 	}
 	if u := j.Usage; u != nil && u.SampledAt > 0 && !Finished(j.State) {
 		event(b, u.SampledAt, o, "Resource usage collected.")

@@ -558,6 +558,12 @@ func newLog(typ string) Log {
 		return new(Chkpnt)
 	case TypeMig:
 		return new(Mig)
+	case TypeJobResizeNotifyStart:
+		return new(JobResizeNotifyStart)
+	case TypeJobResizeRelease:
+		return new(JobResizeRelease)
+	case TypeJobResizeCancel:
+		return new(JobResizeCancel)
 	case TypeLogSwitch:
 		return new(LogSwitch)
 	case TypeJobModify2:

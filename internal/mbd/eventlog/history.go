@@ -455,6 +455,13 @@ func (h *History) apply(j *hist, r *Record) {
 		ev.PID, ev.Text = int32(l.PID), sigActText(l)
 	case *Mig:
 		ev.User, ev.Text = l.UserName, migText(l)
+	case *JobResizeNotifyStart, *JobResizeRelease, *JobResizeCancel:
+		ev.Text, rec.ExecHosts = resizeText(l, rec.ExecHosts)
+		if r, ok := l.(*JobResizeRelease); ok {
+			ev.User = r.UserName
+		} else if c, ok := l.(*JobResizeCancel); ok {
+			ev.User = c.UserName
+		}
 	case *JobForce:
 		rec.Forced = true
 		ev.User = l.UserName

@@ -165,7 +165,7 @@ func peekJobID(line []byte) (id int64, isJob, ok bool) {
 	switch string(typ) {
 	case TypeJobNew, TypeJobStart, TypeJobStartAccept, TypeJobExecute, TypeJobStatus,
 		TypeJobSignal, TypeJobRequeue, TypeJobClean, TypeJobForce, TypeJobFinish, TypeJobForward,
-		TypeJobSigAct, TypeChkpnt, TypeMig:
+		TypeJobSigAct, TypeChkpnt, TypeMig, TypeJobResizeNotifyStart, TypeJobResizeRelease, TypeJobResizeCancel:
 	case TypeJobSwitch, TypeJobMove:
 		if _, ok := tok(); !ok { // userId
 			return 0, false, false

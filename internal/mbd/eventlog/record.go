@@ -88,6 +88,12 @@ func (r *Record) JobID() (id int64, idx int32, ok bool) {
 		return id, idx, err == nil
 	case *JobFinish:
 		return l.JobID, int32(l.Idx), true
+	case *JobResizeNotifyStart:
+		return l.JobID, int32(l.Idx), true
+	case *JobResizeRelease:
+		return l.JobID, int32(l.Idx), true
+	case *JobResizeCancel:
+		return l.JobID, int32(l.Idx), true
 	}
 	return 0, 0, false
 }

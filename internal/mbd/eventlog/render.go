@@ -186,6 +186,8 @@ func Render(ev *api.Event, job *Job) (events, acct []*Record) {
 		return []*Record{rec(TypeJobForce, &JobForce{JobID: f.JobID, UserID: uid, Idx: int64(f.Index), Options: opts, ExecHosts: f.Hosts, UserName: user})}, nil
 	case ev.JobChkpnt != nil:
 		return renderChkpnt(ev.JobChkpnt, job, rec), nil
+	case ev.JobResize != nil:
+		return renderResize(ev.JobResize, user, uid, rec), nil
 	case ev.JobMig != nil:
 		m := ev.JobMig
 		return []*Record{rec(TypeMig, &Mig{JobID: m.JobID, AskedHosts: m.Hosts, UserID: uid, Idx: int64(m.Index), UserName: user})}, nil

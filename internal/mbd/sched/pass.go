@@ -78,7 +78,8 @@ type pass struct {
 	// candScratch gathers a static part's candidates (staticOf).
 	candScratch []int32
 	pools       map[string]*poolState
-	gpu         *gpuState // GPU use (gpu.go)
+	gpu         *gpuState    // GPU use (gpu.go)
+	resizable   []*state.Job // started jobs with an allocation request (resize.go)
 }
 
 type hostCtx struct {
@@ -463,6 +464,7 @@ func (p *pass) countJob(j *state.Job, on *hostCtx) {
 	p.limits.count(p, j, susp)
 	p.reserveRunning(j)
 	p.fsCharge(j)
+	p.noteResizable(j)
 }
 
 func (h *hostCtx) setSlotValues() {

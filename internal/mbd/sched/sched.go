@@ -117,6 +117,8 @@ type Plan struct {
 	Dispatches  []Dispatch
 	Preemptions []Preemption
 	Resumes     []Resume
+	// Resizes are the slots added to running resizable jobs (resize.go).
+	Resizes []Resize
 	// Reasons are the pending reasons of the jobs that stay pending. Jobs
 	// with the same reasons share one slice: never modify it.
 	Reasons *Reasons

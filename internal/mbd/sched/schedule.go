@@ -46,6 +46,7 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	}
 	p.resumeUpTo(math.MinInt)
 	p.poolLeftovers()
+	p.growResizable()
 	if p.passed == 0 {
 		s.mem.fullReasons, s.mem.lastFull = p.plan.Reasons, in.Now
 	}

@@ -70,6 +70,8 @@ func (s *State) apply(ev *api.Event) error {
 		return s.jobChkpnt(t, ev.JobChkpnt)
 	case ev.JobMig != nil:
 		return s.jobMig(ev.JobMig)
+	case ev.JobResize != nil:
+		return s.jobResize(t, ev.JobResize)
 	case ev.QueueCtrl != nil:
 		q := s.queues.m[ev.QueueCtrl.Queue]
 		switch ev.QueueCtrl.Op {
@@ -416,6 +418,7 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	j.ExecRusage = e.ExecRusage
 	j.EffectiveResReq = s.strs.get(e.EffectiveResReq) // shared by the jobs of a class
 	j.BackfillLimit = e.BackfillLimit
+	j.resetResize()
 	j.PID, j.PGID = 0, 0
 	j.ExitStatus, j.TermReason = 0, ""
 	j.SuspReasons, j.SuspSubreason, j.PendReason = 0, 0, 0

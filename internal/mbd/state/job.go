@@ -61,12 +61,21 @@ type Array struct {
 // Job is one job or array element.
 type Job struct {
 	Key
-	Spec         *Spec
-	Array        *Array // nil for non-array jobs
-	User         string
-	UID          int32
+	Spec  *Spec
+	Array *Array // nil for non-array jobs
+	User  string
+	UID   int32
+	// ResizeMin and ResizeMax are a resizable job's pending allocation
+	// request in this run (bresize request: additional tasks; 0 none);
+	// ResizeNoAuto: it no longer grows by itself in this run; Resized:
+	// its allocation changed in this run, ResizeAfter seconds after it
+	// started (resize.go). They sit in the struct's alignment holes: a
+	// Job stays in its 480-byte size class.
+	ResizeMin    int32
 	Queue        string
 	DefaultQueue bool
+	ResizeNoAuto bool
+	Resized      bool
 	Name         string // job name (without [index])
 	Project      string
 	State        api.JobState
@@ -83,6 +92,7 @@ type Job struct {
 	NumProcs     int32
 	MaxProcs     int32
 	UserPriority int32
+	ResizeMax    int32
 
 	ExecHosts  []*api.ExecHost
 	PID, PGID  int32
@@ -98,6 +108,7 @@ type Job struct {
 	BackfillLimit int64
 
 	ExitStatus    int32
+	ResizeAfter   int32 // see ResizeMin
 	TermReason    string
 	SuspReasons   int32
 	SuspSubreason int32

@@ -62,6 +62,7 @@ const (
 	OpUserResume = 5 // bresume of a USUSP job: becomes SSUSP, resumed later by load
 	OpPersist    = 6 // rewrite the spool files (sbatchd lost them)
 	OpChkpnt     = 7 // run echkpnt; the Ack comes when it ends
+	OpResize     = 8 // run the resize notification command; the Ack comes when it ends
 )
 
 // Command is what sbatchd asks of a shepherd. The shepherd answers every
@@ -79,6 +80,10 @@ type Command struct {
 	// Requeue: the run ends requeued, bmig), echkpnt -f.
 	ChkpntKill  bool `wire:"9"`
 	ChkpntForce bool `wire:"10"`
+	// OpResize: the notification command and the variables it gets over
+	// the job's environment (LSB_RESIZE_*, the new LSB_HOSTS...).
+	ResizeCmd string   `wire:"100"`
+	ResizeEnv []string `wire:"101"`
 }
 
 // Ack answers a Command; Err is empty on success.

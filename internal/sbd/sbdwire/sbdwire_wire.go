@@ -603,6 +603,12 @@ func (m *Command) SizeWire() int {
 	if m.ChkpntForce {
 		n += 1 + 1
 	}
+	if m.ResizeCmd != "" {
+		n += 2 + wire.SizeBytes(len(m.ResizeCmd))
+	}
+	for _, x := range m.ResizeEnv {
+		n += 2 + wire.SizeBytes(len(x))
+	}
 	return n
 }
 
@@ -650,6 +656,14 @@ func (m *Command) AppendWire(b []byte) []byte {
 	if m.ChkpntForce {
 		b = wire.AppendTag(b, 10, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntForce))
+	}
+	if m.ResizeCmd != "" {
+		b = wire.AppendTag(b, 100, wire.BytesType)
+		b = wire.AppendString(b, m.ResizeCmd)
+	}
+	for _, x := range m.ResizeEnv {
+		b = wire.AppendTag(b, 101, wire.BytesType)
+		b = wire.AppendString(b, x)
 	}
 	return b
 }
@@ -766,6 +780,26 @@ func (m *Command) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Command", 10, off, n)
 			}
 			m.ChkpntForce = wire.Bool(x)
+			off += n
+		case 100:
+			if typ != wire.BytesType {
+				return wire.TypeError("Command", 100, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Command", 100, off, n)
+			}
+			m.ResizeCmd = string(v)
+			off += n
+		case 101:
+			if typ != wire.BytesType {
+				return wire.TypeError("Command", 101, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("Command", 101, off, n)
+			}
+			m.ResizeEnv = append(m.ResizeEnv, string(v))
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

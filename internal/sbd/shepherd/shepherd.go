@@ -165,6 +165,11 @@ type Shepherd struct {
 	relay *relayHold
 	// chk is the checkpoint in progress (chkpnt.go).
 	chk *chkpntRun
+	// rsz is the resize notification command running (resize.go).
+	rsz      *resizeRun
+	rszQueue []cmdEvent // notifications waiting for rsz to end
+	// heldSuspend is a preemption's suspension held while rsz runs.
+	heldSuspend *sbdwire.Command
 	// finished is closed when Run returns: goroutines stop handing it
 	// events.
 	finished chan struct{}
@@ -1110,6 +1115,8 @@ func (s *Shepherd) complete(c *child) {
 		s.endMailed(c.res, c.ws)
 	case kindChkpnt:
 		s.chkpntDone(c, failed)
+	case kindResize:
+		s.resizeDone(c, failed)
 	}
 }
 
@@ -1589,6 +1596,9 @@ func (s *Shepherd) onCommand(ce cmdEvent) {
 	if s.chkpntCommand(ce) {
 		return // answered when echkpnt ends
 	}
+	if s.resizeCommand(ce) {
+		return // answered when the notification command ends
+	}
 	err := s.command(ce.cmd)
 	ack := &sbdwire.Ack{Seq: ce.cmd.Seq}
 	if err != nil {
@@ -1611,8 +1621,12 @@ func (s *Shepherd) command(c *sbdwire.Command) error {
 	}
 	switch c.Op {
 	case sbdwire.OpSuspend:
+		if s.holdPreemption(c) {
+			return nil
+		}
 		s.suspend(c.SuspReasons, c.SuspSubreason, c.User)
 	case sbdwire.OpResume:
+		s.heldSuspend = nil
 		s.resume()
 	case sbdwire.OpUserResume:
 		if s.st.State == api.StateUSusp {
@@ -1853,7 +1867,7 @@ func (s *Shepherd) jobPIDs() []int {
 		}
 	}
 	for pid, c := range s.children {
-		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd && c.kind != kindChkpnt {
+		if c.kind != kindControl && c.kind != kindEexecEnd && c.kind != kindMailBegin && c.kind != kindMailEnd && c.kind != kindChkpnt && c.kind != kindResize {
 			add(pid)
 			add(tab.Descendants(pid)...)
 		}

@@ -23,11 +23,13 @@ const (
 	kindMailBegin // the mail program sending the -B notice
 	kindMailEnd   // the mail program sending the job report
 	kindChkpnt    // echkpnt
+	kindResize    // a resize notification command (resize.go)
 )
 
 func (k childKind) String() string {
 	return [...]string{"?", "queue pre-exec", "job pre-exec", "job", "job post-exec", "queue post-exec",
-		"eexec END", "job control command", "start notice mail", "job report mail", "echkpnt"}[k]
+		"eexec END", "job control command", "start notice mail", "job report mail", "echkpnt",
+		"resize notification command"}[k]
 }
 
 // child is a process the shepherd started through the exec helper.
