@@ -34,4 +34,5 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, api.MBatchdClusters, s.clusters)
 	rpc.HandleUnary(r, api.MBatchdRsv, s.rsv)
 	rpc.HandleUnary(r, api.MBatchdRsvs, s.rsvs)
+	rpc.HandleUnary(r, api.MBatchdShowStatus, s.showStatus)
 }
