@@ -1,12 +1,16 @@
 package mbd
 
 import (
+	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
 func TestStatusTrackerPeaks(t *testing.T) {
@@ -71,5 +75,76 @@ func TestTallyJobs(t *testing.T) {
 	}
 	if r.NumUsers != 5 || r.ActiveUsers != 2 {
 		t.Errorf("users %d active %d, want 5 2", r.NumUsers, r.ActiveUsers)
+	}
+}
+
+// TestShowStatusAnswers: any user asks; with no sbatchd every host is
+// unavailable and the jobs pend; the start is the master's MBD_START, the
+// reconfiguration time follows badmin reconfig.
+func TestShowStatusAnswers(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 2, 2))
+	m.submit("alice", &api.JobSpec{Command: "sleep 1"}, &api.JobSpec{Command: "sleep 2"})
+	m.submit("bob", &api.JobSpec{Command: "sleep 3"})
+	ask := func() *api.ShowStatusReply {
+		t.Helper()
+		c := m.client("carol")
+		defer c.Close()
+		var r api.ShowStatusReply
+		if err := c.Call(context.Background(), api.MBatchdShowStatus, &api.ShowStatusRequest{}, &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	r := ask()
+	if r.Servers != nil && r.Servers.Current != 0 || r.NumServers != 2 || r.Unavailable != 2 || r.Ok != 0 {
+		t.Errorf("servers %+v of %d, %d ok, %d unavail; want none of 2 available, 2 unavail", r.Servers, r.NumServers, r.Ok, r.Unavailable)
+	}
+	if r.NumJobs != 3 || r.Pending != 3 || r.NumUsers != 2 || r.ActiveUsers != 0 {
+		t.Errorf("jobs %d pending %d users %d active %d, want 3 3 2 0", r.NumJobs, r.Pending, r.NumUsers, r.ActiveUsers)
+	}
+	if r.PID != int32(os.Getpid()) {
+		t.Errorf("PID %d, want %d", r.PID, os.Getpid())
+	}
+	var start int64
+	m.srv.st.View(func(v *state.View) { start = v.MasterStart() })
+	if start == 0 || r.Start != start || r.Reconfig != start {
+		t.Errorf("start %d reconfig %d, want the MBD_START time %d for both", r.Start, r.Reconfig, start)
+	}
+	c := m.client("root")
+	defer c.Close()
+	var ar api.AdminReply
+	if err := c.Call(context.Background(), api.MBatchdAdmin, &api.AdminRequest{Op: api.AdminReconfig}, &ar); err != nil || ar.Status != nil {
+		t.Fatalf("reconfig: %v %v", err, ar.Status)
+	}
+	at := m.srv.status.lastReconfig()
+	if at.IsZero() {
+		t.Fatal("badmin reconfig not recorded")
+	}
+	if r := ask(); r.Reconfig != max(at.Unix(), start) {
+		t.Errorf("reconfig %d after badmin reconfig at %d (start %d)", r.Reconfig, at.Unix(), start)
+	}
+}
+
+// TestShowStatusMasterOnly: a follower replica refuses showstatus, naming
+// the master, which answers.
+func TestShowStatusMasterOnly(t *testing.T) {
+	dir := writeReplicated(t, 3, 3)
+	var rs []*replica
+	for _, h := range []string{"host1", "host2", "host3"} {
+		rs = append(rs, startReplica(t, dir, h))
+	}
+	lead := waitLeader(t, 30*time.Second, rs...)
+	for _, r := range rs {
+		var reply api.ShowStatusReply
+		err := r.call(api.MBatchdShowStatus, &api.ShowStatusRequest{}, &reply)
+		if r == lead {
+			if err != nil || reply.NumServers != 3 || reply.PID == 0 {
+				t.Errorf("master %s: %v, %d servers, PID %d", r.host, err, reply.NumServers, reply.PID)
+			}
+			continue
+		}
+		if rpc.CodeOf(err) != rpc.FailedPrecondition || !strings.Contains(err.Error(), "the master is "+lead.host) {
+			t.Errorf("follower %s: %v, want refused naming %s", r.host, err, lead.host)
+		}
 	}
 }
