@@ -364,7 +364,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 		s.rsvTick(ctx)
 		s.periodicChkpnts(cfg)    // chkpnt.go
 		s.migThresholds(ctx, cfg) // migrate.go
-		s.sampleHosts(ctx, cfg)   // showstatus.go
+		s.sampleHosts(cfg)        // showstatus.go
 	}
 }
 

@@ -132,31 +132,29 @@ func tallyJobs(r *api.ShowStatusReply, each func(fn func(*state.Job) bool)) {
 	r.NumUsers, r.ActiveUsers = int32(len(users)), int32(len(active))
 }
 
-// currentHosts counts the available hosts now and folds them into the
-// peaks; hosts are bhosts' (every batch host).
-func (s *Server) currentHosts(ctx context.Context, cfg *config.Config) (now, peak hostCounts, hosts []*api.HostInfo, err error) {
-	hr, err := s.hostsInfo(ctx, auth.Identity{}, &api.HostsRequest{})
-	if err != nil {
-		return now, peak, nil, fmt.Errorf("host status: %w", err)
-	}
-	now = availableHosts(cfg, hr.Hosts)
-	return now, s.status.observe(now), hr.Hosts, nil
-}
-
-// sampleHosts folds the hosts available now into the peaks (housekeeping).
-func (s *Server) sampleHosts(ctx context.Context, cfg *config.Config) {
-	if _, _, _, err := s.currentHosts(ctx, cfg); err != nil {
-		s.log.Warn("showstatus: sampling the hosts", "err", err)
-	}
+// sampleHosts folds the hosts available now into the peaks
+// (housekeeping). The scheduler's view of the hosts is enough: whether a
+// host is closed does not matter to its availability.
+func (s *Server) sampleHosts(cfg *config.Config) {
+	var hosts []*api.HostInfo
+	s.st.View(func(v *state.View) {
+		for _, h := range s.schedHosts(cfg, v) {
+			hosts = append(hosts, &api.HostInfo{Status: h.Status, NCPUs: int32(h.NCPUs), Max: int32(max(h.MaxSlots, -1))})
+		}
+	})
+	s.status.observe(availableHosts(cfg, hosts))
 }
 
 // showStatus answers badmin showstatus; any user may ask.
 func (s *Server) showStatus(ctx context.Context, id auth.Identity, req *api.ShowStatusRequest) (*api.ShowStatusReply, error) {
 	cfg := s.cfg.Current()
-	now, peak, hosts, err := s.currentHosts(ctx, cfg)
+	hr, err := s.hostsInfo(ctx, id, &api.HostsRequest{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("host status: %w", err)
 	}
+	hosts := hr.Hosts
+	now := availableHosts(cfg, hosts)
+	peak := s.status.observe(now)
 	pair := func(n, p int32) *api.ShowStatusCounts { return &api.ShowStatusCounts{Current: n, Peak: p} }
 	r := &api.ShowStatusReply{
 		Clients: pair(now.clients, peak.clients), Servers: pair(now.servers, peak.servers),

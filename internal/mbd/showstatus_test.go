@@ -11,6 +11,7 @@ import (
 	"github.com/basalt-lsf/basalt/internal/config"
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 	"github.com/basalt-lsf/basalt/internal/rpc"
+	"github.com/basalt-lsf/basalt/internal/testutil"
 )
 
 func TestStatusTrackerPeaks(t *testing.T) {
@@ -146,5 +147,29 @@ func TestShowStatusMasterOnly(t *testing.T) {
 		if rpc.CodeOf(err) != rpc.FailedPrecondition || !strings.Contains(err.Error(), "the master is "+lead.host) {
 			t.Errorf("follower %s: %v, want refused naming %s", r.host, err, lead.host)
 		}
+	}
+}
+
+// TestShowStatusPeaks: housekeeping's sample counts a host that came and
+// went; showstatus then shows it in the peak only.
+func TestShowStatusPeaks(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 2, 2))
+	f := connectSbd(t, m, "host1", nil)
+	m.srv.sampleHosts(m.srv.cfg.Current())
+	f.c.Close()
+	if !testutil.Poll(10*time.Second, func() bool { return !m.srv.sess.connected("host1") }) {
+		t.Fatal("host1's session still open")
+	}
+	c := m.client("carol")
+	defer c.Close()
+	var r api.ShowStatusReply
+	if err := c.Call(context.Background(), api.MBatchdShowStatus, &api.ShowStatusRequest{}, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Unavailable != 2 {
+		t.Errorf("%d of 2 hosts unavail", r.Unavailable)
+	}
+	if r.Servers == nil || r.Servers.Current != 0 || r.Servers.Peak != 1 || r.Slots == nil || r.Slots.Peak != 2 {
+		t.Errorf("servers %+v slots %+v, want 0/1 and a peak of 2 slots", r.Servers, r.Slots)
 	}
 }
