@@ -92,6 +92,8 @@ var (
 	MBatchdClusters = Unary[ClustersRequest, ClustersReply]{Method{"MBatchd.Clusters", KindUnary}}
 	// MBatchdDebug: badmin mbddebug, mbdtime, schddebug, schdtime.
 	MBatchdDebug = Unary[DebugRequest, DebugReply]{Method{"MBatchd.Debug", KindUnary}}
+	// MBatchdShowStatus: badmin showstatus.
+	MBatchdShowStatus = Unary[ShowStatusRequest, ShowStatusReply]{Method{"MBatchd.ShowStatus", KindUnary}}
 )
 
 // SBatchd: sbatchd's service.
@@ -138,7 +140,7 @@ func Methods() []Method {
 		MBatchdAcct.Method, MBatchdSbdSession.Method, MBatchdLeader.Method,
 		MBatchdLimits.Method, MBatchdJobGroup.Method, MBatchdJobGroups.Method, MBatchdSysHistory.Method,
 		MBatchdMCHello.Method, MBatchdMCSubmit.Method, MBatchdMCJobs.Method, MBatchdMCControl.Method, MBatchdClusters.Method,
-		MBatchdRsv.Method, MBatchdRsvs.Method, MBatchdDebug.Method, MBatchdResize.Method,
+		MBatchdRsv.Method, MBatchdRsvs.Method, MBatchdDebug.Method, MBatchdResize.Method, MBatchdShowStatus.Method,
 		SBatchdPeek.Method, SBatchdAttach.Method, SBatchdDebug.Method,
 		RESRun.Method, RESFetch.Method, RESStore.Method, RESControl.Method, RESDebug.Method,
 		LIMPing.Method, LIMReport.Method, LIMCluster.Method, LIMControl.Method, LIMWatch.Method, LIMDebug.Method,

@@ -60,7 +60,7 @@ func subcommandOptions(env *Env, cmd, usage string, spec *lsfopt.Spec, unsupport
 var (
 	unsupportedBadminSubcommands = []string{
 		"diagnose", "gpddebug", "gpdrestart", "gpdtime", "hghostadd", "hghostdel",
-		"hpower", "perfmon", "rc", "security", "showstatus",
+		"hpower", "perfmon", "rc", "security",
 	}
 	unsupportedLsadminSubcommands = []string{
 		"expire",

@@ -491,6 +491,7 @@ func (s *Server) admin(ctx context.Context, id auth.Identity, req *api.AdminRequ
 		if err := s.propose(ctx, &api.Event{User: id.User, Reconfig: &api.EvReconfig{}}); err != nil {
 			return nil, err
 		}
+		s.status.reconfigured(s.clock.Now()) // showstatus.go
 		s.poke()
 		return reply, nil
 	case api.AdminQOpen, api.AdminQClose, api.AdminQAct, api.AdminQInact:

@@ -365,6 +365,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 		s.rsvTick(ctx)
 		s.periodicChkpnts(cfg)    // chkpnt.go
 		s.migThresholds(ctx, cfg) // migrate.go
+		s.sampleHosts(cfg)        // showstatus.go
 	}
 }
 

@@ -35,4 +35,5 @@ func (s *Server) register() {
 	rpc.HandleUnary(r, api.MBatchdRsv, s.rsv)
 	rpc.HandleUnary(r, api.MBatchdResize, s.resize)
 	rpc.HandleUnary(r, api.MBatchdRsvs, s.rsvs)
+	rpc.HandleUnary(r, api.MBatchdShowStatus, s.showStatus)
 }

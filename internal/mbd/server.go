@@ -100,6 +100,7 @@ type Server struct {
 	rpcPub atomic.Pointer[rpc.Server]
 	ln     net.Listener
 	start  time.Time
+	status statusTracker // badmin showstatus's peaks and reconfig time (showstatus.go)
 
 	ids    idAlloc
 	hosts  *hostTable
