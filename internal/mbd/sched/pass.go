@@ -317,8 +317,27 @@ func (p *pass) group(name string) *groupCtx {
 }
 
 // countStarted accounts the slots held by started jobs, from every view the
-// policies need.
+// policies need. With unique host names each started job is visited once
+// (View.Started) and counted when the pass knows one of its hosts, as the
+// walk host by host below counts it; with two hosts of the same name that
+// walk counts a job of that name once per host, and is kept.
 func (p *pass) countStarted() {
+	if p.uniqueNames {
+		p.in.View.Started(func(j *state.Job) bool {
+			if len(j.ExecHosts) == 1 {
+				if h := p.byName[j.ExecHosts[0].Host]; h != nil {
+					p.countJob(j, h)
+				}
+			} else if p.firstKnownHost(j) != nil {
+				p.countJob(j, nil)
+			}
+			return true
+		})
+		for _, h := range p.hosts {
+			h.setSlotValues()
+		}
+		return
+	}
 	for _, h := range p.hosts {
 		p.in.View.OnHost(h.Name, func(j *state.Job) bool {
 			// A job on several hosts is counted once, on the first of
