@@ -169,6 +169,9 @@ type Scheduler struct {
 	hostPtrs  []*hostCtx
 	byName    map[string]*hostCtx
 	hostNames []string
+	// startedInfo is what countStarted derived from each started job's
+	// record (pass.go), for this configuration and host list.
+	startedInfo map[*state.Job]startedInfo
 
 	published atomic.Pointer[Published]
 
