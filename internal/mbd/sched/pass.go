@@ -222,6 +222,7 @@ func (p *pass) buildHosts() {
 	p.hosts = s.hostPtrs[:n]
 	if !same {
 		s.startedInfo = nil // host indices of the old list
+		s.sortedKeep = nil  // its views
 		s.byName = make(map[string]*hostCtx, n)
 		s.hostNames = s.hostNames[:0]
 		for _, hc := range p.hosts {

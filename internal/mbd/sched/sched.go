@@ -172,6 +172,10 @@ type Scheduler struct {
 	// startedInfo is what countStarted derived from each started job's
 	// record (pass.go), for this configuration and host list.
 	startedInfo map[*state.Job]startedInfo
+	// sortedKeep are host orders of earlier passes by order signature
+	// (sortedBy); sortScratch gathers the keys' values.
+	sortedKeep  map[string]*keptOrder
+	sortScratch []float64
 
 	published atomic.Pointer[Published]
 
