@@ -128,6 +128,7 @@ type engine struct {
 	s       *sched.Scheduler
 	clk     *clock.Fake
 	hosts   []*sched.Host
+	hostIdx map[string]int // hosts by name (the first of a name)
 	idx     uint64
 	base    int64 // Unix seconds of the trace's second 0
 	recs    []*Record
@@ -209,6 +210,12 @@ func (e *engine) buildHosts() error {
 		h.MaxSlots = bh.MXJ
 		if bh.MXJCPUs || h.MaxSlots <= 0 {
 			h.MaxSlots = e.opts.Slots
+		}
+		if e.hostIdx == nil {
+			e.hostIdx = map[string]int{}
+		}
+		if _, dup := e.hostIdx[h.Name]; !dup {
+			e.hostIdx[h.Name] = len(e.hosts)
 		}
 		e.hosts = append(e.hosts, h)
 		e.result.Slots += h.MaxSlots
@@ -554,11 +561,8 @@ func (e *engine) nextSeq() uint64 { e.seq++; return e.seq }
 
 // dispatchedOn records a dispatch time on a host (JOB_ACCEPT_INTERVAL).
 func (e *engine) dispatchedOn(name string) {
-	for _, h := range e.hosts {
-		if h.Name == name {
-			h.LastDispatch = e.clk.Now()
-			return
-		}
+	if i, ok := e.hostIdx[name]; ok {
+		e.hosts[i].LastDispatch = e.clk.Now()
 	}
 }
 

@@ -364,20 +364,70 @@ func (p *pass) sortedBy(c *class) []*hostCtx {
 	if hs, ok := p.sorted[sig]; ok {
 		return hs
 	}
-	idx := make([]int32, len(p.hosts))
-	for i := range idx {
-		idx[i] = int32(i)
+	// The order is a function of the keys' values host by host (cluster
+	// order breaks ties): an earlier pass's order is kept while they are
+	// the same, bit for bit.
+	s := p.s
+	vals := s.sortScratch[:0]
+	for _, h := range p.hosts {
+		for _, ok := range c.req.Order {
+			v := math.NaN()
+			if h.vals.Num != nil && ok.Index < len(h.vals.Num) {
+				v = h.vals.Num[ok.Index]
+			}
+			vals = append(vals, v)
+		}
 	}
-	p.sortHosts(c, idx)
-	hs := make([]*hostCtx, len(idx))
-	for i, x := range idx {
-		hs[i] = p.hosts[x]
+	s.sortScratch = vals
+	kept := s.sortedKeep[sig]
+	if kept == nil || !sameBits(kept.vals, vals) {
+		idx := make([]int32, len(p.hosts))
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		p.sortHosts(c, idx)
+		hs := make([]*hostCtx, len(idx))
+		for i, x := range idx {
+			hs[i] = p.hosts[x]
+		}
+		if s.sortedKeep == nil || len(s.sortedKeep) >= 64 && kept == nil {
+			s.sortedKeep = map[string]*keptOrder{}
+		}
+		if kept == nil {
+			kept = &keptOrder{}
+			s.sortedKeep[sig] = kept
+		}
+		kept.vals = append(kept.vals[:0], vals...)
+		kept.hosts = hs
 	}
 	if p.sorted == nil {
 		p.sorted = map[string][]*hostCtx{}
 	}
-	p.sorted[sig] = hs
-	return hs
+	p.sorted[sig] = kept.hosts
+	return kept.hosts
+}
+
+// keptOrder is the hosts sorted by one order signature in an earlier pass
+// (sortedBy), with the keys' values it was computed from (hosts x keys,
+// cluster order). The hosts are the scheduler's views, valid while the
+// host list is the same (buildHosts drops them otherwise); the slice is
+// never modified.
+type keptOrder struct {
+	vals  []float64
+	hosts []*hostCtx
+}
+
+// sameBits reports whether a and b hold the same values bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // sortHosts orders hosts: -m preference, queue HOSTS preference, the order

@@ -222,6 +222,8 @@ func (p *pass) buildHosts() {
 	}
 	p.hosts = s.hostPtrs[:n]
 	if !same {
+		s.startedInfo = nil // host indices of the old list
+		s.sortedKeep = nil  // its views
 		s.byName = make(map[string]*hostCtx, n)
 		s.hostNames = s.hostNames[:0]
 		for _, hc := range p.hosts {
@@ -318,8 +320,34 @@ func (p *pass) group(name string) *groupCtx {
 }
 
 // countStarted accounts the slots held by started jobs, from every view the
-// policies need.
+// policies need. With unique host names each started job is visited once
+// (View.Started) and counted when the pass knows one of its hosts, as the
+// walk host by host below counts it; with two hosts of the same name that
+// walk counts a job of that name once per host, and is kept.
 func (p *pass) countStarted() {
+	if p.uniqueNames {
+		s := p.s
+		if s.startedInfo == nil || len(s.startedInfo) > 2*p.in.View.NumStarted()+64 {
+			s.startedInfo = make(map[*state.Job]startedInfo, p.in.View.NumStarted())
+		}
+		p.in.View.Started(func(j *state.Job) bool {
+			si, ok := s.startedInfo[j]
+			if !ok {
+				si = p.resolveStarted(j)
+				if !s.noCache {
+					s.startedInfo[j] = si
+				}
+			}
+			if si.known {
+				p.countJobOn(j, nil, si.hosts, si.rusage)
+			}
+			return true
+		})
+		for _, h := range p.hosts {
+			h.setSlotValues()
+		}
+		return
+	}
 	for _, h := range p.hosts {
 		p.in.View.OnHost(h.Name, func(j *state.Job) bool {
 			// A job on several hosts is counted once, on the first of
@@ -335,6 +363,38 @@ func (p *pass) countStarted() {
 	for _, h := range p.hosts {
 		h.setSlotValues()
 	}
+}
+
+// startedInfo is what a pass derives from a started job's record alone
+// (kept by the scheduler per record, valid while the configuration and
+// the hosts are the same: see buildHosts and Schedule).
+type startedInfo struct {
+	// hosts are the indices of the job's execution hosts (ExecHosts
+	// order), -1 for a host the pass does not know; known says some host
+	// is known (the job is counted).
+	hosts []int32
+	known bool
+	// rusage says the job's requirement reserves resources
+	// (reserveRunning has something to do).
+	rusage bool
+}
+
+// resolveStarted derives j's startedInfo.
+func (p *pass) resolveStarted(j *state.Job) startedInfo {
+	si := startedInfo{hosts: make([]int32, len(j.ExecHosts))}
+	for i, eh := range j.ExecHosts {
+		si.hosts[i] = -1
+		if h := p.byName[eh.Host]; h != nil {
+			si.hosts[i] = h.idx
+			si.known = true
+		}
+	}
+	if q := p.queueOf(j.Queue); q != nil && len(j.ExecHosts) > 0 {
+		if e := p.reqOf(j, q); e.c != nil && len(e.c.Rusage) > 0 {
+			si.rusage = true
+		}
+	}
+	return si
 }
 
 // queueOf is the view of the queue named name (nil if unknown); the last
@@ -389,13 +449,28 @@ func (p *pass) suspendedNow(j *state.Job) bool {
 }
 
 // countJob counts j; on, when set, is the view of its only host.
-func (p *pass) countJob(j *state.Job, on *hostCtx) {
+func (p *pass) countJob(j *state.Job, on *hostCtx) { p.countJobOn(j, on, nil, true) }
+
+// countJobOn counts j; on, when set, is the view of its only host, else
+// idx, when set, has the index of each of its hosts (-1: unknown), else
+// they are looked up by name. rusage false says that its requirement
+// reserves nothing.
+func (p *pass) countJobOn(j *state.Job, on *hostCtx, idx []int32, rusage bool) {
 	susp := p.suspendedNow(j)
 	q := p.queueOf(j.Queue)
+	// pre: its running slots may be preempted (hosts count them per
+	// queue when some queue preempts: preRun).
+	pre := !susp && p.preemption && q != nil && q.victim && p.preemptable(j)
 	total := 0
-	for _, eh := range j.ExecHosts {
+	for i, eh := range j.ExecHosts {
 		h := on
-		if h == nil {
+		switch {
+		case h != nil:
+		case idx != nil:
+			if idx[i] >= 0 {
+				h = p.hosts[idx[i]]
+			}
+		default:
 			h = p.byName[eh.Host]
 		}
 		n := int(eh.Slots)
@@ -410,7 +485,7 @@ func (p *pass) countJob(j *state.Job, on *hostCtx) {
 		}
 		if q != nil {
 			h.queueSlots[q.idx] += int32(n)
-			if !susp && h.preRun != nil && q.victim && p.preemptable(j) {
+			if pre && h.preRun != nil {
 				h.preRun[q.idx] += int32(n)
 			}
 		}
@@ -462,7 +537,9 @@ func (p *pass) countJob(j *state.Job, on *hostCtx) {
 		u.run += total
 	}
 	p.limits.count(p, j, susp)
-	p.reserveRunning(j)
+	if rusage {
+		p.reserveRunning(j)
+	}
 	p.fsCharge(j)
 	p.noteResizable(j)
 }

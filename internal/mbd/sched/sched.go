@@ -171,6 +171,13 @@ type Scheduler struct {
 	hostPtrs  []*hostCtx
 	byName    map[string]*hostCtx
 	hostNames []string
+	// startedInfo is what countStarted derived from each started job's
+	// record (pass.go), for this configuration and host list.
+	startedInfo map[*state.Job]startedInfo
+	// sortedKeep are host orders of earlier passes by order signature
+	// (sortedBy); sortScratch gathers the keys' values.
+	sortedKeep  map[string]*keptOrder
+	sortScratch []float64
 
 	published atomic.Pointer[Published]
 

@@ -20,6 +20,8 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.mem.scans = nil // entries of the old configuration
 		s.mem.lastBlock, s.mem.spareBlock = nil, nil
 		s.mem.fullReasons = nil // a new configuration: every job looked at
+		s.startedInfo = nil
+		s.sortedKeep = nil
 		s.gen = in.Config
 	}
 	s.mem.init()

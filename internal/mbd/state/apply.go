@@ -154,6 +154,9 @@ func (s *State) ownJob(j *Job, fix bool) *Job {
 		s.pendingList(c.Queue).replace(s.gen, c)
 	}
 	if started(c.State) {
+		if _, ok := s.started.get(c.Key); ok {
+			s.started.set(s.gen, c.Key, c)
+		}
 		for _, h := range c.ExecHosts {
 			if ks, _ := s.onHost.get(h.Host); ks != nil && ks.jobs[c.Key] != nil {
 				s.hostSet(h.Host).jobs[c.Key] = c
@@ -261,12 +264,16 @@ func (s *State) hostSet(host string) *hostJobs {
 }
 
 func (s *State) enterHosts(j *Job) {
+	if len(j.ExecHosts) > 0 {
+		s.started.set(s.gen, j.Key, j)
+	}
 	for _, h := range j.ExecHosts {
 		s.hostSet(h.Host).jobs[j.Key] = j
 	}
 }
 
 func (s *State) leaveHosts(j *Job) {
+	s.started.del(s.gen, j.Key)
 	for _, h := range j.ExecHosts {
 		ks, _ := s.onHost.get(h.Host)
 		if ks == nil {

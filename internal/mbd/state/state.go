@@ -56,6 +56,7 @@ type tables struct {
 	arrays  cowMap[int64, *Array]
 	pending cowSmall[string, *pendingList] // by queue
 	onHost  cowMap[string, *hostJobs]      // started jobs by execution host
+	started cowMap[Key, *Job]              // the jobs of onHost, once each
 	byName  cowMap[nameKey, *nameList]     // jobs by (user, name), submission order
 	queues  cowSmall[string, QueueState]
 	hosts   cowSmall[string, HostState]
@@ -82,6 +83,7 @@ func New() *State {
 			jobs:    newCowMap[Key, *Job](hashKey),
 			arrays:  newCowMap[int64, *Array](hashID),
 			onHost:  newCowMap[string, *hostJobs](hashString),
+			started: newCowMap[Key, *Job](hashKey),
 			byName:  newCowMap[nameKey, *nameList](hashName),
 			subKeys: newCowMap[nameKey, *SubmitKey](hashName),
 		},
@@ -260,6 +262,17 @@ func (v *View) OnHost(host string, fn func(*Job) bool) {
 		}
 	}
 }
+
+// Started calls fn once for each started job that OnHost lists under one
+// of its hosts, in no particular order, until fn returns false. It visits
+// the jobs without a look-up per host: a scheduling pass counts every
+// started job this way.
+func (v *View) Started(fn func(*Job) bool) {
+	v.s.started.each(func(_ Key, j *Job) bool { return fn(j) })
+}
+
+// NumStarted is the number of jobs Started visits.
+func (v *View) NumStarted() int { return v.s.started.n }
 
 // StartedHosts lists the hosts that hold started jobs.
 func (v *View) StartedHosts() []string {

@@ -607,6 +607,26 @@ func checkInvariants(t *testing.T, s *State) {
 		}
 		return true
 	})
+	// The started index holds each job of the host index once, the same
+	// record.
+	inHosts := map[Key]*Job{}
+	s.onHost.each(func(_ string, ks *hostJobs) bool {
+		for k, j := range ks.jobs {
+			inHosts[k] = j
+		}
+		return true
+	})
+	nStarted := 0
+	s.started.each(func(k Key, j *Job) bool {
+		nStarted++
+		if inHosts[k] != j {
+			t.Fatalf("started index holds job %v (%p), host index %p", k, j, inHosts[k])
+		}
+		return true
+	})
+	if nStarted != len(inHosts) || s.started.n != nStarted {
+		t.Fatalf("started index holds %d jobs (counts %d), host index %d", nStarted, s.started.n, len(inHosts))
+	}
 	s.byName.each(func(nk nameKey, l *nameList) bool {
 		if fmt.Sprint(l.keys) != fmt.Sprint(names[nk]) {
 			t.Fatalf("name %v lists %v, recount %v", nk, l.keys, names[nk])
