@@ -295,6 +295,32 @@ func mergeHosts(a, b []*api.ExecHost) []*api.ExecHost {
 	return a
 }
 
+// chargeRun charges n running slots of user's job in queue q to host h
+// for the rest of the pass (a dispatch, or slots a resizable job grows
+// by); preemptable says whether they count as preemptable slots.
+func (p *pass) chargeRun(h *hostCtx, q *queueCtx, user string, n int, preemptable bool) {
+	h.run += n
+	h.queueSlots[q.idx] += int32(n)
+	if h.preRun != nil && preemptable {
+		h.preRun[q.idx] += int32(n)
+	}
+	if p.hostUsers {
+		if h.userRun == nil {
+			h.userRun, h.userSusp = map[string]int{}, map[string]int{}
+		}
+		h.userRun[user] += n
+		for _, g := range p.userGroups[user] {
+			gc := p.group(g)
+			if gc.hostRun == nil {
+				gc.hostRun, gc.hostSusp = map[int32]int{}, map[int32]int{}
+			}
+			gc.hostRun[h.idx] += n
+		}
+	}
+	h.hasJobs = true
+	h.touched = true
+}
+
 // commit records a dispatch and charges it for the rest of the pass.
 func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption) {
 	j := jc.j
@@ -316,29 +342,10 @@ func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption
 		h := p.byName[eh.Host]
 		n := int(eh.Slots)
 		total += n
-		h.run += n
-		h.queueSlots[jc.q.idx] += int32(n)
-		if h.preRun != nil && !backfill && !j.Spec.Exclusive && p.preemptableQueue(jc.q) {
-			h.preRun[jc.q.idx] += int32(n)
-		}
-		if p.hostUsers {
-			if h.userRun == nil {
-				h.userRun, h.userSusp = map[string]int{}, map[string]int{}
-			}
-			h.userRun[j.User] += n
-			for _, g := range p.userGroups[j.User] {
-				gc := p.group(g)
-				if gc.hostRun == nil {
-					gc.hostRun, gc.hostSusp = map[int32]int{}, map[int32]int{}
-				}
-				gc.hostRun[h.idx] += n
-			}
-		}
-		h.hasJobs = true
+		p.chargeRun(h, jc.q, j.User, n, !backfill && !j.Spec.Exclusive && p.preemptableQueue(jc.q))
 		if j.Spec.Exclusive {
 			h.exclusive = true
 		}
-		h.touched = true
 		if h.rsvBy != nil && h.rsvBy[j.Key] > 0 {
 			h.rsvSlots -= h.rsvBy[j.Key]
 			delete(h.rsvBy, j.Key)

@@ -179,26 +179,7 @@ func (p *pass) chargeResize(j *state.Job, q *queueCtx, hosts []*api.ExecHost) {
 		h := p.byName[eh.Host]
 		n := int(eh.Slots)
 		total += n
-		h.run += n
-		h.queueSlots[q.idx] += int32(n)
-		if h.preRun != nil && preemptable {
-			h.preRun[q.idx] += int32(n)
-		}
-		if p.hostUsers {
-			if h.userRun == nil {
-				h.userRun, h.userSusp = map[string]int{}, map[string]int{}
-			}
-			h.userRun[j.User] += n
-			for _, g := range p.userGroups[j.User] {
-				gc := p.group(g)
-				if gc.hostRun == nil {
-					gc.hostRun, gc.hostSusp = map[int32]int{}, map[int32]int{}
-				}
-				gc.hostRun[h.idx] += n
-			}
-		}
-		h.hasJobs = true
-		h.touched = true
+		p.chargeRun(h, q, j.User, n, preemptable)
 		p.touch(h)
 	}
 	q.used += total
