@@ -75,6 +75,15 @@ type JobStatusReport struct {
 	// OutStart is where this run's output begins in its output file (an -o
 	// file is appended to): bpeek shows it from there to the run's report.
 	OutStart int64 `wire:"24"`
+	// The run's last checkpoint request (JobSignal.ChkpntReq) and where it
+	// stands: ChkpntInitiated while echkpnt runs, then ChkpntSucceeded or
+	// ChkpntFailed (ChkpntErr says why), with echkpnt's PID. Every later
+	// report of the run carries it, so the outcome reaches mbatchd even
+	// when the report that first carried it was lost.
+	ChkpntReq   int64  `wire:"140"`
+	ChkpntPhase int32  `wire:"141"`
+	ChkpntPID   int32  `wire:"142"`
+	ChkpntErr   string `wire:"143"`
 }
 
 // Ack acknowledges a message by sequence number.
@@ -154,6 +163,11 @@ type JobSignal struct {
 	ChkpntKill    bool `wire:"30"`
 	ChkpntRequeue bool `wire:"31"`
 	ChkpntForce   bool `wire:"32"`
+	// ChkpntReq numbers the request (EvJobChkpnt.ReqSeq): the shepherd
+	// acknowledges it once echkpnt has started, reports the outcome in its
+	// status reports, and ignores a request it already had (mbatchd sends
+	// pending ones again to a host's new session).
+	ChkpntReq int64 `wire:"140"`
 }
 
 // SbdControl asks sbatchd to reconfigure or shut down.

@@ -362,8 +362,8 @@ func (s *Server) housekeeping(ctx context.Context) {
 		}
 		s.clean(ctx, cfg)
 		s.rsvTick(ctx)
-		s.periodicChkpnts(cfg)    // chkpnt.go
-		s.migThresholds(ctx, cfg) // migrate.go
+		s.periodicChkpnts(ctx, cfg) // chkpnt.go
+		s.migThresholds(ctx, cfg)   // migrate.go
 	}
 }
 

@@ -105,7 +105,8 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
 		EffectiveResReq: j.EffectiveResReq,
 		ChkpntPeriod:    j.ChkpntPeriod, ChkpntPeriodSet: j.ChkpntPeriodSet, Chkpnts: j.Chkpnts, ChkpntTime: j.ChkpntTime,
-		MigHosts: j.MigHosts,
+		MigHosts: j.MigHosts, ChkpntReq: j.ChkpntReq, ChkpntReqs: j.ChkpntReqs, ChkpntReqFlags: j.ChkpntReqFlags,
+		ChkpntReqState: j.ChkpntReqState, ChkpntReqUser: j.ChkpntReqUser,
 	}
 	if f := j.Fwd; f != nil {
 		sj.FwdCluster, sj.FwdQueue, sj.FwdKey, sj.FwdTime, sj.FwdRemoteID, sj.FwdHosts = f.Cluster, f.Queue, f.Key, f.Time, f.RemoteID, f.ExecHosts
@@ -255,7 +256,8 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
 		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen, FwdCount: sj.FwdCount,
 		ChkpntPeriod: sj.ChkpntPeriod, ChkpntPeriodSet: sj.ChkpntPeriodSet, Chkpnts: sj.Chkpnts, ChkpntTime: sj.ChkpntTime,
-		MigHosts: sj.MigHosts,
+		MigHosts: sj.MigHosts, ChkpntReq: sj.ChkpntReq, ChkpntReqs: sj.ChkpntReqs, ChkpntReqFlags: sj.ChkpntReqFlags,
+		ChkpntReqState: sj.ChkpntReqState, ChkpntReqUser: ns.strs.get(sj.ChkpntReqUser),
 	}
 	if sj.FwdKey != "" {
 		j.Fwd = &Forward{Cluster: ns.strs.get(sj.FwdCluster), Queue: ns.strs.get(sj.FwdQueue), Key: sj.FwdKey, Time: sj.FwdTime,

@@ -79,6 +79,9 @@ type Command struct {
 	// Requeue: the run ends requeued, bmig), echkpnt -f.
 	ChkpntKill  bool `wire:"9"`
 	ChkpntForce bool `wire:"10"`
+	// ChkpntReq is mbatchd's request number (api.JobSignal.ChkpntReq): the
+	// shepherd acknowledges at once and keeps the outcome in its status.
+	ChkpntReq int64 `wire:"140"`
 }
 
 // Ack answers a Command; Err is empty on success.

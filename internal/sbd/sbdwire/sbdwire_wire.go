@@ -603,6 +603,9 @@ func (m *Command) SizeWire() int {
 	if m.ChkpntForce {
 		n += 1 + 1
 	}
+	if m.ChkpntReq != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReq)))
+	}
 	return n
 }
 
@@ -650,6 +653,10 @@ func (m *Command) AppendWire(b []byte) []byte {
 	if m.ChkpntForce {
 		b = wire.AppendTag(b, 10, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.ChkpntForce))
+	}
+	if m.ChkpntReq != 0 {
+		b = wire.AppendTag(b, 140, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReq)))
 	}
 	return b
 }
@@ -766,6 +773,16 @@ func (m *Command) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Command", 10, off, n)
 			}
 			m.ChkpntForce = wire.Bool(x)
+			off += n
+		case 140:
+			if typ != wire.VarintType {
+				return wire.TypeError("Command", 140, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Command", 140, off, n)
+			}
+			m.ChkpntReq = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -16,6 +17,7 @@ import (
 type chkpntRun struct {
 	from    *sconn
 	seq     uint64
+	req     int64 // mbatchd's request number: answered at once, outcome in the status
 	pid     int
 	kill    bool
 	requeue bool
@@ -33,10 +35,32 @@ func (s *Shepherd) chkpntCommand(ce cmdEvent) bool {
 	if c.Op != sbdwire.OpChkpnt {
 		return false
 	}
+	if c.ChkpntReq != 0 && c.ChkpntReq <= s.st.ChkpntReq {
+		// Sent again (mbatchd's new session): it is under way or its
+		// outcome is in the status already.
+		if s.conns[ce.from] {
+			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, PID: s.st.ChkpntPID})
+		}
+		return true
+	}
 	if err := s.startChkpnt(ce); err != nil {
 		s.warnf("checkpoint: %v", err)
+		if c.ChkpntReq != 0 && !s.st.Final {
+			s.st.ChkpntReq, s.st.ChkpntPhase, s.st.ChkpntPID, s.st.ChkpntErr = c.ChkpntReq, api.ChkpntFailed, 0, err.Error()
+			s.update()
+		}
 		if s.conns[ce.from] {
 			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, Err: err.Error()})
+		}
+		return true
+	}
+	if c.ChkpntReq != 0 {
+		// The outcome comes in the status: sbatchd (and mbatchd) need not
+		// wait for it.
+		s.st.ChkpntReq, s.st.ChkpntPhase, s.st.ChkpntPID, s.st.ChkpntErr = c.ChkpntReq, api.ChkpntInitiated, int32(s.chk.pid), ""
+		s.update()
+		if s.conns[ce.from] {
+			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, PID: int32(s.chk.pid)})
 		}
 	}
 	return true
@@ -63,7 +87,7 @@ func (s *Shepherd) startChkpnt(ce cmdEvent) error {
 	if err != nil {
 		return err
 	}
-	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
+	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, req: c.ChkpntReq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
 	s.logf("checkpoint started (echkpnt pid %d, kill %v, requeue %v)", ch.pid, c.ChkpntKill, c.Requeue)
 	return nil
 }
@@ -131,13 +155,24 @@ func (s *Shepherd) chkpntDone(c *child, failed bool) {
 		ack.Err = fmt.Sprintf("echkpnt exited with status %d", c.ws.ExitStatus())
 	}
 	s.logf("checkpoint ended (echkpnt pid %d): %q", c.pid, ack.Err)
-	if k.from == nil {
+	switch {
+	case k.req != 0:
+		// The outcome goes in the status (before the kill that may follow,
+		// so it reaches mbatchd first); a final status already sent fails
+		// the request there.
+		if !s.st.Final {
+			s.st.ChkpntPhase, s.st.ChkpntPID, s.st.ChkpntErr = api.ChkpntSucceeded, ack.PID, ack.Err
+			if ack.Err != "" {
+				s.st.ChkpntPhase = api.ChkpntFailed
+			}
+			s.update()
+		}
+	case k.from == nil:
 		if !s.ended {
 			s.signal(k.after)
 		}
 		return
-	}
-	if s.conns[k.from] {
+	case s.conns[k.from]:
 		s.send(k.from, frameAck, ack)
 	}
 	if ack.Err == "" && k.kill && !s.ended {
