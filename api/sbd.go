@@ -146,7 +146,7 @@ const (
 	ActTerminate SignalAction = 3 // JOB_CONTROLS TERMINATE (default SIGINT, SIGTERM, SIGKILL)
 	ActSignal    SignalAction = 4 // bkill -s
 	ActRequeue   SignalAction = 5 // kill, and report the run as requeued
-	ActChkpnt    SignalAction = 6 // run echkpnt; acknowledged when it ends (Ack.PID: its PID)
+	ActChkpnt    SignalAction = 6 // run echkpnt; acknowledged when it ends, or starts with ChkpntReq (Ack.PID: its PID)
 )
 
 // JobSignal asks sbatchd to act on a running job.

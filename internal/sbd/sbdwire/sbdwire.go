@@ -61,7 +61,7 @@ const (
 	OpSignal     = 4 // send Signal to every job process
 	OpUserResume = 5 // bresume of a USUSP job: becomes SSUSP, resumed later by load
 	OpPersist    = 6 // rewrite the spool files (sbatchd lost them)
-	OpChkpnt     = 7 // run echkpnt; the Ack comes when it ends
+	OpChkpnt     = 7 // run echkpnt; the Ack comes when it ends (when it starts with ChkpntReq)
 )
 
 // Command is what sbatchd asks of a shepherd. The shepherd answers every
