@@ -584,6 +584,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.RestartForce {
 		n += 2 + 1
 	}
+	if m.RestartSub != nil {
+		n += 2 + wire.SizeBytes(m.RestartSub.SizeWire())
+	}
 	if m.GPUReq != "" {
 		n += 2 + wire.SizeBytes(len(m.GPUReq))
 	}
@@ -864,6 +867,11 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.RestartForce {
 		b = wire.AppendTag(b, 75, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
+	}
+	if m.RestartSub != nil {
+		b = wire.AppendTag(b, 140, wire.BytesType)
+		b = wire.AppendVarint(b, uint64(m.RestartSub.SizeWire()))
+		b = m.RestartSub.AppendWire(b)
 	}
 	if m.GPUReq != "" {
 		b = wire.AppendTag(b, 80, wire.BytesType)
@@ -1562,6 +1570,20 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 75, off, n)
 			}
 			m.RestartForce = wire.Bool(x)
+			off += n
+		case 140:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 140, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 140, off, n)
+			}
+			x := new(JobSpec)
+			if err := x.UnmarshalWire(v); err != nil {
+				return wire.NestedError("JobSpec", 140, off, err)
+			}
+			m.RestartSub = x
 			off += n
 		case 80:
 			if typ != wire.BytesType {

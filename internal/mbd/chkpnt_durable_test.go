@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +200,39 @@ func (f *fakeSbd) lastPID() int32 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pid
+}
+
+// TestBrestartCleanedJob: brestart of a job mbatchd no longer knows
+// submits the submission the checkpoint saved, as the caller's own; without
+// one it is refused, and a saved submission never restarts another user's
+// job that mbatchd still knows.
+func TestBrestartCleanedJob(t *testing.T) {
+	m := startMbd(t, writeCluster(t, 1, 2))
+	sbd := connectSbd(t, m, "host1", nil)
+	saved := spec("./count.sh")
+	saved.JobName = "counter"
+	restart := func(user string, dir string, sub *api.JobSpec) *api.SubmitResult {
+		return m.submit(user, &api.JobSpec{RestartDir: dir, RestartSub: sub, AskedHosts: []string{"host1"}})[0]
+	}
+	if r := restart("alice", "/tmp/ck/7", nil); r.Status == nil || !strings.Contains(r.Status.Message, "No matching job") {
+		t.Fatalf("brestart of an unknown job without a saved submission: %+v", r)
+	}
+	r := restart("alice", "/tmp/ck/7", saved)
+	if r.Status != nil && r.Status.Code != 0 {
+		t.Fatalf("brestart of a cleaned job: %+v", r.Status)
+	}
+	l := sbd.waitRunning(r.JobID)
+	if !strings.Contains(l.Spec.Command, "erestart") || !strings.Contains(l.Spec.Command, "/tmp/ck/7") ||
+		!slices.Contains(l.Spec.Env, "LSB_ERESTART_USRCMD=./count.sh") || l.Spec.ChkpntDir != "/tmp/ck" || l.User != "alice" {
+		t.Fatalf("restarted job's launch: user %s, command %q, chkpnt dir %q, env %q", l.User, l.Spec.Command, l.Spec.ChkpntDir, l.Spec.Env)
+	}
+	if j := m.job(r.JobID); j.User != "alice" || j.JobName != "counter" {
+		t.Fatalf("restarted job: %+v", j)
+	}
+	// Job 1 is bob's, still known: alice's saved submission does not
+	// restart it.
+	b := m.submit("bob", chkpntSpecJob("sleep 100"))[0]
+	if r := restart("alice", "/tmp/ck/"+strconv.FormatInt(b.JobID, 10), saved); r.Status == nil || r.Status.Message != "User permission denied" {
+		t.Fatalf("alice restarting bob's job with a saved submission: %+v", r)
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/chkpnt"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -155,6 +157,9 @@ func (s *Shepherd) chkpntDone(c *child, failed bool) {
 		ack.Err = fmt.Sprintf("echkpnt exited with status %d", c.ws.ExitStatus())
 	}
 	s.logf("checkpoint ended (echkpnt pid %d): %q", c.pid, ack.Err)
+	if ack.Err == "" {
+		s.saveSubmission()
+	}
 	switch {
 	case k.req != 0:
 		// The outcome goes in the status (before the kill that may follow,
@@ -187,4 +192,41 @@ func envValue(env []string, k string) string {
 		}
 	}
 	return ""
+}
+
+// saveSubmission writes the job's submission into its checkpoint
+// directory (chkpnt.SubmissionFile), opened as the job user and never
+// through a symbolic link: brestart submits it again, as its caller, when
+// mbatchd no longer knows the job. A run that restarted from a checkpoint
+// saves its own command, not erestart's.
+func (s *Shepherd) saveSubmission() {
+	dir := envValue(s.env, "LSB_CHKPNT_DIR")
+	if dir == "" || s.l == nil || s.l.Spec == nil {
+		return
+	}
+	c := *s.l.Spec
+	spec := &c
+	if cmd := envValue(spec.Env, "LSB_ERESTART_USRCMD"); cmd != "" {
+		spec.Command = cmd
+		env := spec.Env[:0:0]
+		for _, e := range spec.Env {
+			if !strings.HasPrefix(e, "LSB_ERESTART_USRCMD=") {
+				env = append(env, e)
+			}
+		}
+		spec.Env = env
+	}
+	spec.RestartDir, spec.RestartForce, spec.UID, spec.GID = "", false, 0, 0
+	f, err := openAs(filepath.Join(dir, chkpnt.SubmissionFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600, s.userCred())
+	if err != nil {
+		s.warnf("saving the submission for brestart: %v", err)
+		return
+	}
+	_, err = f.Write(spec.AppendWire(nil))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.warnf("saving the submission for brestart: %v", err)
+	}
 }
