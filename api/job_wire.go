@@ -584,8 +584,8 @@ func (m *JobSpec) SizeWire() int {
 	if m.RestartForce {
 		n += 2 + 1
 	}
-	if m.RestartSub != nil {
-		n += 2 + wire.SizeBytes(m.RestartSub.SizeWire())
+	if len(m.RestartSub) > 0 {
+		n += 2 + wire.SizeBytes(len(m.RestartSub))
 	}
 	if m.GPUReq != "" {
 		n += 2 + wire.SizeBytes(len(m.GPUReq))
@@ -868,10 +868,9 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 75, wire.VarintType)
 		b = wire.AppendVarint(b, wire.BoolVarint(m.RestartForce))
 	}
-	if m.RestartSub != nil {
+	if len(m.RestartSub) > 0 {
 		b = wire.AppendTag(b, 140, wire.BytesType)
-		b = wire.AppendVarint(b, uint64(m.RestartSub.SizeWire()))
-		b = m.RestartSub.AppendWire(b)
+		b = wire.AppendBytes(b, m.RestartSub)
 	}
 	if m.GPUReq != "" {
 		b = wire.AppendTag(b, 80, wire.BytesType)
@@ -1579,11 +1578,7 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 			if n < 0 {
 				return wire.Errorf("JobSpec", 140, off, n)
 			}
-			x := new(JobSpec)
-			if err := x.UnmarshalWire(v); err != nil {
-				return wire.NestedError("JobSpec", 140, off, err)
-			}
-			m.RestartSub = x
+			m.RestartSub = append([]byte(nil), v...)
 			off += n
 		case 80:
 			if typ != wire.BytesType {

@@ -14,16 +14,17 @@ import (
 // only when it is the caller's regular file; none is no error.
 func TestSavedSubmission(t *testing.T) {
 	dir := t.TempDir()
-	if s, err := savedSubmission(dir); s != nil || err != nil {
-		t.Fatalf("no saved submission: %+v, %v", s, err)
+	if b, err := savedSubmission(dir); b != nil || err != nil {
+		t.Fatalf("no saved submission: %q, %v", b, err)
 	}
 	p := filepath.Join(dir, chkpnt.SubmissionFile)
 	want := &api.JobSpec{Command: "./count.sh", JobName: "counter", Env: []string{"A=1"}}
 	if err := os.WriteFile(p, want.AppendWire(nil), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := savedSubmission(dir)
-	if err != nil || got.Command != want.Command || got.JobName != want.JobName || len(got.Env) != 1 {
+	b, err := savedSubmission(dir)
+	var got api.JobSpec
+	if err != nil || got.UnmarshalWire(b) != nil || got.Command != want.Command || got.JobName != want.JobName || len(got.Env) != 1 {
 		t.Fatalf("saved submission: %+v, %v", got, err)
 	}
 

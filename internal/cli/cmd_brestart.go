@@ -98,7 +98,7 @@ func runBrestart(ctx context.Context, env *Env, args []string) int {
 // savedSubmission reads the submission a checkpoint saved in jd, when
 // there is one (nil otherwise). It must be the caller's: the restarted job
 // is the caller's own submission.
-func savedSubmission(jd string) (*api.JobSpec, error) {
+func savedSubmission(jd string) ([]byte, error) {
 	p := filepath.Join(jd, chkpnt.SubmissionFile)
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -126,7 +126,7 @@ func savedSubmission(jd string) (*api.JobSpec, error) {
 	if err := spec.UnmarshalWire(b); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return &spec, nil
+	return b, nil
 }
 
 // maxSavedSubmission bounds a saved submission (mbatchd refuses a job

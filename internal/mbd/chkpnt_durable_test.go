@@ -212,10 +212,17 @@ func TestBrestartCleanedJob(t *testing.T) {
 	saved := spec("./count.sh")
 	saved.JobName = "counter"
 	restart := func(user string, dir string, sub *api.JobSpec) *api.SubmitResult {
-		return m.submit(user, &api.JobSpec{RestartDir: dir, RestartSub: sub, AskedHosts: []string{"host1"}})[0]
+		s := &api.JobSpec{RestartDir: dir, AskedHosts: []string{"host1"}}
+		if sub != nil {
+			s.RestartSub = sub.AppendWire(nil)
+		}
+		return m.submit(user, s)[0]
 	}
 	if r := restart("alice", "/tmp/ck/7", nil); r.Status == nil || !strings.Contains(r.Status.Message, "No matching job") {
 		t.Fatalf("brestart of an unknown job without a saved submission: %+v", r)
+	}
+	if r := m.submit("alice", &api.JobSpec{RestartDir: "/tmp/ck/7", RestartSub: []byte{0xff, 0xff}})[0]; r.Status == nil || !strings.Contains(r.Status.Message, "damaged") {
+		t.Fatalf("brestart with a damaged saved submission: %+v", r)
 	}
 	r := restart("alice", "/tmp/ck/7", saved)
 	if r.Status != nil && r.Status.Code != 0 {

@@ -31,11 +31,13 @@ func (s *Server) restartSpec(v *state.View, cfg *config.Config, id auth.Identity
 			return nil, lsberr.New(lsberr.Permission)
 		}
 		spec = old.Spec.Full()
-	case given.RestartSub != nil:
+	case len(given.RestartSub) > 0:
 		// Cleaned: the submission the checkpoint saved, the caller's own
 		// (validated as any submission of theirs).
-		c := *given.RestartSub
-		spec = &c
+		spec = &api.JobSpec{}
+		if err := spec.UnmarshalWire(given.RestartSub); err != nil {
+			return nil, lsberr.Errorf(lsberr.BadArg, "%s: the saved submission is damaged: %v", given.RestartDir, err)
+		}
 		spec.RestartSub = nil
 	default:
 		return nil, lsberr.Errorf(lsberr.NoJob, "Job <%d>: %s", oldID, lsberr.NoJob.Text())
