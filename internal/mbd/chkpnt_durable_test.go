@@ -159,6 +159,10 @@ func TestMigrationAcrossMasterRestart(t *testing.T) {
 	m.stop()
 	sbd.c.Close()
 	m = startMbd(t, dir)
+	// A second bmig meanwhile is refused and changes nothing.
+	if r := m.control("alice", &api.ControlRequest{Op: api.OpMigrate, Hosts: []string{"host1"}, Jobs: []*api.JobRef{{JobID: 1}}}); r.Status == nil || r.Status.Code == 0 {
+		t.Fatalf("second bmig while the first's checkpoint is in progress: %+v", r)
+	}
 	// The checkpoint succeeded and the run ended requeued while no master
 	// listened: sbatchd's hello carries the final report.
 	end := &api.JobStatusReport{JobID: 1, State: api.StatePend, Requeue: true, PID: pid, PGID: pid, RunCount: l.RunCount,

@@ -104,14 +104,18 @@ func (s *Server) migrateJob(ctx context.Context, cfg *config.Config, id auth.Ide
 		return lsberr.New(lsberr.NotStarted)
 	}
 	var c chkpntSpec
-	var rerun bool
+	var rerun, busy bool
 	s.st.View(func(v *state.View) {
 		if j := v.Job(t.key); j != nil {
 			c, rerun = migratable(cfg, j)
+			busy = j.ChkpntReq != 0 // a checkpoint (perhaps a migration's) in progress
 		}
 	})
 	if c.dir == "" && !rerun {
 		return lsberr.New(lsberr.NotChkpntable)
+	}
+	if busy && c.dir != "" {
+		return lsberr.New(lsberr.Migration)
 	}
 	var hosts []string
 	if len(req.Hosts) > 0 {
