@@ -70,6 +70,16 @@ type EvJobChkpnt struct {
 	// JobState is the job's state when the checkpoint was asked for (LSF's
 	// JOB_SIGACT jStatus).
 	JobState JobState `wire:"11"`
+	// Requested: a checkpoint request accepted (bchkpnt, bmig, a periodic
+	// checkpoint), recorded before it is sent so that its outcome reaches
+	// whichever mbatchd is master when it comes; no lsb.events record.
+	// ReqSeq numbers the job's requests (1, 2, ...): a request's later
+	// steps (initiated, succeeded, failed) carry its number and apply only
+	// while it is the job's pending one, so each is recorded once. Zero in
+	// steps recorded before requests were (older logs).
+	Requested bool  `wire:"140"`
+	ReqSeq    int64 `wire:"141"`
+	Force     bool  `wire:"142"` // echkpnt -f
 }
 
 // EvJobMig is a migration request (LSF MIG): bmig, or a MIG threshold.

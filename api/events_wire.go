@@ -684,6 +684,15 @@ func (m *EvJobChkpnt) SizeWire() int {
 	if m.JobState != 0 {
 		n += 1 + wire.SizeVarint(uint64(int64(m.JobState)))
 	}
+	if m.Requested {
+		n += 2 + 1
+	}
+	if m.ReqSeq != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ReqSeq)))
+	}
+	if m.Force {
+		n += 2 + 1
+	}
 	return n
 }
 
@@ -735,6 +744,18 @@ func (m *EvJobChkpnt) AppendWire(b []byte) []byte {
 	if m.JobState != 0 {
 		b = wire.AppendTag(b, 11, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.JobState)))
+	}
+	if m.Requested {
+		b = wire.AppendTag(b, 140, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Requested))
+	}
+	if m.ReqSeq != 0 {
+		b = wire.AppendTag(b, 141, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ReqSeq)))
+	}
+	if m.Force {
+		b = wire.AppendTag(b, 142, wire.VarintType)
+		b = wire.AppendVarint(b, wire.BoolVarint(m.Force))
 	}
 	return b
 }
@@ -861,6 +882,36 @@ func (m *EvJobChkpnt) UnmarshalWire(b []byte) error {
 				return wire.Errorf("EvJobChkpnt", 11, off, n)
 			}
 			m.JobState = JobState(x)
+			off += n
+		case 140:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 140, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 140, off, n)
+			}
+			m.Requested = wire.Bool(x)
+			off += n
+		case 141:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 141, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 141, off, n)
+			}
+			m.ReqSeq = int64(x)
+			off += n
+		case 142:
+			if typ != wire.VarintType {
+				return wire.TypeError("EvJobChkpnt", 142, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("EvJobChkpnt", 142, off, n)
+			}
+			m.Force = wire.Bool(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -156,6 +156,12 @@ type JobSpec struct {
 	// ResizeNotifyCmd is bsub -rnc: the resize notification command
 	// run on the first execution host whenever the allocation changes.
 	ResizeNotifyCmd string `wire:"77"`
+	// RestartSub is the submission the checkpoint saved
+	// (chkpnt.SubmissionFile, the caller's: a JobSpec, wire encoded):
+	// brestart's submission when mbatchd no longer knows the checkpointed
+	// job, brestart's options over it. It grants nothing: it is validated
+	// as the caller's own bsub.
+	RestartSub []byte `wire:"140"`
 	// GPUReq is bsub -gpu as given ("-" for the default; empty: the job
 	// asks for no GPUs). The scheduler merges it over LSB_GPU_REQ option
 	// by option (internal/resreq/gpureq).

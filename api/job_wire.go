@@ -596,6 +596,9 @@ func (m *JobSpec) SizeWire() int {
 	if m.ResizeNotifyCmd != "" {
 		n += 2 + wire.SizeBytes(len(m.ResizeNotifyCmd))
 	}
+	if len(m.RestartSub) > 0 {
+		n += 2 + wire.SizeBytes(len(m.RestartSub))
+	}
 	if m.GPUReq != "" {
 		n += 2 + wire.SizeBytes(len(m.GPUReq))
 	}
@@ -892,6 +895,10 @@ func (m *JobSpec) AppendWire(b []byte) []byte {
 	if m.ResizeNotifyCmd != "" {
 		b = wire.AppendTag(b, 77, wire.BytesType)
 		b = wire.AppendString(b, m.ResizeNotifyCmd)
+	}
+	if len(m.RestartSub) > 0 {
+		b = wire.AppendTag(b, 140, wire.BytesType)
+		b = wire.AppendBytes(b, m.RestartSub)
 	}
 	if m.GPUReq != "" {
 		b = wire.AppendTag(b, 80, wire.BytesType)
@@ -1630,6 +1637,16 @@ func (m *JobSpec) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobSpec", 77, off, n)
 			}
 			m.ResizeNotifyCmd = string(v)
+			off += n
+		case 140:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobSpec", 140, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSpec", 140, off, n)
+			}
+			m.RestartSub = append([]byte(nil), v...)
 			off += n
 		case 80:
 			if typ != wire.BytesType {

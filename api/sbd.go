@@ -75,6 +75,15 @@ type JobStatusReport struct {
 	// OutStart is where this run's output begins in its output file (an -o
 	// file is appended to): bpeek shows it from there to the run's report.
 	OutStart int64 `wire:"24"`
+	// The run's last checkpoint request (JobSignal.ChkpntReq) and where it
+	// stands: ChkpntInitiated while echkpnt runs, then ChkpntSucceeded or
+	// ChkpntFailed (ChkpntErr says why), with echkpnt's PID. Every later
+	// report of the run carries it, so the outcome reaches mbatchd even
+	// when the report that first carried it was lost.
+	ChkpntReq   int64  `wire:"140"`
+	ChkpntPhase int32  `wire:"141"`
+	ChkpntPID   int32  `wire:"142"`
+	ChkpntErr   string `wire:"143"`
 }
 
 // Ack acknowledges a message by sequence number.
@@ -137,7 +146,7 @@ const (
 	ActTerminate SignalAction = 3 // JOB_CONTROLS TERMINATE (default SIGINT, SIGTERM, SIGKILL)
 	ActSignal    SignalAction = 4 // bkill -s
 	ActRequeue   SignalAction = 5 // kill, and report the run as requeued
-	ActChkpnt    SignalAction = 6 // run echkpnt; acknowledged when it ends (Ack.PID: its PID)
+	ActChkpnt    SignalAction = 6 // run echkpnt; acknowledged when it ends, or starts with ChkpntReq (Ack.PID: its PID)
 	ActResize    SignalAction = 7 // the allocation changed (Resize): run the notification command
 )
 
@@ -157,6 +166,11 @@ type JobSignal struct {
 	ChkpntForce   bool `wire:"32"`
 	// ActResize: the job's new allocation (api/resize.go).
 	Resize *ResizeNotice `wire:"100"`
+	// ChkpntReq numbers the request (EvJobChkpnt.ReqSeq): the shepherd
+	// acknowledges it once echkpnt has started, reports the outcome in its
+	// status reports, and ignores a request it already had (mbatchd sends
+	// pending ones again to a host's new session).
+	ChkpntReq int64 `wire:"140"`
 }
 
 // SbdControl asks sbatchd to reconfigure or shut down.

@@ -633,6 +633,18 @@ func (m *JobStatusReport) SizeWire() int {
 	if m.OutStart != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.OutStart)))
 	}
+	if m.ChkpntReq != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReq)))
+	}
+	if m.ChkpntPhase != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntPhase)))
+	}
+	if m.ChkpntPID != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntPID)))
+	}
+	if m.ChkpntErr != "" {
+		n += 2 + wire.SizeBytes(len(m.ChkpntErr))
+	}
 	return n
 }
 
@@ -737,6 +749,22 @@ func (m *JobStatusReport) AppendWire(b []byte) []byte {
 	if m.OutStart != 0 {
 		b = wire.AppendTag(b, 24, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.OutStart)))
+	}
+	if m.ChkpntReq != 0 {
+		b = wire.AppendTag(b, 140, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReq)))
+	}
+	if m.ChkpntPhase != 0 {
+		b = wire.AppendTag(b, 141, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntPhase)))
+	}
+	if m.ChkpntPID != 0 {
+		b = wire.AppendTag(b, 142, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntPID)))
+	}
+	if m.ChkpntErr != "" {
+		b = wire.AppendTag(b, 143, wire.BytesType)
+		b = wire.AppendString(b, m.ChkpntErr)
 	}
 	return b
 }
@@ -997,6 +1025,46 @@ func (m *JobStatusReport) UnmarshalWire(b []byte) error {
 				return wire.Errorf("JobStatusReport", 24, off, n)
 			}
 			m.OutStart = int64(x)
+			off += n
+		case 140:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobStatusReport", 140, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobStatusReport", 140, off, n)
+			}
+			m.ChkpntReq = int64(x)
+			off += n
+		case 141:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobStatusReport", 141, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobStatusReport", 141, off, n)
+			}
+			m.ChkpntPhase = int32(x)
+			off += n
+		case 142:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobStatusReport", 142, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobStatusReport", 142, off, n)
+			}
+			m.ChkpntPID = int32(x)
+			off += n
+		case 143:
+			if typ != wire.BytesType {
+				return wire.TypeError("JobStatusReport", 143, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobStatusReport", 143, off, n)
+			}
+			m.ChkpntErr = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])
@@ -1901,6 +1969,9 @@ func (m *JobSignal) SizeWire() int {
 	if m.Resize != nil {
 		n += 2 + wire.SizeBytes(m.Resize.SizeWire())
 	}
+	if m.ChkpntReq != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReq)))
+	}
 	return n
 }
 
@@ -1953,6 +2024,10 @@ func (m *JobSignal) AppendWire(b []byte) []byte {
 		b = wire.AppendTag(b, 100, wire.BytesType)
 		b = wire.AppendVarint(b, uint64(m.Resize.SizeWire()))
 		b = m.Resize.AppendWire(b)
+	}
+	if m.ChkpntReq != 0 {
+		b = wire.AppendTag(b, 140, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReq)))
 	}
 	return b
 }
@@ -2083,6 +2158,16 @@ func (m *JobSignal) UnmarshalWire(b []byte) error {
 				return wire.NestedError("JobSignal", 100, off, err)
 			}
 			m.Resize = x
+			off += n
+		case 140:
+			if typ != wire.VarintType {
+				return wire.TypeError("JobSignal", 140, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("JobSignal", 140, off, n)
+			}
+			m.ChkpntReq = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

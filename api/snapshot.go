@@ -171,6 +171,14 @@ type SnapJob struct {
 	ResizeMax   int32 `wire:"66"`
 	ResizeFlags int32 `wire:"67"`
 	ResizeAfter int32 `wire:"68"`
+	// The checkpoint request in progress (70, 0: none), the number of the
+	// job's last request (71), its flags (72: state.ChkpntReq*), the job's
+	// state and the user when it was asked for (73, 74).
+	ChkpntReq      int64    `wire:"70"`
+	ChkpntReqs     int64    `wire:"71"`
+	ChkpntReqFlags int32    `wire:"72"`
+	ChkpntReqState JobState `wire:"73"`
+	ChkpntReqUser  string   `wire:"74"`
 }
 
 // SnapStaleForward is a remote copy of a job's earlier forward that its

@@ -1456,6 +1456,21 @@ func (m *SnapJob) SizeWire() int {
 	if m.ResizeAfter != 0 {
 		n += 2 + wire.SizeVarint(uint64(int64(m.ResizeAfter)))
 	}
+	if m.ChkpntReq != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReq)))
+	}
+	if m.ChkpntReqs != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReqs)))
+	}
+	if m.ChkpntReqFlags != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReqFlags)))
+	}
+	if m.ChkpntReqState != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReqState)))
+	}
+	if m.ChkpntReqUser != "" {
+		n += 2 + wire.SizeBytes(len(m.ChkpntReqUser))
+	}
 	return n
 }
 
@@ -1702,6 +1717,26 @@ func (m *SnapJob) AppendWire(b []byte) []byte {
 	if m.ResizeAfter != 0 {
 		b = wire.AppendTag(b, 68, wire.VarintType)
 		b = wire.AppendVarint(b, uint64(int64(m.ResizeAfter)))
+	}
+	if m.ChkpntReq != 0 {
+		b = wire.AppendTag(b, 70, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReq)))
+	}
+	if m.ChkpntReqs != 0 {
+		b = wire.AppendTag(b, 71, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReqs)))
+	}
+	if m.ChkpntReqFlags != 0 {
+		b = wire.AppendTag(b, 72, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReqFlags)))
+	}
+	if m.ChkpntReqState != 0 {
+		b = wire.AppendTag(b, 73, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReqState)))
+	}
+	if m.ChkpntReqUser != "" {
+		b = wire.AppendTag(b, 74, wire.BytesType)
+		b = wire.AppendString(b, m.ChkpntReqUser)
 	}
 	return b
 }
@@ -2320,6 +2355,56 @@ func (m *SnapJob) UnmarshalWire(b []byte) error {
 				return wire.Errorf("SnapJob", 68, off, n)
 			}
 			m.ResizeAfter = int32(x)
+			off += n
+		case 70:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 70, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 70, off, n)
+			}
+			m.ChkpntReq = int64(x)
+			off += n
+		case 71:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 71, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 71, off, n)
+			}
+			m.ChkpntReqs = int64(x)
+			off += n
+		case 72:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 72, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 72, off, n)
+			}
+			m.ChkpntReqFlags = int32(x)
+			off += n
+		case 73:
+			if typ != wire.VarintType {
+				return wire.TypeError("SnapJob", 73, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 73, off, n)
+			}
+			m.ChkpntReqState = JobState(x)
+			off += n
+		case 74:
+			if typ != wire.BytesType {
+				return wire.TypeError("SnapJob", 74, start, typ)
+			}
+			v, n := wire.ConsumeBytes(b[off:])
+			if n < 0 {
+				return wire.Errorf("SnapJob", 74, off, n)
+			}
+			m.ChkpntReqUser = string(v)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

@@ -26,6 +26,10 @@ const (
 	// MarkFile records a successful checkpoint (the method that took it):
 	// only a checkpointed job can be restarted.
 	MarkFile = ".basalt-chkpnt"
+	// SubmissionFile is the job's submission (api.JobSpec, wire encoded)
+	// the shepherd saves, as the job user, at each successful checkpoint:
+	// brestart submits it again when mbatchd no longer knows the job.
+	SubmissionFile = ".basalt-job"
 )
 
 // Env is what the echkpnt and erestart programs see of their process.

@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/chkpnt"
@@ -16,7 +19,9 @@ import (
 // brestart [-f] [-q queue ...] [-m "host ..."] [-R res_req] [-W run_limit]
 // checkpoint_dir job_ID. The job gets a new ID (LSF's); mbatchd fills in
 // the rest of the submission from the checkpointed job (internal/mbd,
-// restart.go), and the job runs erestart in its place.
+// restart.go) or, when it no longer knows the job, takes the submission
+// the checkpoint saved (chkpnt.SubmissionFile, the caller's own), and the
+// job runs erestart in its place.
 var brestartSpec = lsfopt.New("f|q:|m:|R:|W:|h|V")
 
 const brestartUsage = `brestart [-f] [-q "queue_name ..."] [-m "host_name ..."] [-R "res_req"] [-W [hour:]minute] checkpoint_dir job_ID | "job_ID[index]"`
@@ -64,7 +69,11 @@ func runBrestart(ctx context.Context, env *Env, args []string) int {
 	if !chkpnt.Checkpointed(jd) {
 		return notSubmitted(env, "%s: The job has not been checkpointed", jd)
 	}
-	spec := &api.JobSpec{RestartDir: jd, RestartForce: res.Has("f"), UID: int32(os.Getuid()), GID: int32(os.Getgid())}
+	saved, err := savedSubmission(jd)
+	if err != nil {
+		return notSubmitted(env, "%v", err)
+	}
+	spec := &api.JobSpec{RestartDir: jd, RestartForce: res.Has("f"), UID: int32(os.Getuid()), GID: int32(os.Getgid()), RestartSub: saved}
 	if q, ok := res.Last("q"); ok {
 		spec.Queues = strings.Fields(q)
 	}
@@ -85,3 +94,41 @@ func runBrestart(ctx context.Context, env *Env, args []string) int {
 	}
 	return bsubSubmit(ctx, env, cc, []*api.JobSpec{spec}, false)
 }
+
+// savedSubmission reads the submission a checkpoint saved in jd, when
+// there is one (nil otherwise). It must be the caller's: the restarted job
+// is the caller's own submission.
+func savedSubmission(jd string) ([]byte, error) {
+	p := filepath.Join(jd, chkpnt.SubmissionFile)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, errors.Unwrap(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || !st.Mode().IsRegular() || int(sys.Uid) != os.Getuid() {
+		return nil, fmt.Errorf("%s: the saved submission is not yours", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSavedSubmission+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if len(b) > maxSavedSubmission {
+		return nil, fmt.Errorf("%s: the saved submission is too large", p)
+	}
+	var spec api.JobSpec
+	if err := spec.UnmarshalWire(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return b, nil
+}
+
+// maxSavedSubmission bounds a saved submission (mbatchd refuses a job
+// larger than its own bound anyway).
+const maxSavedSubmission = 64 << 20

@@ -2,10 +2,10 @@ package mbd
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -17,24 +17,27 @@ import (
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
 
-// Checkpointing (bchkpnt, periodic checkpoints, bmig's checkpoint): mbatchd
-// asks the job's sbatchd (ActChkpnt), which runs echkpnt and answers when
-// it ends; the answer becomes two events, the checkpoint initiated (with
-// echkpnt's PID) and its outcome (EvJobChkpnt: lsb.events JOB_SIGACT and
-// CHKPNT, bhist's lines). The checkpoints in progress are volatile: a
-// master that restarts in the middle loses the answer (the job goes on;
-// its next checkpoint is taken as usual).
+// Checkpointing (bchkpnt, periodic checkpoints, bmig's checkpoint) is
+// durable: mbatchd records the request in the log when it accepts it
+// (EvJobChkpnt Requested, numbered per job: the job's ChkpntReq is pending)
+// and only then asks the job's sbatchd (ActChkpnt with the number). The
+// shepherd acknowledges once echkpnt has started and keeps the outcome in
+// the run's status, which every later report carries (its final one
+// included, kept by sbatchd until mbatchd acknowledges it); the master
+// that gets it records the checkpoint initiated and its outcome
+// (lsb.events JOB_SIGACT and CHKPNT, bhist's lines), once: a request's
+// steps apply only while it is pending. The follow-up is the shepherd's:
+// after a success with -k it kills the job (TERM_CHKPNT), for bmig it ends
+// the run requeued, so the outcome always precedes the run's end in the
+// log and the job is killed once whatever happens to mbatchd meanwhile. A
+// master sends the pending requests again to a host's new session (the
+// shepherd ignores a request it already had); a run that ends without the
+// outcome fails its request.
 
-// chkpntWait bounds a checkpoint: echkpnt is a site's program and may take
-// long, but not for ever.
-const chkpntWait = 30 * time.Minute
-
-// chkpntTracker is the set of checkpoints in progress, and when periodic
-// checkpoints were last tried (a failing one is tried again a period
-// later, not at every tick).
+// chkpntTracker notes when periodic checkpoints were last tried (a failing
+// one is tried again a period later, not at every tick).
 type chkpntTracker struct {
 	mu    sync.Mutex
-	now   map[state.Key]bool
 	tried map[state.Key]int64
 }
 
@@ -59,25 +62,6 @@ func (c *chkpntTracker) tryAt(k state.Key, t int64, keep func(state.Key) bool) {
 		}
 	}
 	c.tried[k] = t
-}
-
-func (c *chkpntTracker) begin(k state.Key) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.now[k] {
-		return false
-	}
-	if c.now == nil {
-		c.now = map[state.Key]bool{}
-	}
-	c.now[k] = true
-	return true
-}
-
-func (c *chkpntTracker) end(k state.Key) {
-	c.mu.Lock()
-	delete(c.now, k)
-	c.mu.Unlock()
 }
 
 // chkpntSpec is a job's effective checkpoint specification: the job's -k
@@ -174,81 +158,166 @@ func (s *Server) chkpntJob(ctx context.Context, cfg *config.Config, id auth.Iden
 			return err
 		}
 	}
-	return s.startChkpnt(id, t, c, req.ChkpntKill, req.ChkpntForce, false)
+	return s.startChkpnt(ctx, id, t, c, req.ChkpntKill, req.ChkpntForce, false)
 }
 
-// startChkpnt asks the job's sbatchd for a checkpoint and records its
-// outcome when it comes; it returns once the request is under way.
-func (s *Server) startChkpnt(id auth.Identity, t target, c chkpntSpec, kill, force, migrate bool) error {
+// chkpntAckWait bounds the wait for sbatchd's acknowledgement of a
+// checkpoint request (the shepherd answers once echkpnt has started; the
+// outcome comes in the job's status reports).
+const chkpntAckWait = time.Minute
+
+// startChkpnt records a checkpoint request and sends it to the job's
+// sbatchd; it returns once the request is recorded.
+func (s *Server) startChkpnt(ctx context.Context, id auth.Identity, t target, c chkpntSpec, kill, force, migrate bool) error {
 	if t.host == "" || !s.sess.connected(t.host) {
 		return lsberr.New(lsberr.NotRunning)
 	}
-	if !s.chk.begin(t.key) {
-		return lsberr.Errorf(lsberr.BadArg, "Job is already being checkpointed")
+	var seq int64
+	busy := false
+	s.st.View(func(v *state.View) {
+		if j := v.Job(t.key); j != nil {
+			seq, busy = j.ChkpntReqs+1, j.ChkpntReq != 0
+		}
+	})
+	if busy || seq == 0 {
+		return lsberr.Errorf(lsberr.BadArg, "%s", state.ErrChkpntBusy)
 	}
-	go func() {
-		defer s.chk.end(t.key)
-		ctx, cancel := context.WithTimeout(context.Background(), chkpntWait)
-		defer cancel()
-		k := &api.EvJobChkpnt{JobID: t.key.ID, Index: t.key.Index, Kill: kill, Migrate: migrate, Period: c.period,
-			RunCount: t.run, JobState: t.state}
-		// The job is killed (-k, bmig) only once the checkpoint is
-		// recorded, so that its next run is known to restart from it.
-		sig := &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActChkpnt, ChkpntForce: force}
-		var ack *api.Ack
-		var err error
-		if sess := s.sess.get(t.host); sess == nil {
-			err = errSessionGone
-		} else {
-			ack, err = sess.call(ctx, &api.MbdMessage{Signal: sig})
-		}
-		done := *k
-		done.Phase = api.ChkpntSucceeded
-		switch {
-		case err != nil:
-			done.Phase, done.Message = api.ChkpntFailed, err.Error()
-		case ackErr(ack) != nil:
-			done.Phase, done.Message = api.ChkpntFailed, ack.Status.Message
-		}
-		if ack != nil {
-			k.ActPID, done.ActPID = ack.PID, ack.PID
-		}
-		k.Phase = api.ChkpntInitiated
-		if done.Phase == api.ChkpntFailed {
-			s.log.Warn("checkpoint failed", "job", t.key, "host", t.host, "err", done.Message)
-			if migrate {
-				s.mig.take(t.key) // the job goes on where it is
-			}
-		}
-		ev := func(x *api.EvJobChkpnt) *api.Event {
-			return &api.Event{User: id.User, UID: int32(id.UID), JobChkpnt: x}
-		}
-		if _, err := s.prop.Propose(ctx, ev(k), ev(&done)); err != nil {
-			s.log.Warn("recording a checkpoint", "job", t.key, "err", err)
-			if migrate {
-				s.mig.take(t.key)
-			}
-			return
-		}
-		if done.Phase != api.ChkpntSucceeded || !kill && !migrate {
-			return
-		}
-		end := &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActSignal, Signal: int32(syscall.SIGKILL), TermReason: "TERM_CHKPNT"}
-		if migrate {
-			end = &api.JobSignal{JobID: t.key.ID, Index: t.key.Index, Action: api.ActRequeue, TermReason: "TERM_CHKPNT"}
-		}
-		if err := s.signalSbd(ctx, t.host, end); err != nil {
-			s.log.Warn("ending a checkpointed job", "job", t.key, "host", t.host, "err", err)
-		}
-	}()
+	req := &api.EvJobChkpnt{JobID: t.key.ID, Index: t.key.Index, Requested: true, ReqSeq: seq, Kill: kill, Migrate: migrate,
+		Force: force, Period: c.period, RunCount: t.run, JobState: t.state}
+	errs, err := s.prop.Propose(ctx, &api.Event{User: id.User, UID: int32(id.UID), JobChkpnt: req})
+	switch {
+	case err != nil:
+		return s.unavailable(err)
+	case errors.Is(errs[0], state.ErrChkpntBusy), errors.Is(errs[0], state.ErrStale):
+		return lsberr.Errorf(lsberr.BadArg, "%s", state.ErrChkpntBusy)
+	case errs[0] != nil:
+		return lsberr.Errorf(lsberr.MbdInternal, "%v", errs[0])
+	}
+	go s.sendChkpnt(context.WithoutCancel(ctx), t.host, chkpntSignal(t.key, seq, kill, force, migrate))
 	return nil
+}
+
+// chkpntSignal is the request numbered seq to sbatchd. -k and bmig's
+// requeue are the shepherd's to carry out after a success.
+func chkpntSignal(k state.Key, seq int64, kill, force, migrate bool) *api.JobSignal {
+	return &api.JobSignal{JobID: k.ID, Index: k.Index, Action: api.ActChkpnt, ChkpntReq: seq, ChkpntKill: kill || migrate,
+		ChkpntRequeue: migrate, ChkpntForce: force, TermReason: "TERM_CHKPNT"}
+}
+
+// sendChkpnt delivers a pending checkpoint request to host. A refusal
+// (the job cannot be checkpointed there) is its outcome; an unanswered
+// request stays pending and is sent again to the host's next session.
+func (s *Server) sendChkpnt(ctx context.Context, host string, sig *api.JobSignal) {
+	sess := s.sess.get(host)
+	if sess == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, chkpntAckWait)
+	defer cancel()
+	ack, err := sess.call(cctx, &api.MbdMessage{Signal: sig})
+	if err != nil {
+		s.log.Warn("checkpoint request not acknowledged; sent again when the host's sbatchd reconnects", "host", host,
+			"job", state.Key{ID: sig.JobID, Index: sig.Index}, "err", err)
+		return
+	}
+	if ackErr(ack) == nil {
+		return
+	}
+	k := state.Key{ID: sig.JobID, Index: sig.Index}
+	var evs []*api.Event
+	s.st.View(func(v *state.View) {
+		if j := v.Job(k); j != nil && j.ChkpntReq == sig.ChkpntReq {
+			evs = s.chkpntOutcome(j, sig.ChkpntReq, api.ChkpntFailed, ack.PID, ack.Status.Message)
+		}
+	})
+	if len(evs) == 0 {
+		return
+	}
+	if _, err := s.prop.Propose(ctx, evs...); err != nil {
+		// Still pending: sent again (and refused again) at the host's next
+		// session.
+		s.log.Warn("recording a failed checkpoint", "job", k, "err", err)
+	}
+}
+
+// chkpntOutcome is the events that record the outcome of j's checkpoint
+// request seq: initiated, then succeeded or failed (why, in msg). A
+// failed migration's tracking ends: the job goes on where it is.
+func (s *Server) chkpntOutcome(j *state.Job, seq int64, phase, pid int32, msg string) []*api.Event {
+	f := j.ChkpntReqFlags
+	if phase == api.ChkpntFailed {
+		s.log.Warn("checkpoint failed", "job", j.Key, "err", msg)
+		if f&state.ChkpntReqMigrate != 0 {
+			s.mig.take(j.Key)
+		}
+	} else {
+		msg = ""
+	}
+	c := effectiveChkpnt(s.cfg.Current(), j)
+	k := api.EvJobChkpnt{JobID: j.Key.ID, Index: j.Key.Index, ReqSeq: seq, ActPID: pid, Kill: f&state.ChkpntReqKill != 0,
+		Migrate: f&state.ChkpntReqMigrate != 0, Force: f&state.ChkpntReqForce != 0, Period: c.period, RunCount: j.RunCount,
+		JobState: j.ChkpntReqState, Phase: api.ChkpntInitiated}
+	done := k
+	done.Phase, done.Message = phase, msg
+	return []*api.Event{
+		{User: j.ChkpntReqUser, JobChkpnt: &k},
+		{User: j.ChkpntReqUser, JobChkpnt: &done},
+	}
+}
+
+// reportChkpnt is the events a status report of j's current run calls for
+// about its checkpoint request in progress: the outcome when the report
+// has it, a failure when the run ended without it (a request that never
+// reached the shepherd, or a run that ended first). cur is what the
+// batch's earlier reports recorded for the job.
+func (s *Server) reportChkpnt(j *state.Job, r *api.JobStatusReport, cur *reported) []*api.Event {
+	if j.ChkpntReq == 0 || cur.chkpnt == j.ChkpntReq {
+		return nil
+	}
+	switch {
+	case r.ChkpntReq == j.ChkpntReq && (r.ChkpntPhase == api.ChkpntSucceeded || r.ChkpntPhase == api.ChkpntFailed):
+		cur.chkpnt = j.ChkpntReq
+		return s.chkpntOutcome(j, j.ChkpntReq, r.ChkpntPhase, r.ChkpntPID, r.ChkpntErr)
+	case r.Final || job.Finished(r.State) || r.State == api.StatePend || r.Requeue:
+		cur.chkpnt = j.ChkpntReq
+		return s.chkpntOutcome(j, j.ChkpntReq, api.ChkpntFailed, r.ChkpntPID, "the job's run ended before its checkpoint")
+	}
+	return nil
+}
+
+// chkpntMigrated reports whether a requeue report ends a run that a
+// successful bmig checkpoint asked the shepherd to requeue (the migration
+// is then carried out even by a master that did not see bmig).
+func chkpntMigrated(j *state.Job, r *api.JobStatusReport) bool {
+	return r.ChkpntReq != 0 && r.ChkpntReq == j.ChkpntReqs && r.ChkpntPhase == api.ChkpntSucceeded &&
+		j.ChkpntReqFlags&state.ChkpntReqMigrate != 0
+}
+
+// resendChkpnts sends host's new session the checkpoint requests pending
+// for jobs running there (the shepherd ignores those it already had).
+func (s *Server) resendChkpnts(ctx context.Context, host string) {
+	var sigs []*api.JobSignal
+	s.st.View(func(v *state.View) {
+		v.OnHost(host, func(j *state.Job) bool {
+			if j.ChkpntReq != 0 && len(j.ExecHosts) > 0 && j.ExecHosts[0].Host == host && job.Started(j.State) && !job.Finished(j.State) {
+				f := j.ChkpntReqFlags
+				sigs = append(sigs, chkpntSignal(j.Key, j.ChkpntReq, f&state.ChkpntReqKill != 0, f&state.ChkpntReqForce != 0,
+					f&state.ChkpntReqMigrate != 0))
+			}
+			return true
+		})
+	})
+	for _, sig := range sigs {
+		s.log.Info("checkpoint request pending: sent again", "host", host, "job", state.Key{ID: sig.JobID, Index: sig.Index}, "request", sig.ChkpntReq)
+		s.sendChkpnt(ctx, host, sig)
+	}
 }
 
 // chkpntDue reports whether a running job's periodic checkpoint is due at
 // now (Unix seconds): a period has passed since its last checkpoint, or
 // since its run started.
 func chkpntDue(j *state.Job, c chkpntSpec, now, tried int64) bool {
-	if c.dir == "" || c.period <= 0 || j.State != api.StateRun {
+	if c.dir == "" || c.period <= 0 || j.State != api.StateRun || j.ChkpntReq != 0 {
 		return false
 	}
 	since := max(j.StartTime, j.ChkpntTime, tried)
@@ -257,7 +326,7 @@ func chkpntDue(j *state.Job, c chkpntSpec, now, tried int64) bool {
 
 // periodicChkpnts starts the periodic checkpoints that are due (from the
 // housekeeping tick, every 10 seconds: periods are in minutes).
-func (s *Server) periodicChkpnts(cfg *config.Config) {
+func (s *Server) periodicChkpnts(ctx context.Context, cfg *config.Config) {
 	now := s.clock.Now().Unix()
 	var due []target
 	var specs []chkpntSpec
@@ -282,6 +351,6 @@ func (s *Server) periodicChkpnts(cfg *config.Config) {
 		// Busy (a checkpoint in progress), unreachable or failing: tried
 		// again a period later.
 		s.chk.tryAt(t.key, now, func(k state.Key) bool { return running[k] })
-		_ = s.startChkpnt(auth.Identity{}, t, specs[i], false, false, false)
+		_ = s.startChkpnt(ctx, auth.Identity{}, t, specs[i], false, false, false)
 	}
 }

@@ -363,9 +363,9 @@ func (s *Server) housekeeping(ctx context.Context) {
 		}
 		s.clean(ctx, cfg)
 		s.rsvTick(ctx)
-		s.periodicChkpnts(cfg)    // chkpnt.go
-		s.migThresholds(ctx, cfg) // migrate.go
-		s.sampleHosts(cfg)        // showstatus.go
+		s.periodicChkpnts(ctx, cfg) // chkpnt.go
+		s.migThresholds(ctx, cfg)   // migrate.go
+		s.sampleHosts(cfg)          // showstatus.go
 	}
 }
 

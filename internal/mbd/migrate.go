@@ -20,7 +20,10 @@ import (
 // bmig -m named (JOB_FORCE and JOB_START in the same log entry as the
 // requeue, so no scheduling pass sees it pending), or, without -m,
 // anywhere but the host it left (the host is excluded for the job, as
-// EXCLUDE() requeue values do). The migrations in progress are volatile.
+// EXCLUDE() requeue values do). A checkpointing migration is durable
+// (chkpnt.go: the shepherd requeues the run after the checkpoint, and the
+// requeue report says so); a rerunnable job's (only killed) is volatile:
+// a master that restarts before its requeue requeues it in place.
 
 // migration is a migration in progress.
 type migration struct {
@@ -101,14 +104,18 @@ func (s *Server) migrateJob(ctx context.Context, cfg *config.Config, id auth.Ide
 		return lsberr.New(lsberr.NotStarted)
 	}
 	var c chkpntSpec
-	var rerun bool
+	var rerun, busy bool
 	s.st.View(func(v *state.View) {
 		if j := v.Job(t.key); j != nil {
 			c, rerun = migratable(cfg, j)
+			busy = j.ChkpntReq != 0 // a checkpoint (perhaps a migration's) in progress
 		}
 	})
 	if c.dir == "" && !rerun {
 		return lsberr.New(lsberr.NotChkpntable)
+	}
+	if busy && c.dir != "" {
+		return lsberr.New(lsberr.Migration)
 	}
 	var hosts []string
 	if len(req.Hosts) > 0 {
@@ -129,7 +136,7 @@ func (s *Server) migrateJob(ctx context.Context, cfg *config.Config, id auth.Ide
 		return err
 	}
 	if c.dir != "" {
-		if err := s.startChkpnt(id, t, c, true, req.Force, true); err != nil {
+		if err := s.startChkpnt(ctx, id, t, c, true, req.Force, true); err != nil {
 			s.mig.take(t.key)
 			return err
 		}
@@ -150,9 +157,16 @@ func (s *Server) migrateJob(ctx context.Context, cfg *config.Config, id auth.Ide
 
 // migrated completes a migration when the job's run ends requeued on host
 // from: the job goes to the hosts asked for (the events to add to the
-// requeue's entry), or is kept off the host it left.
-func (s *Server) migrated(cfg *config.Config, k state.Key, from string, st *api.EvJobStatus) []*api.Event {
+// requeue's entry), or is kept off the host it left. durable: the run
+// ends requeued after a successful bmig checkpoint (chkpntMigrated), a
+// migration even for a master that did not see the bmig (the hosts are
+// the job's, recorded with it).
+func (s *Server) migrated(cfg *config.Config, j *state.Job, from string, st *api.EvJobStatus, durable bool) []*api.Event {
+	k := j.Key
 	mg, ok := s.mig.take(k)
+	if !ok && durable {
+		mg, ok = migration{from: from, hosts: j.MigHosts}, true
+	}
 	if !ok {
 		return nil
 	}

@@ -71,6 +71,7 @@ func (s *Server) sbdSession(ctx context.Context, st *rpc.ServerStream) error {
 	}
 	close(sess.welcomed)
 	go s.resendSignals(context.WithoutCancel(ctx), bh.Name)
+	go s.resendChkpnts(context.WithoutCancel(ctx), bh.Name) // chkpnt.go
 	s.poke()
 	// Status reports are recorded by a goroutine of their own, in batches:
 	// while one batch commits, the next accumulates, so a host's reports
@@ -238,9 +239,10 @@ func (s *Server) reports(ctx context.Context, sess *session, rs []*api.JobStatus
 
 // reported is what earlier reports of a batch recorded for a job.
 type reported struct {
-	pid   int32
-	state api.JobState
-	susp  int32
+	pid    int32
+	state  api.JobState
+	susp   int32
+	chkpnt int64 // the checkpoint request whose outcome is recorded
 }
 
 // reportEvents is the events one status report calls for, and the run to
@@ -286,6 +288,7 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 	if job.Finished(cur.state) || cur.state == api.StatePend {
 		return nil // an earlier report of the batch ended this run
 	}
+	evs = append(evs, s.reportChkpnt(j, r, cur)...) // chkpnt.go
 	if r.PID != 0 && r.PID != cur.pid {
 		cur.pid = r.PID
 		evs = append(evs, &api.Event{JobExecute: &api.EvJobExecute{JobID: k.ID, Index: k.Index, PID: r.PID, PGID: r.PGID,
@@ -304,7 +307,7 @@ func (s *Server) reportStatus(j *state.Job, sess *session, r *api.JobStatusRepor
 		if r.ExcludeHost {
 			st.ExcludeHost = sess.host
 		}
-		migEvs = s.migrated(s.cfg.Current(), k, sess.host, st) // bmig (migrate.go)
+		migEvs = s.migrated(s.cfg.Current(), j, sess.host, st, chkpntMigrated(j, r)) // bmig (migrate.go)
 	case job.Finished(r.State):
 		if r.TermReason == "TERM_UNKNOWN" && (j.PID == 0 && r.PID == 0 || rerunnable(j)) {
 			// Lost before it ever started, or rerunnable: run it again.

@@ -351,6 +351,9 @@ func (d *Daemon) stamp(j *job, r *api.JobStatusReport) {
 	}
 	j.sentState, j.sentReasons, j.sentFinal, j.sentPost = r.State, r.SuspReasons, r.Final, r.PostDone || r.PostFailed
 	j.sentUsage, j.sentAt, j.usageHeld = r.Usage, d.cfg.Clock.Now(), false
+	if r.ChkpntPhase == api.ChkpntSucceeded || r.ChkpntPhase == api.ChkpntFailed {
+		j.sentChkpnt = r.ChkpntReq
+	}
 }
 
 func (d *Daemon) onMessage(ctx context.Context, m *api.MbdMessage) {

@@ -26,7 +26,10 @@
 //     final), never starting them again;
 //  3. JobLaunch starts a job (Ack with the shepherd's PID, or a Status with
 //     the reason it could not start); JobSignal controls one (Ack, with
-//     LSBE_NO_JOB or LSBE_JOB_FINISH when it cannot);
+//     LSBE_NO_JOB or LSBE_JOB_FINISH when it cannot); a numbered checkpoint
+//     request (ActChkpnt with ChkpntReq) is acknowledged once echkpnt has
+//     started, and its outcome rides in the job's reports (ChkpntReq,
+//     ChkpntPhase, ChkpntPID, ChkpntErr) until the run's final one;
 //  4. sbatchd sends JobStatusReports: every state change at once, usage at
 //     most every SBD_SLEEP_TIME and only when CPU time, memory or swap moved
 //     by more than 10% or processes appeared; the final report (Final) of a

@@ -41,6 +41,7 @@ type job struct {
 	sentState   api.JobState
 	sentReasons int32
 	sentFinal   bool
+	sentChkpnt  int64 // the checkpoint request whose outcome was sent
 	sentPost    bool
 	sentUsage   *api.Usage
 	sentAt      time.Time
@@ -427,7 +428,7 @@ func (d *Daemon) onStatus(j *job, st *api.JobStatusReport) {
 		j.started = d.cfg.Clock.Now()
 	}
 	changed := st.State != j.sentState || st.SuspReasons != j.sentReasons || st.Final != j.sentFinal ||
-		(st.PostDone || st.PostFailed) != j.sentPost || j.sentAt.IsZero()
+		(st.PostDone || st.PostFailed) != j.sentPost || j.sentAt.IsZero() || chkpntChanged(j, st)
 	if changed {
 		d.sendReport(j)
 		return
@@ -550,6 +551,7 @@ func (d *Daemon) lost(j *job, reason string) {
 	if j.status != nil {
 		old := *j.status
 		st.PID, st.PGID, st.ExecCwd, st.ExecHome, st.ExecUser, st.Usage = old.PID, old.PGID, old.ExecCwd, old.ExecHome, old.ExecUser, old.Usage
+		st.ChkpntReq, st.ChkpntPhase, st.ChkpntPID, st.ChkpntErr = old.ChkpntReq, old.ChkpntPhase, old.ChkpntPID, old.ChkpntErr
 	}
 	if l := j.launch; l != nil {
 		st.JobID, st.Index, st.RunCount = l.JobID, l.Index, l.RunCount

@@ -67,7 +67,7 @@ func (s *State) apply(ev *api.Event) error {
 		_, err := s.get(ev.JobForce.JobID, ev.JobForce.Index)
 		return err
 	case ev.JobChkpnt != nil:
-		return s.jobChkpnt(t, ev.JobChkpnt)
+		return s.jobChkpnt(t, ev, ev.JobChkpnt)
 	case ev.JobMig != nil:
 		return s.jobMig(ev.JobMig)
 	case ev.JobResize != nil:
@@ -420,6 +420,7 @@ func (s *State) jobStart(t int64, e *api.EvJobStart) error {
 	j.StartTime = t
 	j.EndTime = 0
 	j.RunCount++
+	j.ChkpntReq = 0 // a new run has no checkpoint in progress (chkpnt.go)
 	j.Forced = e.Forced
 	j.NoSuspend = e.NoSuspend
 	j.ExecRusage = e.ExecRusage

@@ -136,6 +136,15 @@ type Job struct {
 	Chkpnts         int32
 	ChkpntTime      int64
 	MigHosts        []string
+	// The checkpoint request in progress in the job's current run
+	// (ChkpntReq, 0 none: a new run clears it), the number of its last
+	// request, and that request's flags (ChkpntReq*), the job's state and
+	// the user when it was asked for; they stay after its outcome.
+	ChkpntReq      int64
+	ChkpntReqs     int64
+	ChkpntReqFlags int32
+	ChkpntReqState api.JobState
+	ChkpntReqUser  string
 
 	gen    uint64 // generation of this record (see generations)
 	listed bool   // in its queue's pending list

@@ -105,7 +105,8 @@ func snapJob(j *Job, specRef int64) *api.SnapJob {
 		DefaultQueue: j.DefaultQueue, PendSince: j.PendSince, BackfillLimit: j.BackfillLimit,
 		EffectiveResReq: j.EffectiveResReq,
 		ChkpntPeriod:    j.ChkpntPeriod, ChkpntPeriodSet: j.ChkpntPeriodSet, Chkpnts: j.Chkpnts, ChkpntTime: j.ChkpntTime,
-		MigHosts:  j.MigHosts,
+		MigHosts: j.MigHosts, ChkpntReq: j.ChkpntReq, ChkpntReqs: j.ChkpntReqs, ChkpntReqFlags: j.ChkpntReqFlags,
+		ChkpntReqState: j.ChkpntReqState, ChkpntReqUser: j.ChkpntReqUser,
 		ResizeMin: j.ResizeMin, ResizeMax: j.ResizeMax, ResizeFlags: j.resizeFlags(), ResizeAfter: j.ResizeAfter,
 	}
 	if f := j.Fwd; f != nil {
@@ -260,7 +261,8 @@ func restoreJob(ns *State, sj *api.SnapJob, spec *Spec) *Job {
 		PostDone: sj.PostDone, PostFailed: sj.PostFailed, BackfillLimit: sj.BackfillLimit,
 		EffectiveResReq: ns.strs.get(sj.EffectiveResReq), gen: ns.gen, FwdCount: sj.FwdCount,
 		ChkpntPeriod: sj.ChkpntPeriod, ChkpntPeriodSet: sj.ChkpntPeriodSet, Chkpnts: sj.Chkpnts, ChkpntTime: sj.ChkpntTime,
-		MigHosts:  sj.MigHosts,
+		MigHosts: sj.MigHosts, ChkpntReq: sj.ChkpntReq, ChkpntReqs: sj.ChkpntReqs, ChkpntReqFlags: sj.ChkpntReqFlags,
+		ChkpntReqState: sj.ChkpntReqState, ChkpntReqUser: ns.strs.get(sj.ChkpntReqUser),
 		ResizeMin: sj.ResizeMin, ResizeMax: sj.ResizeMax, ResizeAfter: sj.ResizeAfter,
 		ResizeNoAuto: sj.ResizeFlags&api.SnapResizeNoAuto != 0, Resized: sj.ResizeFlags&api.SnapResizeResized != 0,
 	}

@@ -61,7 +61,7 @@ const (
 	OpSignal     = 4 // send Signal to every job process
 	OpUserResume = 5 // bresume of a USUSP job: becomes SSUSP, resumed later by load
 	OpPersist    = 6 // rewrite the spool files (sbatchd lost them)
-	OpChkpnt     = 7 // run echkpnt; the Ack comes when it ends
+	OpChkpnt     = 7 // run echkpnt; the Ack comes when it ends (when it starts with ChkpntReq)
 	OpResize     = 8 // run the resize notification command; the Ack comes when it ends
 )
 
@@ -84,6 +84,9 @@ type Command struct {
 	// the job's environment (LSB_RESIZE_*, the new LSB_HOSTS...).
 	ResizeCmd string   `wire:"100"`
 	ResizeEnv []string `wire:"101"`
+	// ChkpntReq is mbatchd's request number (api.JobSignal.ChkpntReq): the
+	// shepherd acknowledges at once and keeps the outcome in its status.
+	ChkpntReq int64 `wire:"140"`
 }
 
 // Ack answers a Command; Err is empty on success.

@@ -609,6 +609,9 @@ func (m *Command) SizeWire() int {
 	for _, x := range m.ResizeEnv {
 		n += 2 + wire.SizeBytes(len(x))
 	}
+	if m.ChkpntReq != 0 {
+		n += 2 + wire.SizeVarint(uint64(int64(m.ChkpntReq)))
+	}
 	return n
 }
 
@@ -664,6 +667,10 @@ func (m *Command) AppendWire(b []byte) []byte {
 	for _, x := range m.ResizeEnv {
 		b = wire.AppendTag(b, 101, wire.BytesType)
 		b = wire.AppendString(b, x)
+	}
+	if m.ChkpntReq != 0 {
+		b = wire.AppendTag(b, 140, wire.VarintType)
+		b = wire.AppendVarint(b, uint64(int64(m.ChkpntReq)))
 	}
 	return b
 }
@@ -800,6 +807,16 @@ func (m *Command) UnmarshalWire(b []byte) error {
 				return wire.Errorf("Command", 101, off, n)
 			}
 			m.ResizeEnv = append(m.ResizeEnv, string(v))
+			off += n
+		case 140:
+			if typ != wire.VarintType {
+				return wire.TypeError("Command", 140, start, typ)
+			}
+			x, n := wire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return wire.Errorf("Command", 140, off, n)
+			}
+			m.ChkpntReq = int64(x)
 			off += n
 		default:
 			n := wire.ConsumeFieldValue(typ, b[off:])

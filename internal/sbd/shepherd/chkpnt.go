@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
+	"github.com/basalt-lsf/basalt/api"
+	"github.com/basalt-lsf/basalt/internal/chkpnt"
 	"github.com/basalt-lsf/basalt/internal/sbd/sbdwire"
 )
 
@@ -16,6 +19,7 @@ import (
 type chkpntRun struct {
 	from    *sconn
 	seq     uint64
+	req     int64 // mbatchd's request number: answered at once, outcome in the status
 	pid     int
 	kill    bool
 	requeue bool
@@ -33,10 +37,32 @@ func (s *Shepherd) chkpntCommand(ce cmdEvent) bool {
 	if c.Op != sbdwire.OpChkpnt {
 		return false
 	}
+	if c.ChkpntReq != 0 && c.ChkpntReq <= s.st.ChkpntReq {
+		// Sent again (mbatchd's new session): it is under way or its
+		// outcome is in the status already.
+		if s.conns[ce.from] {
+			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, PID: s.st.ChkpntPID})
+		}
+		return true
+	}
 	if err := s.startChkpnt(ce); err != nil {
 		s.warnf("checkpoint: %v", err)
+		if c.ChkpntReq != 0 && !s.st.Final {
+			s.st.ChkpntReq, s.st.ChkpntPhase, s.st.ChkpntPID, s.st.ChkpntErr = c.ChkpntReq, api.ChkpntFailed, 0, err.Error()
+			s.update()
+		}
 		if s.conns[ce.from] {
 			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, Err: err.Error()})
+		}
+		return true
+	}
+	if c.ChkpntReq != 0 {
+		// The outcome comes in the status: sbatchd (and mbatchd) need not
+		// wait for it.
+		s.st.ChkpntReq, s.st.ChkpntPhase, s.st.ChkpntPID, s.st.ChkpntErr = c.ChkpntReq, api.ChkpntInitiated, int32(s.chk.pid), ""
+		s.update()
+		if s.conns[ce.from] {
+			s.send(ce.from, frameAck, &sbdwire.Ack{Seq: c.Seq, PID: int32(s.chk.pid)})
 		}
 	}
 	return true
@@ -63,7 +89,7 @@ func (s *Shepherd) startChkpnt(ce cmdEvent) error {
 	if err != nil {
 		return err
 	}
-	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
+	s.chk = &chkpntRun{from: ce.from, seq: c.Seq, req: c.ChkpntReq, pid: ch.pid, kill: c.ChkpntKill, requeue: c.Requeue, reason: c.TermReason}
 	s.logf("checkpoint started (echkpnt pid %d, kill %v, requeue %v)", ch.pid, c.ChkpntKill, c.Requeue)
 	return nil
 }
@@ -131,13 +157,27 @@ func (s *Shepherd) chkpntDone(c *child, failed bool) {
 		ack.Err = fmt.Sprintf("echkpnt exited with status %d", c.ws.ExitStatus())
 	}
 	s.logf("checkpoint ended (echkpnt pid %d): %q", c.pid, ack.Err)
-	if k.from == nil {
+	if ack.Err == "" {
+		s.saveSubmission()
+	}
+	switch {
+	case k.req != 0:
+		// The outcome goes in the status (before the kill that may follow,
+		// so it reaches mbatchd first); a final status already sent fails
+		// the request there.
+		if !s.st.Final {
+			s.st.ChkpntPhase, s.st.ChkpntPID, s.st.ChkpntErr = api.ChkpntSucceeded, ack.PID, ack.Err
+			if ack.Err != "" {
+				s.st.ChkpntPhase = api.ChkpntFailed
+			}
+			s.update()
+		}
+	case k.from == nil:
 		if !s.ended {
 			s.signal(k.after)
 		}
 		return
-	}
-	if s.conns[k.from] {
+	case s.conns[k.from]:
 		s.send(k.from, frameAck, ack)
 	}
 	if ack.Err == "" && k.kill && !s.ended {
@@ -152,4 +192,41 @@ func envValue(env []string, k string) string {
 		}
 	}
 	return ""
+}
+
+// saveSubmission writes the job's submission into its checkpoint
+// directory (chkpnt.SubmissionFile), opened as the job user and never
+// through a symbolic link: brestart submits it again, as its caller, when
+// mbatchd no longer knows the job. A run that restarted from a checkpoint
+// saves its own command, not erestart's.
+func (s *Shepherd) saveSubmission() {
+	dir := envValue(s.env, "LSB_CHKPNT_DIR")
+	if dir == "" || s.l == nil || s.l.Spec == nil {
+		return
+	}
+	c := *s.l.Spec
+	spec := &c
+	if cmd := envValue(spec.Env, "LSB_ERESTART_USRCMD"); cmd != "" {
+		spec.Command = cmd
+		env := spec.Env[:0:0]
+		for _, e := range spec.Env {
+			if !strings.HasPrefix(e, "LSB_ERESTART_USRCMD=") {
+				env = append(env, e)
+			}
+		}
+		spec.Env = env
+	}
+	spec.RestartDir, spec.RestartForce, spec.UID, spec.GID = "", false, 0, 0
+	f, err := openAs(filepath.Join(dir, chkpnt.SubmissionFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600, s.userCred())
+	if err != nil {
+		s.warnf("saving the submission for brestart: %v", err)
+		return
+	}
+	_, err = f.Write(spec.AppendWire(nil))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.warnf("saving the submission for brestart: %v", err)
+	}
 }
