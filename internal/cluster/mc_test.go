@@ -335,11 +335,26 @@ func TestMultiClusterForwarding(t *testing.T) {
 		mcTakenBack(t, a, bn, waiting)
 		return
 	}
-	waitingRemote := field(t, a, waiting, "dstjobid")
 	if err := a.LinkPeer(context.Background(), b, false); err != nil {
 		t.Fatal(err)
 	}
 	mcTakenBack(t, a, bn, waiting)
+	// The copy b still holds: a may have taken the job back and forwarded
+	// it again before the cut (it comes back by itself after 4 s pending
+	// there, and a loaded machine can take that long), so it is found by
+	// its source job ID rather than by a's first forward.
+	var waitingRemote string
+	for _, l := range strings.Split(lsf(t, b, "bjobs", "-u", "all", "-noheader", "-o", "jobid stat srcjobid"), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "PEND" && f[2] == waiting {
+			if waitingRemote != "" {
+				t.Fatalf("two pending copies of job %s in %s: %s and %s", waiting, bn, waitingRemote, f[0])
+			}
+			waitingRemote = f[0]
+		}
+	}
+	if waitingRemote == "" {
+		t.Fatalf("no pending copy of job %s in %s during the cut", waiting, bn)
+	}
 	if got := field(t, a, runner, "stat fwd_cluster"); got != "RUN "+bn {
 		t.Errorf("job %s running in the unreachable cluster: %q, want it to wait (RUN %s)", runner, got, bn)
 	}
