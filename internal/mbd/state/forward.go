@@ -39,21 +39,7 @@ type StaleForward struct {
 // StaleForwards calls fn for each job with remote copies to kill
 // (Job.FwdStale), in key order.
 func (v *View) StaleForwards(fn func(*Job) bool) {
-	keys := make([]Key, 0, len(v.s.stale.m))
-	for k := range v.s.stale.m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].ID != keys[j].ID {
-			return keys[i].ID < keys[j].ID
-		}
-		return keys[i].Index < keys[j].Index
-	})
-	for _, k := range keys {
-		if j := v.Job(k); j != nil && !fn(j) {
-			return
-		}
-	}
+	v.inKeyOrder(v.s.stale, fn)
 }
 
 func (s *State) setStale(j *Job) {
@@ -69,21 +55,7 @@ var ErrNotForwarded = fmt.Errorf("job is not forwarded under that key: %w", ErrS
 
 // Forwarded calls fn for each job whose forward is active, in key order.
 func (v *View) Forwarded(fn func(*Job) bool) {
-	keys := make([]Key, 0, len(v.s.fwd.m))
-	for k := range v.s.fwd.m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].ID != keys[j].ID {
-			return keys[i].ID < keys[j].ID
-		}
-		return keys[i].Index < keys[j].Index
-	})
-	for _, k := range keys {
-		if j := v.Job(k); j != nil && !fn(j) {
-			return
-		}
-	}
+	v.inKeyOrder(v.s.fwd, fn)
 }
 
 // NumForwarded is the number of jobs whose forward is active.
@@ -200,4 +172,24 @@ func (s *State) jobFwdUpdate(t int64, e *api.EvJobFwdUpdate) error {
 		j.TermReason = e.Reason
 	}
 	return nil
+}
+
+// inKeyOrder calls fn for each job of set, in key order, until fn returns
+// false.
+func (v *View) inKeyOrder(set cowSmall[Key, bool], fn func(*Job) bool) {
+	keys := make([]Key, 0, len(set.m))
+	for k := range set.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].ID != keys[j].ID {
+			return keys[i].ID < keys[j].ID
+		}
+		return keys[i].Index < keys[j].Index
+	})
+	for _, k := range keys {
+		if j := v.Job(k); j != nil && !fn(j) {
+			return
+		}
+	}
 }
