@@ -202,9 +202,8 @@ func (n *raftNode) shutdown() error {
 // follower answers an append with Success=false, the pipeline's decoder
 // returns while the sender can block for ever on a full in-flight queue;
 // heartbeats go on, so no election heals it and that follower never gets
-// another entry (hashicorp/raft#612). Seen here as a replica stuck one
-// entry behind after partitions. Synchronous appends still carry up to
-// MaxAppendEntries entries each.
+// another entry (hashicorp/raft#612). Synchronous appends still carry up
+// to MaxAppendEntries entries each.
 func replicaTransport(streams raft.StreamLayer, hl hclog.Logger) *raft.NetworkTransport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: streams, MaxPool: 4,
 		Timeout: 10 * time.Second, Logger: hl, MaxRPCsInFlight: 1})

@@ -12,8 +12,7 @@ import (
 
 // The replicas' transport never pipelines appends: hashicorp/raft's
 // pipeline can stop replicating to a follower for good (see
-// replicaTransport), which TestMasterPartition hit as a replica stuck one
-// entry behind.
+// replicaTransport).
 func TestReplicaTransportDoesNotPipeline(t *testing.T) {
 	refuse := func(context.Context, string, string) (net.Conn, error) {
 		return nil, errors.New("no network in this test")
