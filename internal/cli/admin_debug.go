@@ -173,15 +173,10 @@ func debugAdmin(b *config.Base) bool {
 }
 
 func resDebug(ctx context.Context, env *Env, cc *clientConf, host string, req *api.DebugRequest) error {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	c, err := dialRES(cctx, env, cc, host)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	var reply api.DebugReply
-	return c.Call(cctx, api.RESDebug, req, &reply)
+	return withRES(ctx, env, cc, host, func(ctx context.Context, c *rpc.Client) error {
+		var reply api.DebugReply
+		return c.Call(ctx, api.RESDebug, req, &reply)
+	})
 }
 
 // debugFailure is a failed request's reason as LSF prints it.

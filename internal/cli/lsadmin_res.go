@@ -8,6 +8,7 @@ import (
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
+	"github.com/basalt-lsf/basalt/internal/rpc"
 )
 
 // lsadmin's RES control: resstartup, resshutdown, resrestart. Shutdown
@@ -99,19 +100,7 @@ func resControl(ctx context.Context, env *Env, args []string, op resCtl) int {
 // listener before it answers; after a restart this waits until the new
 // RES accepts connections.
 func resRemote(ctx context.Context, env *Env, cc *clientConf, host string, op api.ResOp) error {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	c, err := dialRES(cctx, env, cc, host)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	st, err := c.Stream(cctx, api.RESControl, &api.ResControlRequest{Op: op})
-	if err != nil {
-		return err
-	}
-	var reply api.ResControlReply
-	if err := st.Recv(&reply); err != nil {
+	if err := resControlHost(ctx, env, cc, host, &api.ResControlRequest{Op: op}); err != nil {
 		return err
 	}
 	if op != api.ResOpRestart {
@@ -152,4 +141,29 @@ func resStart(ctx context.Context, env *Env, cc *clientConf, host string) error 
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
+}
+
+// withRES runs fn with a connection to host's RES, within 30 seconds.
+func withRES(ctx context.Context, env *Env, cc *clientConf, host string, fn func(ctx context.Context, c *rpc.Client) error) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := dialRES(ctx, env, cc, host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(ctx, c)
+}
+
+// resControlHost sends req to host's RES (RES.Control) and waits for its
+// answer.
+func resControlHost(ctx context.Context, env *Env, cc *clientConf, host string, req *api.ResControlRequest) error {
+	return withRES(ctx, env, cc, host, func(ctx context.Context, c *rpc.Client) error {
+		st, err := c.Stream(ctx, api.RESControl, req)
+		if err != nil {
+			return err
+		}
+		var reply api.ResControlReply
+		return st.Recv(&reply)
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/cli/lsfopt"
@@ -87,7 +86,7 @@ func resLog(ctx context.Context, env *Env, operands []string, req *api.ResContro
 	status := 0
 	for _, h := range hosts {
 		fmt.Fprintf(env.Stdout, "%s RES log on <%s> ...... ", verb, h)
-		if err := resLogRemote(ctx, env, cc, h, req); err != nil {
+		if err := resControlHost(ctx, env, cc, h, req); err != nil {
 			fmt.Fprintf(env.Stdout, "failed: %s\n", remoteMessage(err))
 			status = ExitUsage
 			continue
@@ -98,20 +97,4 @@ func resLog(ctx context.Context, env *Env, operands []string, req *api.ResContro
 		}
 	}
 	return status
-}
-
-func resLogRemote(ctx context.Context, env *Env, cc *clientConf, host string, req *api.ResControlRequest) error {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	c, err := dialRES(cctx, env, cc, host)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	st, err := c.Stream(cctx, api.RESControl, req)
-	if err != nil {
-		return err
-	}
-	var reply api.ResControlReply
-	return st.Recv(&reply)
 }
