@@ -126,6 +126,48 @@ func (m *cowMap[K, V]) each(fn func(K, V) bool) {
 	}
 }
 
+// diff calls gone for each entry of prev that m does not have with the
+// same value, and came for each entry of m that prev does not have with
+// the same value. Nodes and shards the two share are not looked into.
+func diff[K, V comparable](m, prev *cowMap[K, V], gone, came func(K, V)) {
+	for i := range m.top {
+		a, b := m.top[i], prev.top[i]
+		if a == b {
+			continue
+		}
+		for j := range fan {
+			var sa, sb *cowShard[K, V]
+			if a != nil {
+				sa = a.shards[j]
+			}
+			if b != nil {
+				sb = b.shards[j]
+			}
+			if sa == sb {
+				continue
+			}
+			if sb != nil {
+				for k, v := range sb.m {
+					if sa == nil {
+						gone(k, v)
+					} else if w, ok := sa.m[k]; !ok || w != v {
+						gone(k, v)
+					}
+				}
+			}
+			if sa != nil {
+				for k, v := range sa.m {
+					if sb == nil {
+						came(k, v)
+					} else if w, ok := sb.m[k]; !ok || w != v {
+						came(k, v)
+					}
+				}
+			}
+		}
+	}
+}
+
 // cowSmall is a small map (queues, hosts' administrative states, counters,
 // the pending lists by queue) copied whole on the first write of a
 // generation.

@@ -271,6 +271,15 @@ func (v *View) Started(fn func(*Job) bool) {
 	v.s.started.each(func(_ Key, j *Job) bool { return fn(j) })
 }
 
+// StartedChanges compares the started jobs of v with those of an earlier
+// view prev: it calls gone for each record of prev that v does not hold
+// (the job ended, or its record changed) and came for each record of v
+// that prev did not hold, in no particular order. Its cost follows what
+// changed: the parts of the index the two views share are passed over.
+func (v *View) StartedChanges(prev *View, gone, came func(*Job)) {
+	diff(&v.s.started, &prev.s.started, func(_ Key, j *Job) { gone(j) }, func(_ Key, j *Job) { came(j) })
+}
+
 // NumStarted is the number of jobs Started visits.
 func (v *View) NumStarted() int { return v.s.started.n }
 
