@@ -456,7 +456,7 @@ func (e *engine) pass() *sched.Plan {
 	e.result.Passes++
 	v := e.st.Latest()
 	in := &sched.Input{Now: e.clk.Now(), Config: e.cfg, Table: e.cfg.ResourceTable(), Hosts: e.hosts, View: v,
-		Strict: e.cfg.Conf.StrictResReq(), Unit: e.cfg.Conf.Get("LSF_UNIT_FOR_LIMITS")}
+		Strict: e.cfg.Conf.StrictResReq(), Unit: e.cfg.Conf.Get("LSF_UNIT_FOR_LIMITS"), NoReasons: true, SameHosts: true}
 	return e.s.Schedule(in)
 }
 

@@ -356,7 +356,7 @@ func (p *pass) commit(jc *jobCtx, a attempt, backfill bool, victims []Preemption
 		p.reserveAlt(a.rusage, a.hosts, 0)
 	}
 	jc.q.used += total
-	jc.q.userUsed[j.User] += total
+	jc.q.addUserUsed(j.User, total)
 	u := p.user(j.User)
 	u.run += total
 	u.dispatched++

@@ -260,6 +260,9 @@ type staticPart struct {
 	// classes walking this part; reset when a preemption frees slots.
 	cursor [2]int
 	cgen   int
+	// dynSelect is that of the classes it was made for (the static select
+	// was left out).
+	dynSelect bool
 }
 
 func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
@@ -274,7 +277,18 @@ func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
 			return sp
 		}
 	}
-	sp := &staticPart{}
+	keep := cacheable && k.asked == 0 && k.excluded == 0 && len(c.q.cfg.Thresholds) == 0 && p.staticsKept()
+	if keep {
+		if sp := p.s.keptStatics[k]; sp != nil && sp.dynSelect == c.dynSelect {
+			sp.cursor, sp.cgen = [2]int{}, p.freedGen
+			if p.statics == nil {
+				p.statics = map[staticKey]*staticPart{}
+			}
+			p.statics[k] = sp
+			return sp
+		}
+	}
+	sp := &staticPart{dynSelect: c.dynSelect}
 	// Candidates gather in the pass's scratch list and are copied once:
 	// no growth of a list of up to every host, per static part.
 	cands := p.candScratch[:0]
@@ -312,7 +326,25 @@ func (p *pass) staticOf(c *class, jc *jobCtx) *staticPart {
 		}
 		p.statics[k] = sp
 	}
+	if keep {
+		if p.s.keptStatics == nil || len(p.s.keptStatics) >= 256 {
+			p.s.keptStatics = map[staticKey]*staticPart{}
+		}
+		p.s.keptStatics[k] = sp
+	}
 	return sp
+}
+
+// staticsKept reports whether static parts made by earlier passes are
+// this pass's: the same hosts, unchanged (Input.SameHosts), no dispatch
+// window or load threshold on any of them (time or load would change the
+// result), and no value changed by rusage in this pass. A part is kept
+// only for a key without -m or excluded hosts (their numbers are the
+// pass's) and for a queue without load thresholds, and used only while its
+// select reads the same values (dynSelect: which indices a pass may change
+// follows its pending jobs).
+func (p *pass) staticsKept() bool {
+	return p.hostsKept && p.s.hostsPlain && !p.valsChanged
 }
 
 // build computes the class's candidates: hosts that pass every static

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -24,12 +25,24 @@ type pass struct {
 	qByName map[string]*queueCtx
 	users   map[string]*userCtx
 	groups  map[string]*groupCtx
+	// carriedUsers and carriedGroups are the started slots of users and
+	// groups carried from the last pass (carry.go): a user or group made
+	// in this pass starts from them.
+	carriedUsers, carriedGroups map[string]runSusp
+	// carried is the count this pass took from the last one, nil when it
+	// counted every started job.
+	carried *carried
 	// userGroups lists the groups (recursively) each user belongs to.
 	userGroups map[string][]string
 
 	preemption bool // some queue may preempt another
 	freeAll    int  // hosts with a free slot (see updateFree)
-	freeRun    int
+	// freeSlots is the free slots of the hosts with an MXJ, as
+	// non-preemptive queues count them (every started job), reservations
+	// held not left out; unlimited counts the hosts without an MXJ (see
+	// mayStart).
+	freeSlots, unlimited int
+	freeRun              int
 	// cutoff: jobs of passable queues are passed by, their last full
 	// pass's reasons carried, while no host has a free slot (see pass);
 	// passed counts them.
@@ -72,6 +85,11 @@ type pass struct {
 	slotsFirst bool
 	// uniqueNames: no two hosts have the same name.
 	uniqueNames bool
+	// hostsKept: the hosts are those of the last pass, unchanged
+	// (buildHosts): static parts may be kept from it (keptStatic).
+	hostsKept bool
+	// valsChanged: rusage changed some host's values in this pass.
+	valsChanged bool
 	// lastQName and lastQ are queueOf's last answer.
 	lastQName string
 	lastQ     *queueCtx
@@ -101,12 +119,22 @@ type hostCtx struct {
 	hasJobs   bool
 	touched   bool // a job was dispatched here in this pass
 	freeAll   bool // see updateFree
-	freeRun   bool
-	version   uint32
-	rsvSlots  int // slots held by processor reservations
-	rsvBy     map[state.Key]int
-	reserved  map[int]float64 // rusage amounts reserved, by index
-	loadOK    []int32         // per queue: 0 or the load threshold reason (lazily)
+	freeSlots int  // this host's part of pass.freeSlots
+	// valsDirty: the pass changed values other than the slots' (rusage
+	// reserved): the next pass copies them again.
+	valsDirty bool
+	unlimited bool // no MXJ
+	// slotsSet: vals holds lastFree as its slots and the maxslots value.
+	slotsSet bool
+	lastFree int
+	// jobsShared: jobs is the carried count's list (carry.go), not the
+	// view's own.
+	jobsShared bool
+	freeRun    bool
+	rsvSlots   int // slots held by processor reservations
+	rsvBy      map[state.Key]int
+	reserved   map[int]float64 // rusage amounts reserved, by index
+	loadOK     []int32         // per queue: 0 or the load threshold reason (lazily)
 }
 
 type queueCtx struct {
@@ -123,17 +151,20 @@ type queueCtx struct {
 	// passable: a job of the queue can start only in a free slot, and
 	// looking at it changes nothing but its reasons (no preemption,
 	// backfill or reservation).
-	passable  bool
-	preempts  []bool // by queue index
-	victim    bool   // some queue may preempt this one
-	prefOf    []int  // preference rank of each preemptable queue
-	acceptN   int
-	used      int            // started slots
-	userUsed  map[string]int // started slots per user
-	pendSlots int
-	pool      *poolState
-	fairshare bool
-	jobs      []pendJob // pending jobs in queue order (prescan)
+	passable bool
+	preempts []bool // by queue index
+	victim   bool   // some queue may preempt this one
+	prefOf   []int  // preference rank of each preemptable queue
+	acceptN  int
+	used     int            // started slots
+	userUsed map[string]int // started slots per user (see addUserUsed)
+	// userUsedShared: userUsed is the count carried from the last pass
+	// (carry.go), copied at the first change.
+	userUsedShared bool
+	pendSlots      int
+	pool           *poolState
+	fairshare      bool
+	jobs           []pendJob // pending jobs in queue order (prescan)
 }
 
 type userCtx struct {
@@ -149,9 +180,10 @@ type groupCtx struct {
 
 // pendJob is a pending job with its resolved requirement.
 type pendJob struct {
-	j    *state.Job
-	req  *reqEntry
-	spec *state.Spec // the submission req was resolved for
+	j     *state.Job
+	req   *reqEntry
+	spec  *state.Spec // the submission req was resolved for
+	slots int32       // j.Slots(), read without going to the record
 }
 
 func newPass(s *Scheduler, in *Input) *pass {
@@ -191,14 +223,24 @@ func (p *pass) buildHosts() {
 	}
 	buf := s.hostBuf[:n]
 	same := s.byName != nil && len(s.byName) == n && len(s.hostNames) == n
+	kept := p.in.SameHosts && same && len(s.lastHosts) == n
+	if len(s.lastHosts) != n {
+		s.lastHosts = make([]*Host, n)
+	}
 	for i, h := range p.in.Hosts {
+		hc := &buf[i]
+		if kept && s.lastHosts[i] == h {
+			hc.renew(nq, p.preemption)
+			s.hostPtrs[i] = hc
+			continue
+		}
+		kept = false
+		s.lastHosts[i] = h
 		if same && s.hostNames[i] != h.Name {
 			same = false
 		}
-		hc := &buf[i]
-		qs, pre, num, load, jobs := hc.queueSlots, hc.preRun, hc.vals.Num, hc.loadOK, hc.jobs
-		*hc = hostCtx{Host: h, idx: int32(i), max: h.MaxSlots}
-		hc.queueSlots = zeroed(qs, nq)
+		qs, pre, num, load, jobs, shared := hc.queueSlots, hc.preRun, hc.vals.Num, hc.loadOK, hc.jobs, hc.jobsShared
+		*hc = hostCtx{Host: h, idx: int32(i), max: h.MaxSlots, unlimited: h.MaxSlots < 0}
 		if hc.max < 0 {
 			hc.max = 1 << 30
 		}
@@ -208,22 +250,14 @@ func (p *pass) buildHosts() {
 				hc.vals.Num = append(num[:0], h.Values.Num...)
 			}
 		}
-		if p.preemption {
-			hc.preRun = zeroed(pre, nq)
-		}
-		if load != nil {
-			hc.loadOK = load[:0] // made again by loadFilter when needed
-		}
-		if jobs != nil {
-			clear(jobs)
-			hc.jobs = jobs[:0]
-		}
+		hc.reset(qs, pre, load, jobs, shared, nq, p.preemption)
 		s.hostPtrs[i] = hc
 	}
 	p.hosts = s.hostPtrs[:n]
 	if !same {
 		s.startedInfo = nil // host indices of the old list
-		s.sortedKeep = nil  // its views
+		s.carry = nil
+		s.sortedKeep = nil // its views
 		s.byName = make(map[string]*hostCtx, n)
 		s.hostNames = s.hostNames[:0]
 		for _, hc := range p.hosts {
@@ -233,6 +267,88 @@ func (p *pass) buildHosts() {
 	}
 	p.byName = s.byName
 	p.uniqueNames = len(p.byName) == n
+	p.hostsKept = kept && same
+	if !p.hostsKept {
+		s.keptStatics = nil
+		s.hostsPlain = true
+		for _, h := range p.in.Hosts {
+			if h.Cfg != nil && (!h.Cfg.DispatchWindow.Always() || len(h.Cfg.Thresholds) > 0) {
+				s.hostsPlain = false
+				break
+			}
+		}
+	}
+}
+
+// reset gives a host view its per-pass slices back, emptied: started
+// slots per queue, preemptable ones with preemption, load thresholds
+// (made again when needed) and the started jobs, unless those are the
+// carried count's list (jobsShared).
+func (hc *hostCtx) reset(qs, pre, load []int32, jobs []*state.Job, shared bool, nq int, preemption bool) {
+	hc.queueSlots = zeroed(qs, nq)
+	if preemption {
+		hc.preRun = zeroed(pre, nq)
+	}
+	if load != nil {
+		hc.loadOK = load[:0]
+	}
+	if jobs != nil && !shared {
+		clear(jobs)
+		hc.jobs = jobs[:0]
+	}
+}
+
+// renew readies the view of a host kept from the last pass, unchanged
+// (Input.SameHosts), for a new pass, as buildHosts's reset would make it
+// without copying what the host alone gave it: its index, MXJ and values
+// stay (the slot values are made again by the count; values rusage
+// changed are copied again), every field a pass changes starts again.
+// TestRenewedFields keeps this list whole.
+func (hc *hostCtx) renew(nq int, preemption bool) {
+	if hc.valsDirty {
+		hc.vals.Num = append(hc.vals.Num[:0], hc.Values.Num...)
+		hc.slotsSet, hc.valsDirty = false, false
+	}
+	// Pointers are written only when they change: a pass renews every
+	// host, and each pointer written while the collector marks costs a
+	// write barrier.
+	hc.run, hc.susp = 0, 0
+	zeroIn(&hc.queueSlots, nq)
+	switch {
+	case preemption:
+		zeroIn(&hc.preRun, nq)
+	case hc.preRun != nil:
+		hc.preRun = nil
+	}
+	if len(hc.loadOK) > 0 {
+		hc.loadOK = hc.loadOK[:0]
+	}
+	// The carried count's list stays (countStarted drops it when it
+	// counts afresh); a list of the view's own is emptied.
+	if !hc.jobsShared && len(hc.jobs) > 0 {
+		clear(hc.jobs)
+		hc.jobs = hc.jobs[:0]
+	}
+	if hc.userRun != nil || hc.userSusp != nil {
+		hc.userRun, hc.userSusp = nil, nil
+	}
+	hc.exclusive, hc.hasJobs, hc.touched, hc.freeAll, hc.freeRun = false, false, false, false, false
+	hc.freeSlots, hc.rsvSlots = 0, 0
+	if hc.rsvBy != nil {
+		hc.rsvBy = nil
+	}
+	if hc.reserved != nil {
+		hc.reserved = nil
+	}
+}
+
+// zeroIn makes *b n zeros, in place when it has that length.
+func zeroIn(b *[]int32, n int) {
+	if len(*b) == n {
+		clear(*b)
+		return
+	}
+	*b = zeroed(*b, n)
 }
 
 // zeroed returns a zeroed slice of n int32s, reusing b.
@@ -301,10 +417,21 @@ func preemptionConfigured(c *config.Config) bool {
 	return false
 }
 
+// addUserUsed adds n to user's started slots in q.
+func (q *queueCtx) addUserUsed(user string, n int) {
+	if q.userUsedShared {
+		q.userUsed, q.userUsedShared = maps.Clone(q.userUsed), false
+	}
+	q.userUsed[user] += n
+}
+
 func (p *pass) user(name string) *userCtx {
 	u := p.users[name]
 	if u == nil {
 		u = &userCtx{}
+		if rs, ok := p.carriedUsers[name]; ok {
+			u.run, u.susp = rs.run, rs.susp
+		}
 		p.users[name] = u
 	}
 	return u
@@ -314,6 +441,9 @@ func (p *pass) group(name string) *groupCtx {
 	g := p.groups[name]
 	if g == nil {
 		g = &groupCtx{}
+		if rs, ok := p.carriedGroups[name]; ok {
+			g.run, g.susp = rs.run, rs.susp
+		}
 		p.groups[name] = g
 	}
 	return g
@@ -325,6 +455,16 @@ func (p *pass) group(name string) *groupCtx {
 // walk host by host below counts it; with two hosts of the same name that
 // walk counts a job of that name once per host, and is kept.
 func (p *pass) countStarted() {
+	if p.carryable() {
+		p.countCarried()
+		return
+	}
+	p.s.carry = nil
+	for _, h := range p.hosts {
+		if h.jobsShared { // the carried count's, kept by renew
+			h.jobs, h.jobsShared = nil, false
+		}
+	}
 	if p.uniqueNames {
 		s := p.s
 		if s.startedInfo == nil || len(s.startedInfo) > 2*p.in.View.NumStarted()+64 {
@@ -425,8 +565,18 @@ func (p *pass) firstKnownHost(j *state.Job) *hostCtx {
 
 func (p *pass) countFree() {
 	for _, h := range p.hosts {
+		if h.unlimited {
+			p.unlimited++
+		}
 		p.updateFree(h)
 	}
+}
+
+// mayStart reports whether the free slots, as a non-preemptive queue counts
+// them, are enough for a job of that many slots: when they are not, no host choice can
+// start it (an upper bound: slots held by reservations are counted free).
+func (p *pass) mayStart(slots int) bool {
+	return p.unlimited > 0 || slots <= p.freeSlots
 }
 
 // suspendedNow tells whether a started job counts as suspended: SSUSP,
@@ -517,7 +667,6 @@ func (p *pass) countJobOn(j *state.Job, on *hostCtx, idx []int32, rusage bool) {
 		if p.preemption {
 			h.jobs = append(h.jobs, j)
 		}
-		h.version++
 	}
 	if q != nil {
 		q.used += total
@@ -548,24 +697,28 @@ func (h *hostCtx) setSlotValues() {
 	if h.vals.Num == nil {
 		return
 	}
+	free := h.max - h.run - h.susp - h.rsvSlots
+	if h.unlimited {
+		free = h.NCPUs - h.run - h.susp - h.rsvSlots
+	}
+	free = max(free, 0)
+	if h.slotsSet && h.lastFree == free {
+		return // as the values hold (kept from the last pass)
+	}
 	if resreq.IdxSlots < len(h.vals.Num) {
-		free := h.max - h.run - h.susp - h.rsvSlots
-		if h.MaxSlots < 0 {
-			free = h.NCPUs - h.run - h.susp - h.rsvSlots
-		}
-		h.vals.Num[resreq.IdxSlots] = float64(max(free, 0))
+		h.vals.Num[resreq.IdxSlots] = float64(free)
 	}
 	if resreq.IdxMaxslots < len(h.vals.Num) {
 		h.vals.Num[resreq.IdxMaxslots] = float64(h.MaxSlots)
-		if h.MaxSlots < 0 {
+		if h.unlimited {
 			h.vals.Num[resreq.IdxMaxslots] = float64(h.NCPUs)
 		}
 	}
+	h.slotsSet, h.lastFree = true, free
 }
 
 // touch records that h's values changed (a dispatch, a reservation).
 func (p *pass) touch(h *hostCtx) {
-	h.version++
 	h.setSlotValues()
 	p.hostLog = append(p.hostLog, h.idx)
 	p.updateFree(h)
@@ -577,9 +730,12 @@ func (p *pass) touch(h *hostCtx) {
 // job cannot start in its first look and its class is not walked.
 func (p *pass) updateFree(h *hostCtx) {
 	all, run := true, true
-	if h.MaxSlots >= 0 {
+	if !h.unlimited {
 		all = h.max-h.run-h.susp-h.rsvSlots > 0
 		run = h.max-h.run-h.rsvSlots > 0
+		free := max(h.max-h.run-h.susp, 0)
+		p.freeSlots += free - h.freeSlots
+		h.freeSlots = free
 	}
 	if all != h.freeAll {
 		if all {

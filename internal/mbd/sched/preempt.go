@@ -207,7 +207,7 @@ func (p *pass) preempt(jc *jobCtx, victims []Preemption) {
 			u.susp += int(j.Slots())
 		} else if vq != nil {
 			vq.used -= int(j.Slots())
-			vq.userUsed[j.User] -= int(j.Slots())
+			vq.addUserUsed(j.User, -int(j.Slots()))
 		}
 	}
 }
@@ -220,17 +220,26 @@ func (p *pass) collectPreempted() {
 		return
 	}
 	var cands []*state.Job
-	seen := map[state.Key]bool{}
-	for _, h := range p.hosts {
-		for _, j := range h.jobs {
-			if seen[j.Key] || j.State != api.StateSSusp || j.SuspReasons&SuspReschedPreempt == 0 {
-				continue
+	if c := p.carried; c != nil {
+		// The same records as the walk below finds (carry.go).
+		for j := range c.preempted {
+			if _, ok := p.s.mem.resuming[j.Key]; !ok {
+				cands = append(cands, j)
 			}
-			seen[j.Key] = true
-			if _, ok := p.s.mem.resuming[j.Key]; ok {
-				continue
+		}
+	} else {
+		seen := map[state.Key]bool{}
+		for _, h := range p.hosts {
+			for _, j := range h.jobs {
+				if seen[j.Key] || j.State != api.StateSSusp || j.SuspReasons&SuspReschedPreempt == 0 {
+					continue
+				}
+				seen[j.Key] = true
+				if _, ok := p.s.mem.resuming[j.Key]; ok {
+					continue
+				}
+				cands = append(cands, j)
 			}
-			cands = append(cands, j)
 		}
 	}
 	sort.SliceStable(cands, func(a, b int) bool {

@@ -307,8 +307,9 @@ func (p *pass) scanQueue(q *queueCtx, qs *queueScan, buf []pendJob) []pendJob {
 			buf = append(nb, buf[start:]...)
 			start = 0
 		}
-		buf = append(buf, pendJob{j: j, req: e, spec: j.Spec})
-		qs.slots += int(j.Slots())
+		n := j.Slots()
+		buf = append(buf, pendJob{j: j, req: e, spec: j.Spec, slots: n})
+		qs.slots += int(n)
 		if dense(j.Key) {
 			qs.maxID = max(qs.maxID, j.Key.ID)
 		} else {

@@ -123,6 +123,10 @@ func (p *pass) reserveOn(h *hostCtx, i int, amount float64, increasing bool) {
 		h.reserved = map[int]float64{}
 	}
 	h.reserved[i] += amount
+	h.valsDirty, p.valsChanged = true, true
+	if i == resreq.IdxSlots || i == resreq.IdxMaxslots {
+		h.slotsSet = false
+	}
 	if h.vals.Num != nil && i < len(h.vals.Num) {
 		if increasing {
 			h.vals.Num[i] += amount

@@ -183,7 +183,7 @@ func (p *pass) chargeResize(j *state.Job, q *queueCtx, hosts []*api.ExecHost) {
 		p.touch(h)
 	}
 	q.used += total
-	q.userUsed[j.User] += total
+	q.addUserUsed(j.User, total)
 	p.user(j.User).run += total
 	for _, g := range p.userGroups[j.User] {
 		p.group(g).run += total

@@ -47,6 +47,16 @@ type Input struct {
 	Strict bool
 	// Unit is LSF_UNIT_FOR_LIMITS.
 	Unit string
+	// SameHosts says that Hosts are the objects the last pass was given,
+	// none changed since but for LastDispatch (the simulator's hosts): the
+	// pass may keep what it derived from them. A caller whose hosts' load
+	// or status change gives new ones and leaves it false.
+	SameHosts bool
+	// NoReasons says that the caller reads no pending reasons (the
+	// simulator): a job that cannot start for want of free slots is then
+	// passed by unseen whenever it may be, and Plan.Reasons holds only the
+	// reasons of the jobs looked at. Decisions are the same either way.
+	NoReasons bool
 	// RunningUsage returns the latest reported usage of a started job
 	// (fairshare CPU time); nil, or a nil result, means none known.
 	RunningUsage func(state.Key) *api.Usage
@@ -171,9 +181,16 @@ type Scheduler struct {
 	hostPtrs  []*hostCtx
 	byName    map[string]*hostCtx
 	hostNames []string
+	lastHosts []*Host // the hosts of the last pass (buildHosts)
+	// hostsPlain: no host has a dispatch window or load thresholds.
+	hostsPlain bool
+	// keptStatics are static parts kept from pass to pass (staticsKept).
+	keptStatics map[staticKey]*staticPart
 	// startedInfo is what countStarted derived from each started job's
 	// record (pass.go), for this configuration and host list.
 	startedInfo map[*state.Job]startedInfo
+	// carry is the last pass's count of the started jobs (carry.go).
+	carry *carried
 	// sortedKeep are host orders of earlier passes by order signature
 	// (sortedBy); sortScratch gathers the keys' values.
 	sortedKeep  map[string]*keptOrder

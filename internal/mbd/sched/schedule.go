@@ -21,6 +21,8 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.mem.lastBlock, s.mem.spareBlock = nil, nil
 		s.mem.fullReasons = nil // a new configuration: every job looked at
 		s.startedInfo = nil
+		s.carry = nil
+		s.keptStatics = nil
 		s.sortedKeep = nil
 		s.gen = in.Config
 	}
@@ -94,8 +96,13 @@ func (s *Scheduler) mayPassBy(now time.Time) bool {
 // that cannot start reserves what it can.
 func (p *pass) place(pj pendJob, q *queueCtx) bool {
 	j := pj.j
-	if p.cutoff && p.freeAll == 0 && q.passable {
+	slots := int(pj.slots)
+	if q.passable && (p.cutoff || p.in.NoReasons) && !p.mayStart(slots) {
 		// It cannot start: only its reasons could be new.
+		if p.in.NoReasons {
+			p.passed++
+			return false
+		}
 		if rs := p.s.mem.fullReasons.Get(j.Key); rs != nil {
 			p.passed++
 			p.reason(j, rs)
@@ -104,7 +111,7 @@ func (p *pass) place(pj pendJob, q *queueCtx) bool {
 	}
 	p.plan.Examined++
 	jc := &p.jc
-	*jc = jobCtx{j: j, q: q, req: pj.req, slots: int(j.Slots())}
+	*jc = jobCtx{j: j, q: q, req: pj.req, slots: slots}
 	if r := p.s.mem.rsv[j.Key]; r != nil && r.held > 0 {
 		jc.ownRsv = true
 	}
