@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -360,11 +362,13 @@ func (p *pass) reserveSlots(jc *jobCtx) {
 	if total == 0 && r.held == 0 {
 		return
 	}
-	for name, old := range r.hosts {
+	for _, name := range slices.Sorted(maps.Keys(r.hosts)) {
 		h := p.byName[name]
-		h.rsvSlots -= h.rsvBy[k]
-		delete(h.rsvBy, k)
-		_ = old
+		if n := h.rsvBy[k]; n > 0 {
+			h.rsvSlots -= n
+			delete(h.rsvBy, k)
+			p.touch(h) // free again for the rest of the pass
+		}
 	}
 	r.hosts, r.held = got, 0
 	for name, n := range got {
