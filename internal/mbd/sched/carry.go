@@ -80,6 +80,7 @@ func (p *pass) countCarried() {
 		s.startedInfo = make(map[*state.Job]startedInfo, v.NumStarted())
 	}
 	if c == nil || len(c.hosts) != len(p.hosts) || len(c.queues) != len(p.queues) {
+		p.unfast() // every host is counted
 		c = &carried{hosts: make([]carriedHost, len(p.hosts)), queues: make([]carriedQueue, len(p.queues)),
 			users: map[string]runSusp{}, groups: map[string]runSusp{}, special: map[*state.Job]struct{}{},
 			preempted: map[*state.Job]struct{}{}}
@@ -97,22 +98,15 @@ func (p *pass) countCarried() {
 	c.view = v
 	s.carry = c
 	p.carried = c
-	for i, h := range p.hosts {
-		ch := &c.hosts[i]
-		h.run, h.susp = ch.run, ch.susp
-		h.hasJobs, h.exclusive = ch.jobs > 0, ch.excl > 0
-		if ch.queueSlots != nil {
-			copy(h.queueSlots, ch.queueSlots)
+	if p.fast {
+		// The other hosts hold the count the last pass installed.
+		for _, i := range p.recount {
+			p.install(p.hosts[i], &c.hosts[i])
 		}
-		if p.preemption {
-			if ch.preRun != nil {
-				copy(h.preRun, ch.preRun)
-			}
-			if !h.jobsShared || len(h.jobs) != len(ch.list) || unsafe.SliceData(h.jobs) != unsafe.SliceData(ch.list) {
-				h.jobs, h.jobsShared = ch.list, true // read only
-			}
+	} else {
+		for i, h := range p.hosts {
+			p.install(h, &c.hosts[i])
 		}
-		h.setSlotValues()
 	}
 	for i, q := range p.queues {
 		cq := &c.queues[i]
@@ -136,6 +130,24 @@ func (p *pass) countCarried() {
 		}
 		p.noteResizable(j)
 	}
+}
+
+// install gives a host view its carried count.
+func (p *pass) install(h *hostCtx, ch *carriedHost) {
+	h.run, h.susp = ch.run, ch.susp
+	h.hasJobs, h.exclusive = ch.jobs > 0, ch.excl > 0
+	if ch.queueSlots != nil {
+		copy(h.queueSlots, ch.queueSlots)
+	}
+	if p.preemption {
+		if ch.preRun != nil {
+			copy(h.preRun, ch.preRun)
+		}
+		if !h.jobsShared || len(h.jobs) != len(ch.list) || unsafe.SliceData(h.jobs) != unsafe.SliceData(ch.list) {
+			h.jobs, h.jobsShared = ch.list, true // read only
+		}
+	}
+	h.setSlotValues()
 }
 
 // carry adds (sign 1) or takes out (-1) a started record's slots, as
@@ -179,6 +191,9 @@ func (p *pass) carry(c *carried, j *state.Job, sign int) {
 			continue
 		}
 		ch := &c.hosts[si.hosts[i]]
+		if p.fast {
+			p.addRecount(p.hosts[si.hosts[i]])
+		}
 		if susp {
 			ch.susp += n
 		} else {

@@ -267,6 +267,8 @@ func (p *pass) holdReservations() {
 				h.rsvSlots += n
 				r.held += n
 				h.setSlotValues()
+				p.markNext(h)   // renewed by the next pass
+				p.addRecount(h) // its free slots counted again (countFree)
 			}
 		}
 	}

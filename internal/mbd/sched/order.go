@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math"
 	"sort"
 
 	"github.com/basalt-lsf/basalt/api"
@@ -51,6 +52,20 @@ func (p *pass) runGroup(g group) {
 	}
 	if len(g.queues) == 1 {
 		q := g.queues[0]
+		if p.in.NoReasons && q.passable && p.unlimited == 0 {
+			// Free slots only go down while the queue's jobs are
+			// placed: once they are fewer than every job left needs,
+			// each would be passed by (place).
+			least := p.leastLeft(q.jobs)
+			for i, pj := range q.jobs {
+				if int(least[i]) > p.freeSlots {
+					p.passed += len(q.jobs) - i
+					break
+				}
+				p.place(pj, q)
+			}
+			return
+		}
 		for _, pj := range q.jobs {
 			p.place(pj, q)
 		}
@@ -75,6 +90,23 @@ func (p *pass) runGroup(g group) {
 		p.place(q.jobs[pos[best]], q)
 		pos[best]++
 	}
+}
+
+// leastLeft returns, for each job of a list, the fewest slots it or a job
+// after it needs (in the scheduler's scratch).
+func (p *pass) leastLeft(jobs []pendJob) []int32 {
+	least := p.s.leastScratch
+	if cap(least) < len(jobs) {
+		least = make([]int32, len(jobs), len(jobs)+len(jobs)/4)
+	}
+	least = least[:len(jobs)]
+	m := int32(math.MaxInt32)
+	for i := len(jobs) - 1; i >= 0; i-- {
+		m = min(m, jobs[i].slots)
+		least[i] = m
+	}
+	p.s.leastScratch = least
+	return least
 }
 
 func before(a, b *state.Job) bool {

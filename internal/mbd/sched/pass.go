@@ -90,6 +90,11 @@ type pass struct {
 	hostsKept bool
 	// valsChanged: rusage changed some host's values in this pass.
 	valsChanged bool
+	// fast: only the hosts the last pass changed were renewed
+	// (renewDirty); recount lists the hosts whose count and free slots
+	// this pass makes, next those it changed (markNext).
+	fast          bool
+	recount, next []int32
 	// lastQName and lastQ are queueOf's last answer.
 	lastQName string
 	lastQ     *queueCtx
@@ -127,6 +132,9 @@ type hostCtx struct {
 	// slotsSet: vals holds lastFree as its slots and the maxslots value.
 	slotsSet bool
 	lastFree int
+	// nextGen and recGen are the pass (Scheduler.passGen) that last put
+	// the host in pass.next and pass.recount.
+	nextGen, recGen uint32
 	// jobsShared: jobs is the carried count's list (carry.go), not the
 	// view's own.
 	jobsShared bool
@@ -224,6 +232,9 @@ func (p *pass) buildHosts() {
 	buf := s.hostBuf[:n]
 	same := s.byName != nil && len(s.byName) == n && len(s.hostNames) == n
 	kept := p.in.SameHosts && same && len(s.lastHosts) == n
+	if kept && s.fastOK && p.renewDirty(buf) {
+		return
+	}
 	if len(s.lastHosts) != n {
 		s.lastHosts = make([]*Host, n)
 	}
@@ -278,6 +289,81 @@ func (p *pass) buildHosts() {
 			}
 		}
 	}
+}
+
+// freeTotals are a pass's counts of free hosts and slots (updateFree).
+type freeTotals struct{ all, run, slots, unlimited int }
+
+// renewDirty starts a pass on the hosts of the last one, unchanged, when
+// the last pass carried its count (carry.go) and recorded every host it
+// changed (markNext): only those are renewed, and the count corrects the
+// hosts whose started jobs changed (recount); every other view is as the
+// last pass found it, the free totals with it. It reports false, having
+// changed nothing, when a host is not the last pass's.
+func (p *pass) renewDirty(buf []hostCtx) bool {
+	s := p.s
+	for i, h := range p.in.Hosts {
+		if s.lastHosts[i] != h {
+			return false
+		}
+	}
+	tot := s.endFree
+	nq := len(p.cfg.Queues)
+	for _, i := range s.dirty {
+		hc := &buf[i]
+		tot.all -= b2i(hc.freeAll)
+		tot.run -= b2i(hc.freeRun)
+		tot.slots -= hc.freeSlots
+		hc.renew(nq, p.preemption)
+		p.addRecount(hc)
+	}
+	p.hosts = s.hostPtrs[:len(buf)]
+	p.byName = s.byName
+	p.uniqueNames = len(p.byName) == len(buf)
+	p.hostsKept, p.fast = true, true
+	p.freeAll, p.freeRun, p.freeSlots, p.unlimited = tot.all, tot.run, tot.slots, tot.unlimited
+	return true
+}
+
+// unfast renews every host view renewDirty left as it was, for a pass
+// that counts every started job after all: the count and the free totals
+// start from nothing.
+func (p *pass) unfast() {
+	if !p.fast {
+		return
+	}
+	nq := len(p.cfg.Queues)
+	for _, h := range p.hosts {
+		if h.recGen != p.s.passGen {
+			h.renew(nq, p.preemption)
+		}
+	}
+	p.freeAll, p.freeRun, p.freeSlots, p.unlimited = 0, 0, 0, 0
+	p.fast, p.recount = false, nil
+}
+
+// markNext records that the pass changed h: the next pass renews it.
+func (p *pass) markNext(h *hostCtx) {
+	if h.nextGen != p.s.passGen {
+		h.nextGen = p.s.passGen
+		p.next = append(p.next, h.idx)
+	}
+}
+
+// addRecount records that h's count and free slots are made in this pass
+// (renewed, its started jobs changed, reservations held on it).
+func (p *pass) addRecount(h *hostCtx) {
+	if h.recGen != p.s.passGen {
+		h.recGen = p.s.passGen
+		p.recount = append(p.recount, h.idx)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // reset gives a host view its per-pass slices back, emptied: started
@@ -460,6 +546,7 @@ func (p *pass) countStarted() {
 		return
 	}
 	p.s.carry = nil
+	p.unfast()
 	for _, h := range p.hosts {
 		if h.jobsShared { // the carried count's, kept by renew
 			h.jobs, h.jobsShared = nil, false
@@ -564,6 +651,12 @@ func (p *pass) firstKnownHost(j *state.Job) *hostCtx {
 }
 
 func (p *pass) countFree() {
+	if p.fast {
+		for _, i := range p.recount {
+			p.updateFree(p.hosts[i])
+		}
+		return
+	}
 	for _, h := range p.hosts {
 		if h.unlimited {
 			p.unlimited++
@@ -719,6 +812,7 @@ func (h *hostCtx) setSlotValues() {
 
 // touch records that h's values changed (a dispatch, a reservation).
 func (p *pass) touch(h *hostCtx) {
+	p.markNext(h)
 	h.setSlotValues()
 	p.hostLog = append(p.hostLog, h.idx)
 	p.updateFree(h)

@@ -41,6 +41,9 @@ func genCluster(t *rapid.T) clusterSpec {
 		if n := rapid.IntRange(0, 4).Draw(t, "hjob"); n == 1 {
 			b.WriteString("HJOB_LIMIT = 1\n")
 		}
+		if rapid.IntRange(0, 3).Draw(t, "reserve") == 0 {
+			b.WriteString("SLOT_RESERVE = MAX_RESERVE_TIME[3]\n")
+		}
 		if rapid.IntRange(0, 4).Draw(t, "maxpre") == 0 {
 			b.WriteString("MAX_JOB_PREEMPT = 1\n")
 		}
@@ -145,6 +148,12 @@ func decisions(p *Plan) string {
 	for _, x := range p.Resumes {
 		fmt.Fprintf(&b, "resume %s|", x.Key)
 	}
+	var ks []string
+	for k, hs := range p.SlotReservations {
+		ks = append(ks, fmt.Sprintf("rsv %s %s|", k, hostsText(hs)))
+	}
+	sort.Strings(ks)
+	b.WriteString(strings.Join(ks, ""))
 	return b.String()
 }
 
@@ -158,14 +167,18 @@ func TestPropertyCachesNeverDecide(t *testing.T) {
 		ref := New()
 		ref.noCache = true
 		nq := strings.Count(cs.queues, "Begin Queue")
+		noReasons := rapid.Bool().Draw(rt, "noReasons")
 		for step := 0; step < 10; step++ {
 			propStep(rt, h, nq)
 			var fast, slow *Plan
 			h.st.View(func(v *state.View) {
 				// The hosts never change: the cached scheduler may keep
-				// what it derived from them (SameHosts).
+				// what it derived from them (SameHosts); half the time it
+				// needs no reasons and passes by the jobs it may
+				// (NoReasons).
 				in := &Input{Now: h.now, Config: h.cfg, Table: h.cfg.ResourceTable(), Hosts: h.hosts, View: v}
-				fast = h.s.Schedule(&Input{Now: in.Now, Config: in.Config, Table: in.Table, Hosts: in.Hosts, View: v, SameHosts: true})
+				fast = h.s.Schedule(&Input{Now: in.Now, Config: in.Config, Table: in.Table, Hosts: in.Hosts, View: v,
+					SameHosts: true, NoReasons: noReasons})
 				slow = ref.Schedule(in)
 			})
 			if a, b := decisions(fast), decisions(slow); a != b {
@@ -177,8 +190,8 @@ func TestPropertyCachesNeverDecide(t *testing.T) {
 						return true
 					})
 				})
-				rt.Fatalf("step %d: cached and uncached passes differ:\ncached   %s\nuncached %s\njobs before the pass:\n%s\n%s\nqueues:\n%s\n%s%s",
-					step, a, b, sc.jobs(), strings.Join(reqs, "\n"), cs.queues, cs.users, cs.resources)
+				rt.Fatalf("step %d (hosts %d mxj %d): cached and uncached passes differ:\ncached   %s\nuncached %s\njobs before the pass:\n%s\n%s\nqueues:\n%s\n%s%s",
+					step, cs.hosts, cs.mxj, a, b, sc.jobs(), strings.Join(reqs, "\n"), cs.queues, cs.users, cs.resources)
 			}
 			checkInvariants(rt, h, fast)
 			applyPlan(h, fast)

@@ -14,7 +14,7 @@ import (
 // hostCtx and not renewed fails here.
 func TestRenewedFields(t *testing.T) {
 	kept := map[string]bool{"Host": true, "idx": true, "vals": true, "max": true, "unlimited": true,
-		"slotsSet": true, "lastFree": true}
+		"slotsSet": true, "lastFree": true, "nextGen": true, "recGen": true}
 	hc := &hostCtx{Host: &Host{Values: &resreq.Host{Num: []float64{1, 2}}}, vals: resreq.Host{Num: []float64{9, 9}}}
 	v := reflect.ValueOf(hc).Elem()
 	field := func(i int) reflect.Value {

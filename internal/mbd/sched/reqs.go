@@ -286,15 +286,19 @@ func (p *pass) scanQueue(q *queueCtx, qs *queueScan, buf []pendJob) []pendJob {
 			k++
 		}
 		var e *reqEntry
+		n := int32(-1)
 		for try := 0; try < 3 && k+try < len(last); try++ {
 			if x := last[k+try]; x.j == j && x.spec == j.Spec {
-				e, k = x.req, k+try+1
+				e, n, k = x.req, x.slots, k+try+1
 				break
 			}
 		}
 		if e == nil {
 			e = p.reqOf(j, q)
 			m.resolved++
+		}
+		if n < 0 { // not in the last list (there: the same record, its slots)
+			n = j.Slots()
 		}
 		if e.scan != seq {
 			e.scan = seq
@@ -307,7 +311,6 @@ func (p *pass) scanQueue(q *queueCtx, qs *queueScan, buf []pendJob) []pendJob {
 			buf = append(nb, buf[start:]...)
 			start = 0
 		}
-		n := j.Slots()
 		buf = append(buf, pendJob{j: j, req: e, spec: j.Spec, slots: n})
 		qs.slots += int(n)
 		if dense(j.Key) {

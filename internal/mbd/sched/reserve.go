@@ -124,6 +124,7 @@ func (p *pass) reserveOn(h *hostCtx, i int, amount float64, increasing bool) {
 	}
 	h.reserved[i] += amount
 	h.valsDirty, p.valsChanged = true, true
+	p.markNext(h)
 	if i == resreq.IdxSlots || i == resreq.IdxMaxslots {
 		h.slotsSet = false
 	}

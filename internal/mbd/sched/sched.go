@@ -182,6 +182,13 @@ type Scheduler struct {
 	byName    map[string]*hostCtx
 	hostNames []string
 	lastHosts []*Host // the hosts of the last pass (buildHosts)
+	// passGen numbers the passes; fastOK says the last pass carried its
+	// count with the same hosts, dirty are the hosts it changed and
+	// endFree its free totals at its end (renewDirty).
+	passGen uint32
+	fastOK  bool
+	dirty   []int32
+	endFree freeTotals
 	// hostsPlain: no host has a dispatch window or load thresholds.
 	hostsPlain bool
 	// keptStatics are static parts kept from pass to pass (staticsKept).
@@ -195,6 +202,8 @@ type Scheduler struct {
 	// (sortedBy); sortScratch gathers the keys' values.
 	sortedKeep  map[string]*keptOrder
 	sortScratch []float64
+	// leastScratch holds leastLeft's answer (order.go).
+	leastScratch []int32
 
 	published atomic.Pointer[Published]
 

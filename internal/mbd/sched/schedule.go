@@ -22,11 +22,13 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 		s.mem.fullReasons = nil // a new configuration: every job looked at
 		s.startedInfo = nil
 		s.carry = nil
+		s.fastOK = false
 		s.keptStatics = nil
 		s.sortedKeep = nil
 		s.gen = in.Config
 	}
 	s.mem.init()
+	s.passGen++
 	p := newPass(s, in)
 	p.preemption = preemptionConfigured(in.Config)
 	p.resolveGroups()
@@ -58,6 +60,9 @@ func (s *Scheduler) Schedule(in *Input) *Plan {
 	ls, table := p.limits, p.in.Table
 	p.plan.Limits = func() []*api.LimitUsage { return ls.report(table) }
 	s.sweepCaches()
+	s.endFree = freeTotals{all: p.freeAll, run: p.freeRun, slots: p.freeSlots, unlimited: p.unlimited}
+	s.dirty = append(s.dirty[:0], p.next...)
+	s.fastOK = p.carried != nil && in.SameHosts && p.uniqueNames
 	s.mem.dispatched = len(p.plan.Dispatches)
 	s.publish(p.plan)
 	return p.plan
