@@ -369,7 +369,8 @@ func (p *pass) reserveSlots(jc *jobCtx) {
 		if n := h.rsvBy[k]; n > 0 {
 			h.rsvSlots -= n
 			delete(h.rsvBy, k)
-			p.touch(h) // free again for the rest of the pass
+			p.touch(h)   // free again for the rest of the pass
+			p.freedGen++ // hosts found full may have room again
 		}
 	}
 	r.hosts, r.held = got, 0
@@ -490,6 +491,7 @@ func (s *Scheduler) releaseReservation(p *pass, k state.Key) {
 				h.rsvSlots -= h.rsvBy[k]
 				delete(h.rsvBy, k)
 				p.touch(h)
+				p.freedGen++ // hosts found full may have room again
 			}
 		}
 		delete(s.mem.rsv, k)
