@@ -50,16 +50,17 @@ type runSusp struct{ run, susp int }
 // alone: its slots by host, queue, user and group, its preemptable slots
 // and its place in its hosts' lists (and, for a few, rusage reserved or a
 // resizable job listed, done again every pass). A count carried from an
-// earlier pass and corrected is then this pass's count. While preemptions
-// or resumptions are in flight (a job counts as suspended or running by
-// them), while backfilled jobs run under preemption (whether they may be
-// preempted is remembered apart), and with per-host user limits,
+// earlier pass and corrected is then this pass's count (whether a record
+// counted as suspended and preemptable is kept with it: a backfilled job
+// is marked apart, and its mark goes before its record leaves). While
+// preemptions or resumptions are in flight (a job counts as suspended or
+// running by them), and with per-host user limits,
 // lsb.resources limits or fairshare accounts (time-dependent), every pass
 // counts every started job.
 func (p *pass) carryable() bool {
 	m := &p.s.mem
 	if p.s.noCache || !p.uniqueNames || p.hostUsers || len(p.limits.limits) > 0 ||
-		len(m.resuming) > 0 || len(m.preempting) > 0 || p.preemption && len(m.backfill) > 0 || len(p.fs.hpart) > 0 {
+		len(m.resuming) > 0 || len(m.preempting) > 0 || len(p.fs.hpart) > 0 {
 		return false
 	}
 	for _, q := range p.queues {
@@ -158,6 +159,15 @@ func (p *pass) carry(c *carried, j *state.Job, sign int) {
 	if !ok {
 		si = p.resolveStarted(j)
 	}
+	q := p.queueOf(j.Queue)
+	if sign > 0 || !ok {
+		// Whether it counts as suspended and may be preempted, as
+		// countJobOn decides; kept with the record so that taking it out
+		// takes out what was added (a backfilled job's mark is dropped
+		// before its record leaves the index).
+		si.susp = p.suspendedNow(j)
+		si.pre = !si.susp && p.preemption && q != nil && q.victim && p.preemptable(j)
+	}
 	if sign > 0 {
 		s.startedInfo[j] = si
 	} else {
@@ -180,9 +190,7 @@ func (p *pass) carry(c *carried, j *state.Job, sign int) {
 			delete(c.preempted, j)
 		}
 	}
-	susp := p.suspendedNow(j)
-	q := p.queueOf(j.Queue)
-	pre := !susp && p.preemption && q != nil && q.victim && p.preemptable(j)
+	susp, pre := si.susp, si.pre
 	total := 0
 	for i, eh := range j.ExecHosts {
 		n := int(eh.Slots) * sign

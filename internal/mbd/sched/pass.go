@@ -604,6 +604,9 @@ type startedInfo struct {
 	// rusage says the job's requirement reserves resources
 	// (reserveRunning has something to do).
 	rusage bool
+	// susp and pre are how a carried count counted the record
+	// (carry.go): suspended, preemptable.
+	susp, pre bool
 }
 
 // resolveStarted derives j's startedInfo.

@@ -15,7 +15,8 @@ import (
 )
 
 // genCluster draws a small cluster: hosts, queues with random priorities,
-// preemption, limits and fairshare; one in three is plain (no preemption,
+// preemption, slot reservation, backfill, limits and fairshare; one in
+// three is plain (no preemption,
 // fairshare or lsb.resources limits: passes carry their count of the
 // started jobs, carry.go).
 func genCluster(t *rapid.T) clusterSpec {
@@ -43,6 +44,9 @@ func genCluster(t *rapid.T) clusterSpec {
 		}
 		if rapid.IntRange(0, 3).Draw(t, "reserve") == 0 {
 			b.WriteString("SLOT_RESERVE = MAX_RESERVE_TIME[3]\n")
+		}
+		if rapid.IntRange(0, 3).Draw(t, "backfill") == 0 {
+			b.WriteString("BACKFILL = Y\nRUNLIMIT = 30\n")
 		}
 		if rapid.IntRange(0, 4).Draw(t, "maxpre") == 0 {
 			b.WriteString("MAX_JOB_PREEMPT = 1\n")
