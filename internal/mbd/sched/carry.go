@@ -1,11 +1,10 @@
 package sched
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/basalt-lsf/basalt/api"
-	"slices"
-
 	"github.com/basalt-lsf/basalt/internal/mbd/state"
 )
 
