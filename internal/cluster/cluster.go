@@ -106,7 +106,7 @@ func (o *Options) fill() error {
 		o.Cluster = "basalt"
 	}
 	if o.HostPrefix == "" {
-		o.HostPrefix = "host"
+		o.HostPrefix = defaults.HostPrefix
 	}
 	if o.Exe == "" {
 		exe, err := os.Executable()
@@ -554,7 +554,7 @@ func (c *Cluster) hostIndex(host string) int {
 
 func (c *Cluster) hostPrefix() string {
 	if c.Opts.HostPrefix == "" {
-		return "host"
+		return defaults.HostPrefix
 	}
 	return c.Opts.HostPrefix
 }

@@ -136,7 +136,7 @@ func pairNets(a, b *Options) error {
 		return errors.New("cluster: no directory given")
 	}
 	if a.HostPrefix == "" {
-		a.HostPrefix = "host"
+		a.HostPrefix = defaults.HostPrefix
 	}
 	if b.HostPrefix == "" || b.HostPrefix == a.HostPrefix {
 		b.HostPrefix = "peerhost"

@@ -416,7 +416,6 @@ func (s *Server) listenAddr(ctx context.Context, cfg *config.Config) (string, er
 	return net.JoinHostPort(a.String(), strconv.Itoa(cfg.Conf.MBDPort())), nil
 }
 
-// poke asks the scheduler for a pass soon.
 // followAbsorb, until ctx ends, moves the finished runs fed to the
 // scheduler into its fairshare history every period: a replica that
 // follows runs no passes, and the records would otherwise pile up for as
@@ -435,6 +434,7 @@ func (s *Server) followAbsorb(ctx context.Context, period time.Duration) {
 	}
 }
 
+// poke asks the scheduler for a pass soon.
 func (s *Server) poke() {
 	select {
 	case s.wake <- struct{}{}:

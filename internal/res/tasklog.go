@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/basalt-lsf/basalt/internal/mbd/eventlog"
 )
 
 // RES's task log (lsadmin reslogon, reslogoff; lsf.conf LSF_RES_ACCT turns
@@ -123,12 +125,9 @@ func (r *taskRecord) format(host string) string {
 	return string(append(b, '\n'))
 }
 
-// appendQuoted appends ` "s"`, a double quote in s doubled (LSF's log
-// quoting).
+// appendQuoted appends ` "s"`, quoted as LSF's log files quote strings.
 func appendQuoted(b []byte, s string) []byte {
-	b = append(b, ' ', '"')
-	b = append(b, strings.ReplaceAll(s, `"`, `""`)...)
-	return append(b, '"')
+	return eventlog.AppendQuoted(append(b, ' '), s)
 }
 
 // taskRecordOf is the record of t, finished.

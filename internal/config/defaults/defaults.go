@@ -76,7 +76,7 @@ func (o *Options) fill() error {
 		o.Admin = DefaultAdmin
 	}
 	if o.HostPrefix == "" {
-		o.HostPrefix = "host"
+		o.HostPrefix = HostPrefix
 	}
 	switch {
 	case o.Hosts < 1 || o.Hosts > MaxHosts:
@@ -116,14 +116,17 @@ type Host struct {
 	Master bool
 }
 
+// HostPrefix is the default hosts' names' prefix: host1, host2...
+const HostPrefix = "host"
+
 // HostName returns the name of host i (1-based).
-func HostName(i int) string { return fmt.Sprintf("host%d", i) }
+func HostName(i int) string { return PrefixedHostName(HostPrefix, i) }
 
 // PrefixedHostName returns the name of host i (1-based) of a cluster whose
-// hosts are named with prefix ("" is "host").
+// hosts are named with prefix ("" is HostPrefix).
 func PrefixedHostName(prefix string, i int) string {
 	if prefix == "" {
-		prefix = "host"
+		prefix = HostPrefix
 	}
 	return fmt.Sprintf("%s%d", prefix, i)
 }

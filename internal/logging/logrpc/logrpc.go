@@ -2,7 +2,6 @@ package logrpc
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/auth"
@@ -39,14 +38,13 @@ func Serve(ctx context.Context, id auth.Identity, req *api.DebugRequest, host st
 		l.Warn("debug request refused", "peer", id.User+"@"+id.Host, "uid", id.UID, "daemon", req.Daemon)
 		return nil, rpc.Errorf(rpc.PermissionDenied, "User permission denied")
 	}
-	d := logging.Debug{Timing: req.Op == api.DebugOpTiming, Level: int(req.Level), Classes: req.Classes,
-		File: req.LogFile, Reset: req.Reset, By: id.User + "@" + id.Host}
 	if req.Op != api.DebugOpLog && req.Op != api.DebugOpTiming {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "unknown debug operation %d", req.Op)
 	}
-	path, err := l.Apply(d)
+	path, err := l.Apply(logging.Debug{Timing: req.Op == api.DebugOpTiming, Level: int(req.Level), Classes: req.Classes,
+		File: req.LogFile, Reset: req.Reset, By: id.User + "@" + id.Host})
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", fmt.Errorf("%s: %w", req.Daemon, err))
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", req.Daemon, err)
 	}
 	return &api.DebugReply{Host: host, Path: path}, nil
 }

@@ -158,13 +158,14 @@ func (e *encoder) int(_ string, p *int64) {
 
 func (e *encoder) str(_ string, p *string) {
 	e.b = append(e.b, ' ')
-	e.b = appendQuoted(e.b, *p)
+	e.b = AppendQuoted(e.b, *p)
 }
 
-// appendQuoted appends `"s"` with quotes doubled. A record is one line, so
-// newlines and carriage returns are dropped, as OpenLava's subNewLine_ does
-// for the strings that can hold them (commands, dependencies, pre-exec).
-func appendQuoted(b []byte, s string) []byte {
+// AppendQuoted appends `"s"` with quotes doubled, as LSF's log files
+// quote strings (lsb.events, lsb.acct, RES's lsf.acct). A record is one
+// line, so newlines are dropped, as OpenLava's subNewLine_ does for the
+// strings that can hold them (commands, dependencies, pre-exec).
+func AppendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -222,7 +223,7 @@ func (e *encoder) decoding() bool { return false }
 
 // AppendRecord appends r's line, with its trailing newline, to b.
 func AppendRecord(b []byte, r *Record) []byte {
-	e := encoder{b: appendQuoted(b, r.Type), isIBM: IsIBMVersion(r.Version)}
+	e := encoder{b: AppendQuoted(b, r.Type), isIBM: IsIBMVersion(r.Version)}
 	e.str("version", &r.Version)
 	e.int("eventTime", &r.Time)
 	if r.Log != nil {

@@ -160,12 +160,10 @@ func (p *pass) carry(c *carried, j *state.Job, sign int) {
 	}
 	q := p.queueOf(j.Queue)
 	if sign > 0 || !ok {
-		// Whether it counts as suspended and may be preempted, as
-		// countJobOn decides; kept with the record so that taking it out
-		// takes out what was added (a backfilled job's mark is dropped
-		// before its record leaves the index).
-		si.susp = p.suspendedNow(j)
-		si.pre = !si.susp && p.preemption && q != nil && q.victim && p.preemptable(j)
+		// Kept with the record so that taking it out takes out what was
+		// added (a backfilled job's mark is dropped before its record
+		// leaves the index).
+		si.susp, si.pre = p.countedAs(j, q)
 	}
 	if sign > 0 {
 		s.startedInfo[j] = si

@@ -364,15 +364,7 @@ func (p *pass) reserveSlots(jc *jobCtx) {
 	if total == 0 && r.held == 0 {
 		return
 	}
-	for _, name := range slices.Sorted(maps.Keys(r.hosts)) {
-		h := p.byName[name]
-		if n := h.rsvBy[k]; n > 0 {
-			h.rsvSlots -= n
-			delete(h.rsvBy, k)
-			p.touch(h)   // free again for the rest of the pass
-			p.freedGen++ // hosts found full may have room again
-		}
-	}
+	p.giveBack(r, k)
 	r.hosts, r.held = got, 0
 	for name, n := range got {
 		h := p.byName[name]
@@ -486,14 +478,22 @@ func (p *pass) backfillRsv(jc *jobCtx, k state.Key, held int) *slotReservation {
 // releaseReservation drops a job's reservation once it starts.
 func (s *Scheduler) releaseReservation(p *pass, k state.Key) {
 	if r := s.mem.rsv[k]; r != nil {
-		for name := range r.hosts {
-			if h := p.byName[name]; h != nil && h.rsvBy != nil && h.rsvBy[k] > 0 {
-				h.rsvSlots -= h.rsvBy[k]
-				delete(h.rsvBy, k)
-				p.touch(h)
-				p.freedGen++ // hosts found full may have room again
-			}
-		}
+		p.giveBack(r, k)
 		delete(s.mem.rsv, k)
+	}
+}
+
+// giveBack releases the slots job k's reservation r holds, host by host
+// in name order: they are free again for the rest of the pass (touch),
+// and walks that passed those hosts as full start again (freedGen), as
+// after a preemption.
+func (p *pass) giveBack(r *slotReservation, k state.Key) {
+	for _, name := range slices.Sorted(maps.Keys(r.hosts)) {
+		if h := p.byName[name]; h != nil && h.rsvBy[k] > 0 {
+			h.rsvSlots -= h.rsvBy[k]
+			delete(h.rsvBy, k)
+			p.touch(h)
+			p.freedGen++
+		}
 	}
 }

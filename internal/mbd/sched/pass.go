@@ -694,6 +694,15 @@ func (p *pass) suspendedNow(j *state.Job) bool {
 	return false
 }
 
+// countedAs tells how a started job of queue q (nil: unknown) is counted:
+// as suspended (suspendedNow), and whether its running slots may be
+// preempted (hosts count them per queue when some queue preempts:
+// preRun). countJobOn and the carried count (carry.go) both ask it.
+func (p *pass) countedAs(j *state.Job, q *queueCtx) (susp, pre bool) {
+	susp = p.suspendedNow(j)
+	return susp, !susp && p.preemption && q != nil && q.victim && p.preemptable(j)
+}
+
 // countJob counts j; on, when set, is the view of its only host.
 func (p *pass) countJob(j *state.Job, on *hostCtx) { p.countJobOn(j, on, nil, true) }
 
@@ -702,11 +711,8 @@ func (p *pass) countJob(j *state.Job, on *hostCtx) { p.countJobOn(j, on, nil, tr
 // they are looked up by name. rusage false says that its requirement
 // reserves nothing.
 func (p *pass) countJobOn(j *state.Job, on *hostCtx, idx []int32, rusage bool) {
-	susp := p.suspendedNow(j)
 	q := p.queueOf(j.Queue)
-	// pre: its running slots may be preempted (hosts count them per
-	// queue when some queue preempts: preRun).
-	pre := !susp && p.preemption && q != nil && q.victim && p.preemptable(j)
+	susp, pre := p.countedAs(j, q)
 	total := 0
 	for i, eh := range j.ExecHosts {
 		h := on

@@ -2,8 +2,8 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/basalt-lsf/basalt/api"
 	"github.com/basalt-lsf/basalt/internal/job"
@@ -177,16 +177,8 @@ func (s *State) jobFwdUpdate(t int64, e *api.EvJobFwdUpdate) error {
 // inKeyOrder calls fn for each job of set, in key order, until fn returns
 // false.
 func (v *View) inKeyOrder(set cowSmall[Key, bool], fn func(*Job) bool) {
-	keys := make([]Key, 0, len(set.m))
-	for k := range set.m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].ID != keys[j].ID {
-			return keys[i].ID < keys[j].ID
-		}
-		return keys[i].Index < keys[j].Index
-	})
+	keys := slices.Collect(maps.Keys(set.m))
+	sortKeys(keys)
 	for _, k := range keys {
 		if j := v.Job(k); j != nil && !fn(j) {
 			return
